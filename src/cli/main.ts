@@ -1,0 +1,73 @@
+// The root of the CLI: builds the commander program from one module per command group and is the
+// only place that prints fatal errors and chooses exit codes. Command modules import their domain
+// code lazily inside actions, so `tsop --help` loads nothing heavy.
+import { Command, CommanderError } from "commander";
+import { colorEnabled, palette } from "../common/color.js";
+import { ExitCode, formatLocation, isTsopError } from "../common/errors.js";
+import { tsopVersion } from "../common/version.js";
+import { completionCommand } from "./completion.js";
+import { versionCommand } from "./version.js";
+
+export function buildProgram(): Command {
+  const program = new Command("tsop")
+    .description("Scaffold, generate, bundle and ship Kubernetes operators written in TypeScript")
+    .version(tsopVersion(), "--version", "print tsop's version")
+    .option("-q, --quiet", "print only data and errors")
+    .option("-v, --verbose", "print debug detail on stderr")
+    .option("--no-color", "disable colors (also: NO_COLOR=1, TERM=dumb)")
+    .showSuggestionAfterError()
+    .configureHelp({ sortSubcommands: false })
+    .addHelpText(
+      "after",
+      "\nExit codes: 0 ok, 1 failure, 2 usage error, 3 timed out, 130 interrupted.\nDocs: README.md, section \"Command reference\".",
+    );
+
+  // Command groups, in the order of the operator workflow. A group is added here only once it works.
+  program.addCommand(versionCommand());
+  program.addCommand(completionCommand(() => program));
+
+  applyRecursively(program, (c) => c.exitOverride());
+  return program;
+}
+
+function applyRecursively(command: Command, fn: (c: Command) => void): void {
+  fn(command);
+  for (const sub of command.commands) applyRecursively(sub, fn);
+}
+
+/** Runs the CLI and returns the exit code; never calls process.exit. */
+export async function run(argv: readonly string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return typeof process.exitCode === "number" ? process.exitCode : ExitCode.ok;
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+export function reportError(error: unknown): number {
+  const c = palette(colorEnabled({ isTTY: Boolean(process.stderr.isTTY), noColor: process.argv.includes("--no-color") }));
+  if (error instanceof CommanderError) {
+    // commander already printed its message; help and --version are not failures.
+    if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") {
+      return ExitCode.ok;
+    }
+    return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+  }
+  if (isTsopError(error)) {
+    const where = error.location ? `${formatLocation(error.location)}: ` : "";
+    process.stderr.write(`${c.red("error:")} ${where}${error.message}\n`);
+    if (error.hint) process.stderr.write(`${c.dim("hint:")} ${error.hint}\n`);
+    if (process.argv.includes("--verbose") && error.cause !== undefined) {
+      process.stderr.write(`${c.dim(`cause: ${String((error.cause as Error)?.stack ?? error.cause)}`)}\n`);
+    }
+    return error.exitCode;
+  }
+  const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(
+    `${c.red("error:")} tsop hit an unexpected error. This is a bug in tsop; please report it with the text below.\n` +
+      `tsop ${tsopVersion()}, node ${process.version}, ${process.platform}/${process.arch}\n${stack}\n`,
+  );
+  return ExitCode.failure;
+}
