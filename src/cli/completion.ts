@@ -15,8 +15,10 @@ function walk(command: Command, prefix: string, out: Node[]): void {
     path: prefix,
     description: command.description(),
     subcommands: visible.map((c) => c.name()),
-    options: [...command.options.filter((o) => !o.hidden), helpOption]
-      .map((o) => ({ flags: [o.short, o.long].filter((f): f is string => Boolean(f)), description: o.description })),
+    options: [...command.options.filter((o) => !o.hidden), helpOption].map((o) => ({
+      flags: [o.short, o.long].filter((f): f is string => Boolean(f)),
+      description: o.description,
+    })),
   });
   for (const sub of visible) walk(sub, prefix ? `${prefix} ${sub.name()}` : sub.name(), out);
 }
@@ -32,8 +34,12 @@ const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 
 export function bashScript(program: Command): string {
   const all = nodes(program);
-  const subCases = all.map((n) => `    ${quote(n.path)}) echo ${quote(n.subcommands.join(" "))} ;;`).join("\n");
-  const optCases = all.map((n) => `    ${quote(n.path)}) echo ${quote(n.options.flatMap((o) => o.flags).join(" "))} ;;`).join("\n");
+  const subCases = all
+    .map((n) => `    ${quote(n.path)}) echo ${quote(n.subcommands.join(" "))} ;;`)
+    .join("\n");
+  const optCases = all
+    .map((n) => `    ${quote(n.path)}) echo ${quote(n.options.flatMap((o) => o.flags).join(" "))} ;;`)
+    .join("\n");
   return `# tsop bash completion. Install: tsop completion bash > /etc/bash_completion.d/tsop
 _tsop_subcommands() {
   case "$1" in
@@ -73,12 +79,18 @@ ${bashScript(program).split("\n").slice(1).join("\n")}`;
 }
 
 export function fishScript(program: Command): string {
-  const lines = ["# tsop fish completion. Install: tsop completion fish > ~/.config/fish/completions/tsop.fish", "complete -c tsop -f"];
+  const lines = [
+    "# tsop fish completion. Install: tsop completion fish > ~/.config/fish/completions/tsop.fish",
+    "complete -c tsop -f",
+  ];
   for (const node of nodes(program)) {
     const words = node.path ? node.path.split(" ") : [];
     // A command's position is known by the words seen so far; top level means "no subcommand yet".
-    const condition = words.length === 0 ? "__fish_use_subcommand" : words.map((w) => `__fish_seen_subcommand_from ${w}`).join("; and ");
-    for (const sub of program.commands.length ? findCommand(program, words)?.commands ?? [] : []) {
+    const condition =
+      words.length === 0
+        ? "__fish_use_subcommand"
+        : words.map((w) => `__fish_seen_subcommand_from ${w}`).join("; and ");
+    for (const sub of program.commands.length ? (findCommand(program, words)?.commands ?? []) : []) {
       lines.push(`complete -c tsop -n ${quote(condition)} -a ${sub.name()} -d ${quote(sub.description())}`);
     }
     for (const option of node.options) {
@@ -106,7 +118,8 @@ export function completionCommand(program: () => Command): Command {
     .addArgument(new Argument("<shell>", "shell to complete for").choices(["bash", "zsh", "fish"]))
     .action((shell: "bash" | "zsh" | "fish") => {
       const root = program();
-      const script = shell === "bash" ? bashScript(root) : shell === "zsh" ? zshScript(root) : fishScript(root);
+      const script =
+        shell === "bash" ? bashScript(root) : shell === "zsh" ? zshScript(root) : fishScript(root);
       process.stdout.write(script);
     });
 }

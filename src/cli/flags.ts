@@ -21,10 +21,17 @@ export function durationArg(value: string): number {
   try {
     return parseDuration(value);
   } catch {
-    throw new InvalidArgumentError(`"${value}" is not a duration; use a Go-style duration such as 90s, 5m or 1h30m.`);
+    throw new InvalidArgumentError(
+      `"${value}" is not a duration; use a Go-style duration such as 90s, 5m or 1h30m.`,
+    );
   }
 }
 
-export function timeoutOption(defaultValue: string, description = "how long to wait before giving up"): Option {
-  return new Option("--timeout <duration>", `${description} (Go duration)`).argParser(durationArg).default(parseDuration(defaultValue), defaultValue);
+export function timeoutOption(
+  defaultValue: string,
+  description = "how long to wait before giving up",
+): Option {
+  return new Option("--timeout <duration>", `${description} (Go duration)`)
+    .argParser(durationArg)
+    .default(parseDuration(defaultValue), defaultValue);
 }

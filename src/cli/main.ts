@@ -19,7 +19,7 @@ export function buildProgram(): Command {
     .configureHelp({ sortSubcommands: false })
     .addHelpText(
       "after",
-      "\nExit codes: 0 ok, 1 failure, 2 usage error, 3 timed out, 130 interrupted.\nDocs: README.md, section \"Command reference\".",
+      '\nExit codes: 0 ok, 1 failure, 2 usage error, 3 timed out, 130 interrupted.\nDocs: README.md, section "Command reference".',
     );
 
   // Command groups, in the order of the operator workflow. A group is added here only once it works.
@@ -47,10 +47,16 @@ export async function run(argv: readonly string[]): Promise<number> {
 }
 
 export function reportError(error: unknown): number {
-  const c = palette(colorEnabled({ isTTY: Boolean(process.stderr.isTTY), noColor: process.argv.includes("--no-color") }));
+  const c = palette(
+    colorEnabled({ isTTY: Boolean(process.stderr.isTTY), noColor: process.argv.includes("--no-color") }),
+  );
   if (error instanceof CommanderError) {
     // commander already printed its message; help and --version are not failures.
-    if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") {
+    if (
+      error.code === "commander.helpDisplayed" ||
+      error.code === "commander.version" ||
+      error.code === "commander.help"
+    ) {
       return ExitCode.ok;
     }
     return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;

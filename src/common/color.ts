@@ -10,7 +10,7 @@ export interface ColorOptions {
 export function colorEnabled({ noColor = false, env = process.env, isTTY = false }: ColorOptions): boolean {
   if (noColor) return false;
   const force = env.FORCE_COLOR;
-  if (force !== undefined && force !== "" ) return force !== "0" && force !== "false";
+  if (force !== undefined && force !== "") return force !== "0" && force !== "false";
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
   if (env.TERM === "dumb") return false;
   return isTTY;
@@ -29,6 +29,21 @@ const wrap = (open: number, close: number) => (text: string) => `\u001b[${open}m
 const identity = (text: string) => text;
 
 export function palette(enabled: boolean): Palette {
-  if (!enabled) return { red: identity, green: identity, yellow: identity, cyan: identity, dim: identity, bold: identity };
-  return { red: wrap(31, 39), green: wrap(32, 39), yellow: wrap(33, 39), cyan: wrap(36, 39), dim: wrap(2, 22), bold: wrap(1, 22) };
+  if (!enabled)
+    return {
+      red: identity,
+      green: identity,
+      yellow: identity,
+      cyan: identity,
+      dim: identity,
+      bold: identity,
+    };
+  return {
+    red: wrap(31, 39),
+    green: wrap(32, 39),
+    yellow: wrap(33, 39),
+    cyan: wrap(36, 39),
+    dim: wrap(2, 22),
+    bold: wrap(1, 22),
+  };
 }

@@ -17,7 +17,9 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, m
 }
 
 /** Writes several files all-or-nothing as far as the filesystem allows: every temp file first, then renames. */
-export async function writeFilesAtomic(files: ReadonlyArray<{ path: string; data: string | Uint8Array }>): Promise<void> {
+export async function writeFilesAtomic(
+  files: ReadonlyArray<{ path: string; data: string | Uint8Array }>,
+): Promise<void> {
   const staged: Array<{ temp: string; path: string }> = [];
   try {
     for (const file of [...files].sort((a, b) => a.path.localeCompare(b.path))) {

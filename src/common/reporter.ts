@@ -35,7 +35,14 @@ export interface TerminalReporterOptions {
   spinners?: boolean;
 }
 
-type Spinner = { text: string; start(): Spinner; stop(): void; succeed(t?: string): void; fail(t?: string): void; warn(t?: string): void };
+type Spinner = {
+  text: string;
+  start(): Spinner;
+  stop(): void;
+  succeed(t?: string): void;
+  fail(t?: string): void;
+  warn(t?: string): void;
+};
 type OraFactory = (options: { text: string; stream: Writable; isEnabled: boolean }) => Spinner;
 let oraFactory: OraFactory | undefined;
 
@@ -58,7 +65,8 @@ export class TerminalReporter implements Reporter {
     this.quiet = options.quiet ?? false;
     this.verbose = options.verbose ?? false;
     this.c = palette(options.color ?? false);
-    this.spinners = (options.spinners ?? Boolean(this.stream.isTTY)) && !this.quiet && oraFactory !== undefined;
+    this.spinners =
+      (options.spinners ?? Boolean(this.stream.isTTY)) && !this.quiet && oraFactory !== undefined;
   }
 
   private line(text: string): void {
@@ -148,4 +156,7 @@ export class MemoryReporter implements Reporter {
 }
 
 /** A reporter that says nothing (library use). */
-export const silentReporter: Reporter = new TerminalReporter({ quiet: true, stream: { write: () => true } as unknown as Writable });
+export const silentReporter: Reporter = new TerminalReporter({
+  quiet: true,
+  stream: { write: () => true } as unknown as Writable,
+});

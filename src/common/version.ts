@@ -5,7 +5,9 @@ let cached: string | undefined;
 
 export function tsopVersion(): string {
   if (cached === undefined) {
-    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+      version: string;
+    };
     cached = pkg.version;
   }
   return cached;

@@ -13,7 +13,9 @@ describe("tsop CLI shell", () => {
   });
 
   it("prints the version with --version and `version`", async () => {
-    const pkg = (await import("../../package.json", { with: { type: "json" } })).default as { version: string };
+    const pkg = (await import("../../package.json", { with: { type: "json" } })).default as {
+      version: string;
+    };
     const flag = await runTsop(["--version"]);
     expect(flag.exitCode).toBe(0);
     expect(flag.stdout.trim()).toBe(pkg.version);

@@ -30,5 +30,9 @@ export async function runTsop(args: readonly string[], options: RunOptions = {})
     timeout: options.timeoutMs ?? 60_000,
     stripFinalNewline: false,
   });
-  return { stdout: result.stdout as string, stderr: result.stderr as string, exitCode: result.exitCode ?? -1 };
+  return {
+    stdout: result.stdout as string,
+    stderr: result.stderr as string,
+    exitCode: result.exitCode ?? -1,
+  };
 }
