@@ -1,5 +1,108 @@
-// The operator library: `import { … } from "tsop"`. Light by design (no CLI dependencies): it ships
-// inside operator images. Declarations (decorators, schema types) are read statically by
-// `tsop generate`; the runtime (manager, controllers, informers, helpers) runs the operator.
+// The operator library: `import { … } from "tsop"`. Light by design (no CLI dependencies; the
+// Kubernetes client is loaded lazily by Manager.create): it ships inside operator images.
+// Declarations (decorators.ts, schema.ts) are read statically by `tsop generate`. The runtime:
+//   manager.ts   → kubeconfig.ts, rest.ts (HTTP, watch streams), mapper.ts (kind → REST path)
+//   controller.ts (for/owns/watches → queue.ts + ratelimit.ts → reconcile) over informer.ts
+//   leader.ts (Lease election), metrics.ts (Prometheus), logger.ts, events.ts
+//   helpers.ts (createOrUpdate, finalizers, status), conditions.ts, related-image.ts
 export * from "./decorators.js";
 export * from "./schema.js";
+export {
+  Client,
+  type ApplyOptions,
+  type DeleteOptions,
+  type KubeObjectLike,
+  type ListOptions,
+  type PatchType,
+} from "./client.js";
+export {
+  type ConditionInput,
+  type ConditionTarget,
+  findCondition,
+  isConditionFalse,
+  isConditionTrue,
+  removeCondition,
+  setCondition,
+} from "./conditions.js";
+export {
+  Controller,
+  ControllerBuilder,
+  type ControllerOptions,
+  generationChanged,
+  type MapFunction,
+  type Predicate,
+  type ReconcileContext,
+  type ReconcileFunction,
+  type Reconciler,
+  type Request,
+  type Result,
+} from "./controller.js";
+export {
+  ApiError,
+  ConfigError,
+  isAlreadyExists,
+  isConflict,
+  isGone,
+  isNotFound,
+  isTooManyRequests,
+  type StatusBody,
+} from "./errors.js";
+export { EventRecorder, type EventType } from "./events.js";
+export {
+  AlreadyOwnedError,
+  type CreateOrUpdateOptions,
+  createOrUpdate,
+  ensureFinalizer,
+  hasFinalizer,
+  isBeingDeleted,
+  type OperationResult,
+  type RetryOptions,
+  removeFinalizer,
+  retryOnConflict,
+  setControllerReference,
+  updateStatus,
+} from "./helpers.js";
+export { type EventHandler, Informer, type InformerHealth, type InformerOptions } from "./informer.js";
+export { type KubeConfigOptions, type LoadedKubeConfig, loadKubeConfig } from "./kubeconfig.js";
+export { LeaderElector, type LeaderElectionOptions } from "./leader.js";
+export {
+  createLogger,
+  type LogFields,
+  type LogFormat,
+  Logger,
+  type LoggerOptions,
+  type LogLevel,
+  type LogSink,
+} from "./logger.js";
+export {
+  type Check,
+  Manager,
+  type ManagerOptions,
+} from "./manager.js";
+export {
+  type GroupVersionKind,
+  type KindClass,
+  type KindRef,
+  type ObjectKey,
+  type ResourceMapping,
+  RestMapper,
+} from "./mapper.js";
+export {
+  Counter,
+  Gauge,
+  Histogram,
+  type Labels,
+  MetricsRegistry,
+  PROMETHEUS_CONTENT_TYPE,
+} from "./metrics.js";
+export { MANAGER_FLAGS_HELP, managerOptionsFromArgs } from "./options.js";
+export { WorkQueue } from "./queue.js";
+export {
+  BucketRateLimiter,
+  defaultRateLimiter,
+  ExponentialBackoffRateLimiter,
+  MaxOfRateLimiter,
+  type RateLimiter,
+} from "./ratelimit.js";
+export { relatedImage, relatedImageEnvName } from "./related-image.js";
+export { RestClient, type WatchEvent } from "./rest.js";

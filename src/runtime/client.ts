@@ -1,0 +1,214 @@
+// The object client reconcilers use: typed CRUD, status subresource, merge/JSON patch and
+// server-side apply, always against the API server (never a stale cache). A missing object is
+// `undefined` from get() and `false` from delete(); other failures throw ApiError.
+import { TsopError } from "../common/errors.js";
+import { isNotFound } from "./errors.js";
+import {
+  type GroupVersionKind,
+  type KindRef,
+  type ObjectKey,
+  type RestMapper,
+  resourcePath,
+} from "./mapper.js";
+import type { ObjectMeta } from "./schema.js";
+import type { RestClient } from "./rest.js";
+
+/** Anything shaped like a Kubernetes object (tsop classes, client-node models, plain objects). */
+export interface KubeObjectLike {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: object;
+}
+
+type Raw = {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  status?: unknown;
+  [key: string]: unknown;
+};
+
+export interface ListOptions {
+  /** Omit for all namespaces. */
+  namespace?: string;
+  labelSelector?: string | Record<string, string>;
+  fieldSelector?: string;
+}
+
+export interface DeleteOptions {
+  propagationPolicy?: "Foreground" | "Background" | "Orphan";
+  gracePeriodSeconds?: number;
+  /** Only delete this exact version (precondition). */
+  resourceVersion?: string;
+}
+
+export interface ApplyOptions {
+  fieldManager: string;
+  force?: boolean;
+}
+
+export type PatchType = "merge" | "json";
+
+const PATCH_CONTENT: Record<PatchType, string> = {
+  merge: "application/merge-patch+json",
+  json: "application/json-patch+json",
+};
+
+export function selectorString(selector: string | Record<string, string> | undefined): string | undefined {
+  if (selector === undefined || typeof selector === "string") return selector;
+  return Object.entries(selector)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
+}
+
+function objectGvk(obj: KubeObjectLike): GroupVersionKind {
+  if (!obj.apiVersion || !obj.kind)
+    throw new TsopError("object has no apiVersion/kind", {
+      hint: "set apiVersion and kind on objects passed to the client",
+    });
+  return { apiVersion: obj.apiVersion, kind: obj.kind };
+}
+
+function metaOf(obj: KubeObjectLike): ObjectMeta {
+  return ((obj as Raw).metadata ?? {}) as ObjectMeta;
+}
+
+export class Client {
+  constructor(
+    readonly rest: RestClient,
+    readonly mapper: RestMapper,
+    /** Namespace for namespaced objects that name none. */
+    readonly defaultNamespace = "default",
+  ) {}
+
+  private async path(ref: KindRef, namespace: string | undefined, name?: string, sub?: string) {
+    const m = await this.mapper.mapping(ref);
+    return {
+      m,
+      path: resourcePath(m, m.namespaced ? namespace || this.defaultNamespace : undefined, name, sub),
+    };
+  }
+
+  /** The object, or undefined when it does not exist. */
+  async get<T extends KubeObjectLike = Raw>(kind: KindRef<T>, key: ObjectKey): Promise<T | undefined> {
+    const { m, path } = await this.path(kind, key.namespace, key.name);
+    try {
+      return withKind(await this.rest.request<T>("GET", path), m);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async list<T extends KubeObjectLike = Raw>(kind: KindRef<T>, options: ListOptions = {}): Promise<T[]> {
+    const m = await this.mapper.mapping(kind);
+    const path = resourcePath(m, options.namespace);
+    const items: T[] = [];
+    let cont: string | undefined;
+    do {
+      const page = await this.rest.request<{ items?: T[]; metadata?: { continue?: string } }>("GET", path, {
+        query: {
+          labelSelector: selectorString(options.labelSelector),
+          fieldSelector: options.fieldSelector,
+          limit: 500,
+          continue: cont,
+        },
+      });
+      for (const item of page.items ?? []) items.push(withKind(item, m));
+      cont = page.metadata?.continue || undefined;
+    } while (cont);
+    return items;
+  }
+
+  async create<T extends KubeObjectLike>(obj: T): Promise<T> {
+    const meta = metaOf(obj);
+    const { m, path } = await this.path(objectGvk(obj), meta.namespace);
+    return withKind(await this.rest.request<T>("POST", path, { body: obj }), m);
+  }
+
+  /** Replaces the object (PUT); fails with a conflict if metadata.resourceVersion is stale. */
+  async update<T extends KubeObjectLike>(obj: T): Promise<T> {
+    const meta = metaOf(obj);
+    const { m, path } = await this.path(objectGvk(obj), meta.namespace, requireName(meta));
+    return withKind(await this.rest.request<T>("PUT", path, { body: obj }), m);
+  }
+
+  /** Replaces the status through the status subresource (spec changes are ignored by the server). */
+  async updateStatus<T extends KubeObjectLike>(obj: T): Promise<T> {
+    const meta = metaOf(obj);
+    const { m, path } = await this.path(objectGvk(obj), meta.namespace, requireName(meta), "status");
+    return withKind(await this.rest.request<T>("PUT", path, { body: obj }), m);
+  }
+
+  /** JSON merge patch (default) or JSON patch of the object named by `target`. */
+  async patch<T extends KubeObjectLike>(
+    target: T | { kind: KindRef<T>; key: ObjectKey },
+    patch: unknown,
+    options: { type?: PatchType; subresource?: "status" } = {},
+  ): Promise<T> {
+    const { kind, key } = targetOf(target);
+    const { m, path } = await this.path(kind, key.namespace, key.name, options.subresource);
+    const type = options.type ?? "merge";
+    return withKind(
+      await this.rest.request<T>("PATCH", path, { body: patch, contentType: PATCH_CONTENT[type] }),
+      m,
+    );
+  }
+
+  /** Server-side apply of a (partial) object. */
+  async apply<T extends KubeObjectLike>(obj: T, options: ApplyOptions): Promise<T> {
+    const meta = metaOf(obj);
+    const { m, path } = await this.path(objectGvk(obj), meta.namespace, requireName(meta));
+    return withKind(
+      await this.rest.request<T>("PATCH", path, {
+        body: obj,
+        contentType: "application/apply-patch+yaml",
+        query: { fieldManager: options.fieldManager, force: options.force ? true : undefined },
+      }),
+      m,
+    );
+  }
+
+  /** Deletes the object; false when it was already gone. */
+  async delete<T extends KubeObjectLike>(
+    target: T | { kind: KindRef<T>; key: ObjectKey },
+    options: DeleteOptions = {},
+  ): Promise<boolean> {
+    const { kind, key } = targetOf(target);
+    const { path } = await this.path(kind, key.namespace, key.name);
+    const body: Record<string, unknown> = { apiVersion: "v1", kind: "DeleteOptions" };
+    if (options.propagationPolicy) body.propagationPolicy = options.propagationPolicy;
+    if (options.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = options.gracePeriodSeconds;
+    if (options.resourceVersion) body.preconditions = { resourceVersion: options.resourceVersion };
+    try {
+      await this.rest.request("DELETE", path, { body });
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+}
+
+function requireName(meta: ObjectMeta): string {
+  if (!meta.name) throw new TsopError("object has no metadata.name", { hint: "set metadata.name" });
+  return meta.name;
+}
+
+function targetOf<T extends KubeObjectLike>(
+  target: T | { kind: KindRef<T>; key: ObjectKey },
+): { kind: KindRef<T>; key: ObjectKey } {
+  if ("key" in target && "kind" in target && typeof target.key === "object" && target.key !== null)
+    return target as { kind: KindRef<T>; key: ObjectKey };
+  const obj = target as T;
+  const meta = metaOf(obj);
+  return { kind: objectGvk(obj), key: { namespace: meta.namespace, name: requireName(meta) } };
+}
+
+/** Lists return items without apiVersion/kind; fill them in so objects are self-describing. */
+function withKind<T>(obj: T, m: { apiVersion: string; kind: string }): T {
+  const raw = obj as Raw;
+  raw.apiVersion ??= m.apiVersion;
+  raw.kind ??= m.kind;
+  return obj;
+}

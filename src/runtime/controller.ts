@@ -1,0 +1,305 @@
+// Controllers: watch a primary kind (for), the kinds it owns (owns: events on a child enqueue its
+// controller owner), and any other kind through a mapping function (watches). Events become keys
+// in a rate-limited work queue; workers call the reconciler with one key at a time (never the same
+// key twice at once) and act on its result: done, requeue (with backoff), requeueAfter, or error
+// (with backoff).
+import { randomUUID } from "node:crypto";
+import type { Client, KubeObjectLike } from "./client.js";
+import type { EventRecorder } from "./events.js";
+import type { Informer } from "./informer.js";
+import type { Logger } from "./logger.js";
+import { type GroupVersionKind, gvkOf, type KindRef, type ObjectKey, splitApiVersion } from "./mapper.js";
+import type { RuntimeMetrics } from "./metrics.js";
+import { type RateLimiter, defaultRateLimiter } from "./ratelimit.js";
+import { WorkQueue } from "./queue.js";
+
+/** Which object to reconcile. `namespace` is "" for cluster-scoped kinds. */
+export interface Request {
+  namespace: string;
+  name: string;
+}
+
+export interface Result {
+  /** Reconcile again after the rate limiter's backoff. */
+  requeue?: boolean;
+  /** Reconcile again after this many milliseconds (takes precedence over requeue). */
+  requeueAfter?: number;
+}
+
+export interface ReconcileContext {
+  /** Reads and writes go straight to the API server. */
+  client: Client;
+  /** Carries controller, namespace, name and reconcileID fields. */
+  log: Logger;
+  events: EventRecorder;
+  /** Aborted when the manager shuts down; pass it to long waits. */
+  signal: AbortSignal;
+  /** Failed attempts of this key since its last success. */
+  retries: number;
+}
+
+export interface Reconciler {
+  // biome-ignore lint/suspicious/noConfusingVoidType: lets `async reconcile() {}` without a return satisfy the type
+  reconcile(request: Request, ctx: ReconcileContext): Promise<Result | undefined | void>;
+}
+export type ReconcileFunction = Reconciler["reconcile"];
+
+export interface ControllerOptions {
+  /** Workers; each key is still reconciled by one worker at a time. Default 1. */
+  maxConcurrentReconciles?: number;
+  rateLimiter?: RateLimiter;
+}
+
+/** Decides whether an event on the primary kind enqueues it. */
+export type Predicate = (event: {
+  type: "create" | "update" | "delete";
+  object: KubeObjectLike;
+  old?: KubeObjectLike;
+}) => boolean;
+
+/** Skips updates that did not change metadata.generation (status-only updates), like controller-runtime's GenerationChangedPredicate. */
+export const generationChanged: Predicate = ({ type, object, old }) =>
+  type !== "update" ||
+  (old?.metadata as { generation?: number } | undefined)?.generation !==
+    (object.metadata as { generation?: number } | undefined)?.generation;
+
+export type MapFunction = (obj: KubeObjectLike) => ObjectKey | ObjectKey[] | undefined | null;
+
+/** What a controller needs from the manager (kept narrow so controllers can be unit-tested). */
+export interface ControllerHost {
+  informerFor(kind: KindRef): Promise<Informer>;
+  client: Client;
+  events: EventRecorder;
+  logger: Logger;
+  metrics: RuntimeMetrics;
+  register(controller: Controller): void;
+}
+
+function requestKey(r: { namespace?: string; name: string }): string {
+  return r.namespace ? `${r.namespace}/${r.name}` : r.name;
+}
+
+function parseKey(key: string): Request {
+  const slash = key.indexOf("/");
+  return slash < 0
+    ? { namespace: "", name: key }
+    : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+function metaOf(obj: KubeObjectLike): {
+  namespace?: string;
+  name?: string;
+  ownerReferences?: Array<{ apiVersion: string; kind: string; name: string; controller?: boolean }>;
+} {
+  return (obj.metadata ?? {}) as never;
+}
+
+export class ControllerBuilder {
+  private name: string | undefined;
+  private readonly watchesList: Array<{ kind: KindRef; map: (obj: KubeObjectLike) => ObjectKey[] }> = [];
+  private options: ControllerOptions = {};
+  private predicates: Predicate[] = [];
+
+  constructor(
+    private readonly host: ControllerHost,
+    private readonly primary: KindRef,
+  ) {}
+
+  /** Controller name (metrics, logs). Default: the primary kind, lowercased. */
+  named(name: string): this {
+    this.name = name;
+    return this;
+  }
+
+  /** Events on objects of `kind` controlled by a primary object enqueue that primary object. */
+  owns(kind: KindRef): this {
+    const owner = gvkOf(this.primary);
+    const ownerGroup = splitApiVersion(owner.apiVersion).group;
+    this.watchesList.push({
+      kind,
+      map: (obj) => {
+        const m = metaOf(obj);
+        const ref = (m.ownerReferences ?? []).find(
+          (r) => r.controller && r.kind === owner.kind && splitApiVersion(r.apiVersion).group === ownerGroup,
+        );
+        return ref ? [{ namespace: m.namespace, name: ref.name }] : [];
+      },
+    });
+    return this;
+  }
+
+  /** Events on objects of `kind` enqueue the requests `map` returns. */
+  watches(kind: KindRef, map: MapFunction): this {
+    this.watchesList.push({
+      kind,
+      map: (obj) => {
+        const out = map(obj);
+        return out ? (Array.isArray(out) ? out : [out]) : [];
+      },
+    });
+    return this;
+  }
+
+  /** Filters events on the primary kind (e.g. generationChanged). */
+  withEventFilter(...predicates: Predicate[]): this {
+    this.predicates.push(...predicates);
+    return this;
+  }
+
+  withOptions(options: ControllerOptions): this {
+    this.options = { ...this.options, ...options };
+    return this;
+  }
+
+  /** Builds the controller and registers it with the manager. */
+  async complete(reconciler: Reconciler | ReconcileFunction): Promise<Controller> {
+    const rec: Reconciler = typeof reconciler === "function" ? { reconcile: reconciler } : reconciler;
+    const gvk: GroupVersionKind = gvkOf(this.primary);
+    const name = this.name ?? gvk.kind.toLowerCase();
+    const controller = new Controller(name, rec, this.host, this.options);
+    const primary = await this.host.informerFor(this.primary);
+    const predicates = this.predicates;
+    const pass = (event: Parameters<Predicate>[0]) => predicates.every((p) => p(event));
+    primary.addHandler({
+      onAdd: (obj) => pass({ type: "create", object: obj }) && controller.enqueue(requestOf(obj)),
+      onUpdate: (old, obj) =>
+        (old === obj || pass({ type: "update", object: obj, old })) && controller.enqueue(requestOf(obj)),
+      onDelete: (obj) => pass({ type: "delete", object: obj }) && controller.enqueue(requestOf(obj)),
+    });
+    for (const w of this.watchesList) {
+      const informer = await this.host.informerFor(w.kind);
+      const enqueueAll = (obj: KubeObjectLike) => {
+        for (const key of w.map(obj)) controller.enqueue({ namespace: key.namespace ?? "", name: key.name });
+      };
+      informer.addHandler({
+        onAdd: enqueueAll,
+        onUpdate: (old, obj) => {
+          enqueueAll(obj);
+          if (old !== obj) enqueueAll(old);
+        },
+        onDelete: enqueueAll,
+      });
+    }
+    this.host.register(controller);
+    return controller;
+  }
+}
+
+function requestOf(obj: KubeObjectLike): Request {
+  const m = metaOf(obj);
+  return { namespace: m.namespace ?? "", name: m.name ?? "" };
+}
+
+export class Controller {
+  readonly queue: WorkQueue;
+  private workers: Promise<void>[] = [];
+  private readonly abort = new AbortController();
+  private readonly log: Logger;
+  private started = false;
+
+  constructor(
+    readonly name: string,
+    private readonly reconciler: Reconciler,
+    private readonly host: ControllerHost,
+    private readonly options: ControllerOptions,
+  ) {
+    const labels = { name };
+    this.queue = new WorkQueue(options.rateLimiter ?? defaultRateLimiter(), {
+      depth: (d) => host.metrics.queueDepth.set(labels, d),
+      adds: () => host.metrics.queueAdds.inc(labels),
+      retries: () => host.metrics.queueRetries.inc(labels),
+    });
+    this.log = host.logger.named("controller").child({ controller: name });
+    host.metrics.queueDepth.set(labels, 0);
+    host.metrics.maxConcurrent.set({ controller: name }, this.concurrency);
+    host.metrics.activeWorkers.set({ controller: name }, 0);
+    for (const result of ["success", "error", "requeue", "requeue_after"])
+      host.metrics.reconcileTotal.inc({ controller: name, result }, 0);
+    host.metrics.reconcileErrors.inc({ controller: name }, 0);
+  }
+
+  private get concurrency(): number {
+    return Math.max(1, this.options.maxConcurrentReconciles ?? 1);
+  }
+
+  enqueue(request: { namespace?: string; name: string }): void {
+    if (request.name) this.queue.add(requestKey(request));
+  }
+
+  /** Starts the workers (the manager calls this once caches are synced and, if enabled, it leads). */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.log.info("starting workers", { workers: this.concurrency });
+    for (let i = 0; i < this.concurrency; i++) this.workers.push(this.work());
+  }
+
+  /** Stops taking keys and waits (up to the timeout) for in-flight reconciles. */
+  async stop(drainTimeoutMs = 30_000): Promise<void> {
+    this.abort.abort();
+    await this.queue.shutdown(drainTimeoutMs);
+    if (this.started) await Promise.race([Promise.all(this.workers), delay(drainTimeoutMs)]);
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      try {
+        await this.reconcileKey(key);
+      } finally {
+        this.queue.done(key);
+      }
+    }
+  }
+
+  private async reconcileKey(key: string): Promise<void> {
+    const request = parseKey(key);
+    const m = this.host.metrics;
+    const labels = { controller: this.name };
+    const log = this.log.child({
+      namespace: request.namespace || undefined,
+      name: request.name,
+      reconcileID: randomUUID(),
+    });
+    const ctx: ReconcileContext = {
+      client: this.host.client,
+      log,
+      events: this.host.events,
+      signal: this.abort.signal,
+      retries: this.queue.retries(key),
+    };
+    const started = performance.now();
+    m.activeWorkers.inc(labels);
+    try {
+      const result = (await this.reconciler.reconcile(request, ctx)) ?? {};
+      if (result.requeueAfter !== undefined && result.requeueAfter > 0) {
+        this.queue.forget(key);
+        this.queue.addAfter(key, result.requeueAfter);
+        m.reconcileTotal.inc({ ...labels, result: "requeue_after" });
+      } else if (result.requeue) {
+        this.queue.addRateLimited(key);
+        m.reconcileTotal.inc({ ...labels, result: "requeue" });
+      } else {
+        this.queue.forget(key);
+        m.reconcileTotal.inc({ ...labels, result: "success" });
+      }
+    } catch (err) {
+      m.reconcileTotal.inc({ ...labels, result: "error" });
+      m.reconcileErrors.inc(labels);
+      if (this.abort.signal.aborted) return;
+      log.error("reconcile failed", err, { retries: this.queue.retries(key) });
+      this.queue.addRateLimited(key);
+    } finally {
+      m.activeWorkers.dec(labels);
+      m.reconcileTime.observe(labels, (performance.now() - started) / 1000);
+    }
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    t.unref?.();
+  });
+}

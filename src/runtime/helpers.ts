@@ -1,0 +1,208 @@
+// Object helpers for reconcilers: controller owner references, create-or-update of owned objects,
+// finalizers, and status updates through the status subresource. Every write that can race with
+// another writer retries on 409 Conflict from a fresh copy.
+import { TsopError } from "../common/errors.js";
+import type { Client, KubeObjectLike } from "./client.js";
+import { isAlreadyExists, isConflict } from "./errors.js";
+import type { ObjectMeta, OwnerReference } from "./schema.js";
+
+type Meta = { metadata?: ObjectMeta };
+
+function meta(obj: KubeObjectLike): ObjectMeta {
+  const o = obj as Meta;
+  o.metadata ??= {};
+  return o.metadata;
+}
+
+export interface RetryOptions {
+  /** Attempts in all. Default 5. */
+  steps?: number;
+  /** First delay between attempts (ms), doubled each time. Default 10. */
+  delayMs?: number;
+}
+
+/** Runs fn again (after a short backoff) while it fails with 409 Conflict. */
+export async function retryOnConflict<R>(
+  fn: (attempt: number) => Promise<R>,
+  options: RetryOptions = {},
+): Promise<R> {
+  const steps = options.steps ?? 5;
+  let delay = options.delayMs ?? 10;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn(attempt);
+    } catch (err) {
+      if (!isConflict(err) || attempt + 1 >= steps) throw err;
+      await new Promise((r) => setTimeout(r, delay * (1 + Math.random() * 0.5)));
+      delay *= 2;
+    }
+  }
+}
+
+/** Thrown when an object already has a different controller. */
+export class AlreadyOwnedError extends TsopError {}
+
+/**
+ * Makes `owner` the controller of `obj` (ownerReferences with controller: true and
+ * blockOwnerDeletion: true), so the garbage collector deletes obj with its owner and `owns()`
+ * watches map obj's events back to the owner.
+ */
+export function setControllerReference(owner: KubeObjectLike, obj: KubeObjectLike): void {
+  const o = meta(owner);
+  const m = meta(obj);
+  if (!owner.apiVersion || !owner.kind || !o.name || !o.uid)
+    throw new TsopError("owner needs apiVersion, kind, metadata.name and metadata.uid", {
+      hint: "pass the object as read from the API server",
+    });
+  if (o.namespace && m.namespace && o.namespace !== m.namespace)
+    throw new TsopError(
+      `cross-namespace owner references are not allowed: ${owner.kind} ${o.namespace}/${o.name} cannot own an object in namespace ${m.namespace}`,
+    );
+  const ref: OwnerReference = {
+    apiVersion: owner.apiVersion,
+    kind: owner.kind,
+    name: o.name,
+    uid: o.uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+  const refs = m.ownerReferences ?? [];
+  const other = refs.find((r) => r.controller && r.uid !== o.uid);
+  if (other)
+    throw new AlreadyOwnedError(
+      `${obj.kind ?? "object"} ${m.name} is already controlled by ${other.kind} ${other.name}`,
+      { hint: "an object can have only one controller owner" },
+    );
+  const index = refs.findIndex((r) => r.uid === o.uid);
+  if (index >= 0) refs[index] = ref;
+  else refs.push(ref);
+  m.ownerReferences = refs;
+}
+
+export type OperationResult = "created" | "updated" | "unchanged";
+
+export interface CreateOrUpdateOptions {
+  /** Set this object as the controller owner of the created/updated object. */
+  owner?: KubeObjectLike;
+}
+
+/**
+ * Ensures an object exists in the desired state. `obj` names it (apiVersion, kind, metadata.name,
+ * metadata.namespace); `mutate` sets the desired fields on either the live object or, if it does not
+ * exist, on `obj`. Only when mutate changed something is an update sent. Conflicts are retried.
+ */
+export async function createOrUpdate<T extends KubeObjectLike>(
+  client: Client,
+  obj: T,
+  mutate: (obj: T) => void | Promise<void>,
+  options: CreateOrUpdateOptions = {},
+): Promise<{ operation: OperationResult; object: T }> {
+  const m = meta(obj);
+  if (!obj.apiVersion || !obj.kind || !m.name)
+    throw new TsopError("createOrUpdate needs apiVersion, kind and metadata.name on the object");
+  const kind = { apiVersion: obj.apiVersion, kind: obj.kind };
+  const key = { namespace: m.namespace, name: m.name };
+  return retryOnConflict(async () => {
+    const live = await client.get<T>(kind, key);
+    if (!live) {
+      const fresh = structuredClone(obj);
+      await mutate(fresh);
+      if (options.owner) setControllerReference(options.owner, fresh);
+      try {
+        return { operation: "created", object: await client.create(fresh) };
+      } catch (err) {
+        // Created by someone else meanwhile: retry as an update.
+        if (isAlreadyExists(err)) throw Object.assign(err as object, { reason: "Conflict" });
+        throw err;
+      }
+    }
+    const before = JSON.stringify(live);
+    await mutate(live);
+    if (options.owner) setControllerReference(options.owner, live);
+    if (JSON.stringify(live) === before) return { operation: "unchanged", object: live };
+    return { operation: "updated", object: await client.update(live) };
+  });
+}
+
+export function hasFinalizer(obj: KubeObjectLike, finalizer: string): boolean {
+  return ((obj as Meta).metadata?.finalizers ?? []).includes(finalizer);
+}
+
+/** Whether the object is being deleted (deletionTimestamp set; finalizers still pending). */
+export function isBeingDeleted(obj: KubeObjectLike): boolean {
+  return Boolean((obj as Meta).metadata?.deletionTimestamp);
+}
+
+async function editFinalizers(
+  client: Client,
+  obj: KubeObjectLike,
+  finalizer: string,
+  want: boolean,
+): Promise<boolean> {
+  let changed = false;
+  await retryOnConflict(async (attempt) => {
+    let target = obj;
+    if (attempt > 0) {
+      const m = meta(obj);
+      const fresh = await client.get<KubeObjectLike>(
+        { apiVersion: obj.apiVersion as string, kind: obj.kind as string },
+        { namespace: m.namespace, name: m.name as string },
+      );
+      if (!fresh) return;
+      target = fresh;
+    }
+    if (hasFinalizer(target, finalizer) === want) {
+      if (target !== obj) Object.assign(obj, target);
+      return;
+    }
+    const updated = structuredClone(target);
+    const list = (meta(updated).finalizers ?? []).filter((f) => f !== finalizer);
+    if (want) list.push(finalizer);
+    meta(updated).finalizers = list;
+    Object.assign(obj, await client.update(updated));
+    changed = true;
+  });
+  return changed;
+}
+
+/** Adds the finalizer if missing (updating the object in place); true when it was added. */
+export function ensureFinalizer(client: Client, obj: KubeObjectLike, finalizer: string): Promise<boolean> {
+  return editFinalizers(client, obj, finalizer, true);
+}
+
+/** Removes the finalizer if present (updating the object in place); true when it was removed. */
+export function removeFinalizer(client: Client, obj: KubeObjectLike, finalizer: string): Promise<boolean> {
+  return editFinalizers(client, obj, finalizer, false);
+}
+
+/**
+ * Writes obj.status through the status subresource. On 409 Conflict it re-reads the object and
+ * applies `mutate` to the fresh copy (or, without mutate, copies the desired status onto it) and
+ * tries again. The object is updated in place with the server's answer. Returns false when the
+ * object no longer exists.
+ */
+export async function updateStatus<T extends KubeObjectLike & { status?: unknown }>(
+  client: Client,
+  obj: T,
+  mutate?: (obj: T) => void,
+): Promise<boolean> {
+  const m = meta(obj);
+  if (!obj.apiVersion || !obj.kind || !m.name)
+    throw new TsopError("updateStatus needs apiVersion, kind and metadata.name");
+  const kind = { apiVersion: obj.apiVersion, kind: obj.kind };
+  const key = { namespace: m.namespace, name: m.name };
+  mutate?.(obj);
+  const desired = structuredClone(obj.status);
+  return retryOnConflict(async (attempt) => {
+    let target: T = obj;
+    if (attempt > 0) {
+      const fresh = await client.get<T>(kind, key);
+      if (!fresh) return false;
+      if (mutate) mutate(fresh);
+      else fresh.status = structuredClone(desired);
+      target = fresh;
+    }
+    Object.assign(obj, await client.updateStatus(target));
+    return true;
+  });
+}

@@ -1,0 +1,216 @@
+// Leader election on a coordination.k8s.io/v1 Lease, following client-go's algorithm: a candidate
+// takes the lease when it is free or its holder has not renewed it for leaseDuration (measured on
+// the candidate's own clock from when it last saw the record change, so clock skew does not
+// matter); the leader renews every retryPeriod and gives up if it cannot renew within
+// renewDeadline. On shutdown the leader releases the lease so a standby takes over at once.
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import type { Client } from "./client.js";
+import { isAlreadyExists, isConflict } from "./errors.js";
+import type { Logger } from "./logger.js";
+
+export interface LeaderElectionOptions {
+  enabled?: boolean;
+  /** Lease name, e.g. "<project>.<domain>" (the scaffold uses a stable id per operator). */
+  id: string;
+  /** Lease namespace. Default: the pod's namespace in-cluster; required otherwise. */
+  namespace?: string;
+  /** Default: hostname + "_" + a random id. */
+  identity?: string;
+  /** How long a lease is valid without renewal. Default 15. */
+  leaseDurationSeconds?: number;
+  /** How long the leader keeps trying to renew before giving up. Default 10. */
+  renewDeadlineSeconds?: number;
+  /** Time between attempts. Default 2. */
+  retryPeriodSeconds?: number;
+  /** Release the lease on shutdown (default true). */
+  releaseOnCancel?: boolean;
+}
+
+interface LeaseSpec {
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  acquireTime?: string;
+  renewTime?: string;
+  leaseTransitions?: number;
+}
+
+interface Lease {
+  apiVersion: "coordination.k8s.io/v1";
+  kind: "Lease";
+  metadata: { name: string; namespace: string; resourceVersion?: string };
+  spec?: LeaseSpec;
+}
+
+const LEASE = { apiVersion: "coordination.k8s.io/v1", kind: "Lease" } as const;
+
+/** MicroTime as the API expects it (RFC 3339 with microseconds). */
+function microTime(d = new Date()): string {
+  return d.toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+}
+
+export class LeaderElector {
+  readonly identity: string;
+  private leading = false;
+  private observedKey = "";
+  private observedAt = 0;
+  private lease: Lease | undefined;
+
+  constructor(
+    private readonly client: Client,
+    private readonly options: Required<Pick<LeaderElectionOptions, "id" | "namespace">> &
+      LeaderElectionOptions,
+    private readonly log: Logger,
+  ) {
+    this.identity = options.identity ?? `${hostname()}_${randomUUID()}`;
+  }
+
+  private get leaseDuration(): number {
+    return (this.options.leaseDurationSeconds ?? 15) * 1000;
+  }
+  private get renewDeadline(): number {
+    return (this.options.renewDeadlineSeconds ?? 10) * 1000;
+  }
+  private get retryPeriod(): number {
+    return (this.options.retryPeriodSeconds ?? 2) * 1000;
+  }
+
+  isLeader(): boolean {
+    return this.leading;
+  }
+
+  /**
+   * Campaigns until leadership is acquired (resolves true) or the signal aborts (false).
+   */
+  async acquire(signal: AbortSignal): Promise<boolean> {
+    this.log.info("attempting to acquire leader lease", {
+      lease: `${this.options.namespace}/${this.options.id}`,
+      identity: this.identity,
+    });
+    while (!signal.aborted) {
+      if (await this.tryAcquireOrRenew()) {
+        this.leading = true;
+        this.log.info("successfully acquired lease", {
+          lease: `${this.options.namespace}/${this.options.id}`,
+        });
+        return true;
+      }
+      await sleep(this.retryPeriod * (1 + Math.random() * 0.2), signal);
+    }
+    return false;
+  }
+
+  /**
+   * Renews every retryPeriod until the signal aborts (resolves) or a renewal does not succeed within
+   * renewDeadline (rejects: leadership lost).
+   */
+  async holdUntil(signal: AbortSignal): Promise<void> {
+    let lastRenew = Date.now();
+    while (!signal.aborted) {
+      await sleep(this.retryPeriod, signal);
+      if (signal.aborted) return;
+      if (await this.tryAcquireOrRenew()) {
+        lastRenew = Date.now();
+        continue;
+      }
+      if (Date.now() - lastRenew >= this.renewDeadline) {
+        this.leading = false;
+        throw new Error(
+          `leader election lost: could not renew lease ${this.options.namespace}/${this.options.id}`,
+        );
+      }
+    }
+  }
+
+  /** Gives the lease up (holder cleared) if we hold it. */
+  async release(): Promise<void> {
+    if (!this.leading || this.options.releaseOnCancel === false) return;
+    this.leading = false;
+    try {
+      const lease = await this.client.get<Lease>(LEASE, {
+        namespace: this.options.namespace,
+        name: this.options.id,
+      });
+      if (!lease || lease.spec?.holderIdentity !== this.identity) return;
+      const now = microTime();
+      lease.spec = {
+        ...lease.spec,
+        holderIdentity: "",
+        leaseDurationSeconds: 1,
+        acquireTime: now,
+        renewTime: now,
+      };
+      await this.client.update(lease);
+      this.log.info("released leader lease", { lease: `${this.options.namespace}/${this.options.id}` });
+    } catch (err) {
+      this.log.warn("could not release leader lease", { err: err as Error });
+    }
+  }
+
+  private async tryAcquireOrRenew(): Promise<boolean> {
+    const now = Date.now();
+    const desired: LeaseSpec = {
+      holderIdentity: this.identity,
+      leaseDurationSeconds: Math.round(this.leaseDuration / 1000),
+      acquireTime: microTime(new Date(now)),
+      renewTime: microTime(new Date(now)),
+      leaseTransitions: 0,
+    };
+    try {
+      const lease = await this.client.get<Lease>(LEASE, {
+        namespace: this.options.namespace,
+        name: this.options.id,
+      });
+      if (!lease) {
+        this.lease = await this.client.create<Lease>({
+          ...LEASE,
+          metadata: { name: this.options.id, namespace: this.options.namespace },
+          spec: desired,
+        });
+        this.observe(this.lease.spec ?? {});
+        return true;
+      }
+      const spec = lease.spec ?? {};
+      this.observe(spec);
+      const holder = spec.holderIdentity ?? "";
+      const held = holder !== "" && holder !== this.identity;
+      const duration = (spec.leaseDurationSeconds ?? 0) * 1000;
+      if (held && this.observedAt + duration > now) return false;
+      if (holder === this.identity) {
+        desired.acquireTime = spec.acquireTime ?? desired.acquireTime;
+        desired.leaseTransitions = spec.leaseTransitions ?? 0;
+      } else {
+        desired.leaseTransitions = (spec.leaseTransitions ?? 0) + 1;
+      }
+      lease.spec = desired;
+      this.lease = await this.client.update(lease);
+      this.observe(desired);
+      return true;
+    } catch (err) {
+      if (isConflict(err) || isAlreadyExists(err)) return false;
+      this.log.warn("leader lease request failed", { err: err as Error });
+      return false;
+    }
+  }
+
+  private observe(spec: LeaseSpec): void {
+    const key = `${spec.holderIdentity}|${spec.renewTime}|${spec.leaseDurationSeconds}`;
+    if (key !== this.observedKey) {
+      this.observedKey = key;
+      this.observedAt = Date.now();
+    }
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}

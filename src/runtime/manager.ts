@@ -1,0 +1,376 @@
+// The Manager runs an operator: it loads cluster credentials, owns the shared informers (one per
+// kind), serves /healthz, /readyz and /metrics, optionally elects a leader, starts controllers once
+// caches are synced (and it leads), and shuts everything down gracefully on SIGTERM/SIGINT.
+// Stages: create() → loadKubeConfig → RestClient/RestMapper/Client; start() → probe and metrics
+// servers → informers → leader election → wait for sync → controller workers; stop() → reverse.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Client } from "./client.js";
+import { type Controller, ControllerBuilder, type ControllerHost } from "./controller.js";
+import { ConfigError } from "./errors.js";
+import { EventRecorder } from "./events.js";
+import { Informer } from "./informer.js";
+import { type KubeConfigOptions, loadKubeConfig } from "./kubeconfig.js";
+import { LeaderElector, type LeaderElectionOptions } from "./leader.js";
+import { Logger, type LoggerOptions } from "./logger.js";
+import { gvkOf, type KindRef, RestMapper } from "./mapper.js";
+import { MetricsRegistry, PROMETHEUS_CONTENT_TYPE, type RuntimeMetrics, runtimeMetrics } from "./metrics.js";
+import { RestClient } from "./rest.js";
+
+export interface ManagerOptions extends KubeConfigOptions {
+  /** Restrict caches (and so controllers) to one namespace. Default: all namespaces. */
+  namespace?: string;
+  /** "host:port" or ":port" for /metrics; "0" disables. Default ":8080". */
+  metricsBindAddress?: string;
+  /** "host:port" or ":port" for /healthz and /readyz; "0" disables. Default ":8081". */
+  healthProbeBindAddress?: string;
+  leaderElection?: LeaderElectionOptions;
+  /** How long shutdown waits for running reconciles. Default 30 s. */
+  gracefulShutdownTimeoutMs?: number;
+  /** Periodic resync of every cached object (ms). Default 10 h; 0 disables. */
+  syncPeriodMs?: number;
+  /** Watch lifetime asked of the server (seconds, randomised up to 2×). Default 300. */
+  watchTimeoutSeconds?: number;
+  /** Informer without progress for this long fails /healthz (ms). Default 2 × 2 × watch lifetime + 60 s. */
+  watchStaleAfterMs?: number;
+  /** Grace after a watch's lifetime before a silent watch counts as wedged (ms). Default 30 s. */
+  watchWedgedGraceMs?: number;
+  /** A Logger, or options for the default one. */
+  logger?: Logger | LoggerOptions;
+  /** Component name on recorded Events. Default "tsop-operator" or the leader election id. */
+  eventSource?: string;
+  /** Stop on SIGTERM/SIGINT. Default true. */
+  handleSignals?: boolean;
+  /** Extra metrics registry to expose (default: a new one, available as manager.metrics). */
+  metricsRegistry?: MetricsRegistry;
+}
+
+export type Check = () => boolean | string | undefined | Promise<boolean | string | undefined>;
+
+function parseBindAddress(address: string): { host: string; port: number } | undefined {
+  if (address === "0" || address === "") return undefined;
+  const colon = address.lastIndexOf(":");
+  const host = colon > 0 ? address.slice(0, colon).replace(/^\[|\]$/g, "") : "0.0.0.0";
+  const port = Number(address.slice(colon + 1));
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`invalid bind address "${address}"`, {
+      hint: 'use ":8080", "127.0.0.1:8080" or "0" to disable',
+    });
+  return { host, port };
+}
+
+export class Manager {
+  readonly client: Client;
+  readonly logger: Logger;
+  readonly metrics: MetricsRegistry;
+  readonly runtimeMetrics: RuntimeMetrics;
+  readonly events: EventRecorder;
+  readonly mapper: RestMapper;
+  private readonly informers = new Map<string, Promise<Informer>>();
+  private readonly controllers: Controller[] = [];
+  private readonly healthChecks = new Map<string, Check>();
+  private readonly readyChecks = new Map<string, Check>();
+  private readonly servers: http.Server[] = [];
+  private readonly stopController = new AbortController();
+  private elector: LeaderElector | undefined;
+  private running: Promise<void> | undefined;
+  private stopped: Promise<void> | undefined;
+  private started = false;
+  private controllersStarted = false;
+  /** "http://host:port" of the probe server once listening. */
+  healthProbeUrl: string | undefined;
+  /** "http://host:port" of the metrics server once listening. */
+  metricsUrl: string | undefined;
+
+  private constructor(
+    readonly rest: RestClient,
+    readonly options: ManagerOptions,
+    readonly defaultNamespace: string | undefined,
+    private readonly inCluster: boolean,
+  ) {
+    this.logger = options.logger instanceof Logger ? options.logger : new Logger(options.logger ?? {});
+    this.metrics = options.metricsRegistry ?? new MetricsRegistry();
+    this.runtimeMetrics = runtimeMetrics(this.metrics);
+    this.mapper = new RestMapper(rest);
+    this.client = new Client(rest, this.mapper, defaultNamespace ?? "default");
+    this.events = new EventRecorder(
+      this.client,
+      options.eventSource ?? options.leaderElection?.id ?? "tsop-operator",
+      this.logger.named("events"),
+    );
+  }
+
+  /** Loads credentials (options.kubeconfig / KUBECONFIG / in-cluster / ~/.kube/config) and builds a manager. */
+  static async create(options: ManagerOptions = {}): Promise<Manager> {
+    const loaded = await loadKubeConfig(options);
+    const rest = new RestClient(loaded.server, loaded.kc);
+    const manager = new Manager(rest, options, loaded.namespace, loaded.inCluster);
+    manager.logger.named("setup").info("loaded kubeconfig", { source: loaded.source, server: loaded.server });
+    return manager;
+  }
+
+  /** Starts building a controller for a primary kind (a @CustomResource class or { apiVersion, kind }). */
+  controller(kind: KindRef): ControllerBuilder {
+    return new ControllerBuilder(this.host(), kind);
+  }
+
+  /** The shared informer of a kind (created on first use; started with the manager). */
+  informerFor(kind: KindRef): Promise<Informer> {
+    const gvk = gvkOf(kind);
+    const key = `${gvk.apiVersion}/${gvk.kind}`;
+    let informer = this.informers.get(key);
+    if (!informer) {
+      informer = this.mapper.mapping(kind).then((mapping) => {
+        const inf = new Informer(this.rest, mapping, {
+          namespace: this.options.namespace,
+          resyncPeriodMs: this.options.syncPeriodMs,
+          watchTimeoutSeconds: this.options.watchTimeoutSeconds,
+          staleAfterMs: this.options.watchStaleAfterMs,
+          wedgedGraceMs: this.options.watchWedgedGraceMs,
+          logger: this.logger.named("informer"),
+          metrics: this.runtimeMetrics,
+        });
+        if (this.started) inf.start();
+        return inf;
+      });
+      informer.catch(() => this.informers.delete(key));
+      this.informers.set(key, informer);
+    }
+    return informer;
+  }
+
+  /** A liveness check: return false or a string (the reason) to fail /healthz. */
+  addHealthCheck(name: string, check: Check): void {
+    this.healthChecks.set(name, check);
+  }
+
+  /** A readiness check: return false or a string (the reason) to fail /readyz. */
+  addReadyCheck(name: string, check: Check): void {
+    this.readyChecks.set(name, check);
+  }
+
+  /** Whether this manager currently leads (always true without leader election, once started). */
+  isLeader(): boolean {
+    return this.elector ? this.elector.isLeader() : this.controllersStarted;
+  }
+
+  /** Whether every informer has loaded its first list. */
+  async cachesSynced(): Promise<boolean> {
+    const all = await Promise.all(this.informers.values());
+    return all.every((i) => i.hasSynced());
+  }
+
+  private host(): ControllerHost {
+    return {
+      informerFor: (kind) => this.informerFor(kind),
+      client: this.client,
+      events: this.events,
+      logger: this.logger,
+      metrics: this.runtimeMetrics,
+      register: (controller) => {
+        this.controllers.push(controller);
+        if (this.controllersStarted) controller.start();
+      },
+    };
+  }
+
+  /**
+   * Runs until stop() or SIGTERM/SIGINT; resolves after a graceful shutdown. Rejects if leadership
+   * is lost (the process should exit and be restarted, as controller-runtime does).
+   */
+  start(): Promise<void> {
+    this.running ??= this.run();
+    return this.running;
+  }
+
+  private async run(): Promise<void> {
+    const log = this.logger.named("manager");
+    const signal = this.stopController.signal;
+    const onSignal = (name: string) => () => {
+      log.info("received signal; shutting down", { signal: name });
+      void this.stop();
+    };
+    const handlers: Array<[NodeJS.Signals, () => void]> = [];
+    if (this.options.handleSignals !== false) {
+      for (const s of ["SIGTERM", "SIGINT"] as const) {
+        const h = onSignal(s);
+        handlers.push([s, h]);
+        process.on(s, h);
+      }
+    }
+    let failure: unknown;
+    try {
+      await this.listen();
+      this.started = true;
+      const informers = await Promise.all(this.informers.values());
+      for (const inf of informers) inf.start();
+      if (this.options.leaderElection?.enabled !== false && this.options.leaderElection) {
+        const le = this.options.leaderElection;
+        const namespace = le.namespace ?? (this.inCluster ? this.defaultNamespace : undefined);
+        if (!namespace)
+          throw new ConfigError("leader election needs a namespace when not running in a cluster", {
+            hint: "set leaderElection.namespace (--leader-election-namespace) or disable leader election",
+          });
+        this.elector = new LeaderElector(
+          this.client,
+          { ...le, namespace },
+          this.logger.named("leader-election"),
+        );
+        const leaderGauge = this.runtimeMetrics.leader;
+        leaderGauge.set({ name: le.id }, 0);
+        if (await this.elector.acquire(signal)) {
+          leaderGauge.set({ name: le.id }, 1);
+          await this.startControllers(informers, signal);
+          try {
+            await this.elector.holdUntil(signal);
+          } catch (err) {
+            leaderGauge.set({ name: le.id }, 0);
+            log.error("leader election lost", err);
+            failure = err;
+          }
+        }
+      } else {
+        await this.startControllers(informers, signal);
+        await new Promise<void>((resolve) =>
+          signal.addEventListener("abort", () => resolve(), { once: true }),
+        );
+      }
+    } catch (err) {
+      failure = err;
+    } finally {
+      for (const [s, h] of handlers) process.off(s, h);
+      await this.shutdown();
+    }
+    if (failure) throw failure;
+  }
+
+  private async startControllers(informers: Informer[], signal: AbortSignal): Promise<void> {
+    await Promise.race([
+      Promise.all(informers.map((i) => i.waitForSync())),
+      new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true })),
+    ]);
+    if (signal.aborted) return;
+    this.controllersStarted = true;
+    for (const c of this.controllers) c.start();
+  }
+
+  /** Begins a graceful shutdown; resolves when it is complete. */
+  stop(): Promise<void> {
+    this.stopController.abort();
+    if (!this.running) return this.shutdown();
+    return this.running.catch(() => {});
+  }
+
+  private shutdown(): Promise<void> {
+    this.stopped ??= (async () => {
+      const log = this.logger.named("manager");
+      const timeout = this.options.gracefulShutdownTimeoutMs ?? 30_000;
+      log.info("stopping controllers");
+      await Promise.all(this.controllers.map((c) => c.stop(timeout)));
+      const informers = await Promise.allSettled(this.informers.values());
+      await Promise.all(informers.map((r) => (r.status === "fulfilled" ? r.value.stop() : undefined)));
+      await this.events.flush();
+      await this.elector?.release();
+      if (this.elector) this.runtimeMetrics.leader.set({ name: this.options.leaderElection?.id ?? "" }, 0);
+      await Promise.all(this.servers.map((s) => new Promise((resolve) => s.close(resolve))));
+      for (const s of this.servers) s.closeAllConnections?.();
+      this.rest.close();
+      log.info("stopped");
+    })();
+    return this.stopped;
+  }
+
+  private async runChecks(checks: Map<string, Check>): Promise<{ ok: boolean; lines: string[] }> {
+    const lines: string[] = [];
+    let ok = true;
+    for (const [name, check] of checks) {
+      let result: boolean | string | undefined;
+      try {
+        result = await check();
+      } catch (err) {
+        result = (err as Error).message;
+      }
+      const passed = result === true || result === undefined;
+      ok &&= passed;
+      lines.push(
+        passed ? `[+]${name} ok` : `[-]${name} failed${typeof result === "string" ? `: ${result}` : ""}`,
+      );
+    }
+    return { ok, lines };
+  }
+
+  private builtinChecks(kind: "health" | "ready"): Map<string, Check> {
+    const checks = new Map<string, Check>();
+    if (kind === "health") {
+      checks.set("informers", async () => {
+        const all = await Promise.all(this.informers.values());
+        const bad = all.map((i) => i.health()).filter((h) => !h.healthy);
+        return bad.length === 0 || bad.map((h) => `${h.resource}: ${h.detail}`).join("; ");
+      });
+      for (const [n, c] of this.healthChecks) checks.set(n, c);
+    } else {
+      checks.set("informers", async () => {
+        if (!this.started) return "not started";
+        const all = await Promise.all(this.informers.values());
+        const waiting = all.filter((i) => !i.hasSynced()).map((i) => i.resource);
+        return waiting.length === 0 || `caches not synced: ${waiting.join(", ")}`;
+      });
+      for (const [n, c] of this.readyChecks) checks.set(n, c);
+    }
+    return checks;
+  }
+
+  private async listen(): Promise<void> {
+    const probe = parseBindAddress(this.options.healthProbeBindAddress ?? ":8081");
+    const metrics = parseBindAddress(this.options.metricsBindAddress ?? ":8080");
+    if (probe) {
+      const server = http.createServer((req, res) => {
+        const url = new URL(req.url ?? "/", "http://probe");
+        const kind = url.pathname.startsWith("/healthz")
+          ? "health"
+          : url.pathname.startsWith("/readyz")
+            ? "ready"
+            : "";
+        if (!kind) {
+          res.writeHead(404).end("not found\n");
+          return;
+        }
+        void this.runChecks(this.builtinChecks(kind)).then(({ ok, lines }) => {
+          const verbose = url.searchParams.has("verbose") || !ok;
+          res.writeHead(ok ? 200 : 500, { "Content-Type": "text/plain; charset=utf-8" });
+          res.end(
+            verbose
+              ? `${lines.join("\n")}\n${kind === "health" ? "healthz" : "readyz"} check ${ok ? "passed" : "failed"}\n`
+              : "ok",
+          );
+        });
+      });
+      this.healthProbeUrl = await listenOn(server, probe);
+      this.servers.push(server);
+    }
+    if (metrics) {
+      const server = http.createServer((req, res) => {
+        if (new URL(req.url ?? "/", "http://m").pathname !== "/metrics") {
+          res.writeHead(404).end("not found\n");
+          return;
+        }
+        res.writeHead(200, { "Content-Type": PROMETHEUS_CONTENT_TYPE }).end(this.metrics.render());
+      });
+      this.metricsUrl = await listenOn(server, metrics);
+      this.servers.push(server);
+    }
+  }
+}
+
+function listenOn(server: http.Server, at: { host: string; port: number }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once("error", (err) =>
+      reject(new ConfigError(`cannot listen on ${at.host}:${at.port}: ${err.message}`, { cause: err })),
+    );
+    server.listen(at.port, at.host, () => {
+      const address = server.address() as AddressInfo;
+      const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+      resolve(`http://${host}:${address.port}`);
+    });
+  });
+}

@@ -1,0 +1,110 @@
+// Manager flags, as a scaffolded operator's main.ts accepts them (names follow operator-sdk's Go
+// main.go so deployment manifests look familiar). Environment: KUBECONFIG, WATCH_NAMESPACE,
+// LOG_LEVEL, LOG_FORMAT.
+import { parseArgs } from "node:util";
+import { UsageError } from "../common/errors.js";
+import { parseDuration } from "../common/duration.js";
+import { isLogLevel, type LogFormat, type LoggerOptions } from "./logger.js";
+import type { ManagerOptions } from "./manager.js";
+
+export const MANAGER_FLAGS_HELP = `Flags:
+  --kubeconfig <file>                  kubeconfig file (default: KUBECONFIG, in-cluster, ~/.kube/config)
+  --context <name>                     kubeconfig context to use
+  --namespace <ns>                     only watch this namespace (env WATCH_NAMESPACE; default: all)
+  --metrics-bind-address <addr>        address of /metrics (default ":8080"; "0" disables)
+  --health-probe-bind-address <addr>   address of /healthz and /readyz (default ":8081"; "0" disables)
+  --leader-elect                       enable leader election (one active manager)
+  --leader-election-id <id>            lease name
+  --leader-election-namespace <ns>     lease namespace (default: the pod's namespace)
+  --leader-elect-lease-duration <d>    lease duration (default 15s)
+  --leader-elect-renew-deadline <d>    renew deadline (default 10s)
+  --leader-elect-retry-period <d>      retry period (default 2s)
+  --log-format <json|human>            log format (env LOG_FORMAT; default json, human on a terminal)
+  --log-level <debug|info|warn|error>  log level (env LOG_LEVEL; default info)
+  --zap-devel                          human-readable debug logs (operator-sdk compatibility)
+  -h, --help                           show this help`;
+
+function seconds(value: string | undefined, flag: string): number | undefined {
+  return value === undefined ? undefined : parseDuration(value, flag) / 1000;
+}
+
+/**
+ * Manager options from command-line flags and the environment, layered over `defaults` (what the
+ * operator's main.ts fixes, e.g. the leader election id). Unknown flags are a UsageError.
+ */
+export function managerOptionsFromArgs(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  defaults: ManagerOptions = {},
+): ManagerOptions & { help?: boolean } {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        kubeconfig: { type: "string" },
+        context: { type: "string" },
+        namespace: { type: "string" },
+        "metrics-bind-address": { type: "string" },
+        "health-probe-bind-address": { type: "string" },
+        "leader-elect": { type: "boolean" },
+        "leader-election-id": { type: "string" },
+        "leader-election-namespace": { type: "string" },
+        "leader-elect-lease-duration": { type: "string" },
+        "leader-elect-renew-deadline": { type: "string" },
+        "leader-elect-retry-period": { type: "string" },
+        "log-format": { type: "string" },
+        "log-level": { type: "string" },
+        "zap-devel": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message, { hint: MANAGER_FLAGS_HELP });
+  }
+  const str = (k: string) => values[k] as string | undefined;
+  const options: ManagerOptions & { help?: boolean } = { ...defaults };
+  if (values.help) options.help = true;
+  if (str("kubeconfig")) options.kubeconfig = str("kubeconfig");
+  if (str("context")) options.context = str("context");
+  const namespace = str("namespace") ?? (env.WATCH_NAMESPACE || undefined);
+  if (namespace) options.namespace = namespace;
+  if (str("metrics-bind-address") !== undefined) options.metricsBindAddress = str("metrics-bind-address");
+  if (str("health-probe-bind-address") !== undefined)
+    options.healthProbeBindAddress = str("health-probe-bind-address");
+
+  const le = { ...defaults.leaderElection } as NonNullable<ManagerOptions["leaderElection"]>;
+  if (values["leader-elect"] !== undefined) le.enabled = values["leader-elect"] as boolean;
+  else if (defaults.leaderElection) le.enabled = defaults.leaderElection.enabled ?? false;
+  if (str("leader-election-id")) le.id = str("leader-election-id") as string;
+  if (str("leader-election-namespace")) le.namespace = str("leader-election-namespace");
+  const lease = seconds(str("leader-elect-lease-duration"), "--leader-elect-lease-duration");
+  const renew = seconds(str("leader-elect-renew-deadline"), "--leader-elect-renew-deadline");
+  const retry = seconds(str("leader-elect-retry-period"), "--leader-elect-retry-period");
+  if (lease !== undefined) le.leaseDurationSeconds = lease;
+  if (renew !== undefined) le.renewDeadlineSeconds = renew;
+  if (retry !== undefined) le.retryPeriodSeconds = retry;
+  if (le.enabled || le.id || defaults.leaderElection) {
+    if (le.enabled && !le.id)
+      throw new UsageError("--leader-elect needs a lease name", { hint: "pass --leader-election-id <id>" });
+    options.leaderElection = le;
+  }
+
+  const format = str("log-format") ?? (values["zap-devel"] ? "human" : env.LOG_FORMAT || undefined);
+  const level = str("log-level") ?? (values["zap-devel"] ? "debug" : env.LOG_LEVEL || undefined);
+  if (format !== undefined && format !== "json" && format !== "human")
+    throw new UsageError(`invalid log format "${format}"`, { hint: "use json or human" });
+  if (level !== undefined && !isLogLevel(level))
+    throw new UsageError(`invalid log level "${level}"`, { hint: "use debug, info, warn or error" });
+  if (format || level) {
+    const base = defaults.logger && !("info" in defaults.logger) ? (defaults.logger as LoggerOptions) : {};
+    options.logger = {
+      ...base,
+      ...(format ? { format: format as LogFormat } : {}),
+      ...(level && isLogLevel(level) ? { level } : {}),
+    };
+  }
+  return options;
+}
