@@ -6,12 +6,17 @@ import { colorEnabled, palette } from "../common/color.js";
 import { ExitCode, formatLocation, isTsopError } from "../common/errors.js";
 import { tsopVersion } from "../common/version.js";
 import { completionCommand } from "./completion.js";
+import { createCommand } from "./create.js";
+import { initCommand } from "./init.js";
+import { olmCommand } from "./olm.js";
 import { versionCommand } from "./version.js";
 
-export function buildProgram(): Command {
-  const program = new Command("tsop")
-    .description("Scaffold, generate, bundle and ship Kubernetes operators written in TypeScript")
-    .version(tsopVersion(), "--version", "print tsop's version")
+export function buildProgram({ versionFlag = true }: { versionFlag?: boolean } = {}): Command {
+  const program = new Command("tsop").description(
+    "Scaffold, generate, bundle and ship Kubernetes operators written in TypeScript",
+  );
+  if (versionFlag) program.version(tsopVersion(), "--version", "print tsop's version");
+  program
     .option("-q, --quiet", "print only data and errors")
     .option("-v, --verbose", "print debug detail on stderr")
     .option("--no-color", "disable colors (also: NO_COLOR=1, TERM=dumb)")
@@ -24,6 +29,9 @@ export function buildProgram(): Command {
 
   // Command groups, in the order of the operator workflow. A group is added here only once it works.
   program.addCommand(versionCommand());
+  program.addCommand(initCommand());
+  program.addCommand(createCommand());
+  program.addCommand(olmCommand());
   program.addCommand(completionCommand(() => program));
 
   applyRecursively(program, (c) => c.exitOverride());
@@ -37,7 +45,9 @@ function applyRecursively(command: Command, fn: (c: Command) => void): void {
 
 /** Runs the CLI and returns the exit code; never calls process.exit. */
 export async function run(argv: readonly string[]): Promise<number> {
-  const program = buildProgram();
+  // `--version` after a subcommand is that command's own flag (`create api --version v1`), as in cobra.
+  const firstCommand = argv.findIndex((arg) => !arg.startsWith("-"));
+  const program = buildProgram({ versionFlag: firstCommand < 0 || argv.indexOf("--version") < firstCommand });
   try {
     await program.parseAsync([...argv], { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : ExitCode.ok;

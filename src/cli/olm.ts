@@ -1,0 +1,144 @@
+// `tsop olm install | status | uninstall`: flags → options → src/olm (imported lazily) → output.
+import { Command } from "commander";
+import { OLM_VERSION } from "../common/pins.js";
+import { type CliContext, cliContext } from "./context.js";
+import { addClusterFlags, type ClusterFlags, timeoutOption } from "./flags.js";
+import { formatTable, outputOption, renderData } from "./output.js";
+
+interface ManifestFlags {
+  version?: string;
+  manifests?: string;
+  baseUrl?: string;
+  cacheDir?: string;
+}
+
+interface CommonFlags extends ClusterFlags, ManifestFlags {
+  timeout: number;
+  output: "table" | "json" | "yaml";
+  force?: boolean;
+}
+
+function manifestFlags(command: Command, versionHelp: string): Command {
+  return command
+    .option("--version <version>", versionHelp)
+    .option(
+      "--manifests <dir|url>",
+      "read crds.yaml and olm.yaml from this directory or URL instead of the release (offline use)",
+    )
+    .option(
+      "--base-url <url>",
+      "base URL of OLM's releases (default: $TSOP_OLM_RELEASES_URL or https://github.com/operator-framework/operator-lifecycle-manager/releases)",
+    )
+    .option(
+      "--cache-dir <dir>",
+      "where downloaded manifests are cached per version (default: $TSOP_CACHE_DIR or ~/.cache/tsop)",
+    );
+}
+
+function baseOptions(flags: CommonFlags, ctx: CliContext) {
+  return {
+    kubeconfig: flags.kubeconfig,
+    context: flags.context,
+    env: ctx.env,
+    interactive: ctx.interactive,
+    cwd: ctx.cwd,
+    reporter: ctx.reporter,
+    timeoutMs: flags.timeout,
+    version: flags.version,
+    manifests: flags.manifests,
+    baseUrl: flags.baseUrl,
+    cacheDir: flags.cacheDir,
+  };
+}
+
+interface Row {
+  name: string;
+  namespace: string;
+  kind: string;
+  status: string;
+}
+
+function table(rows: Row[]): string {
+  return formatTable(
+    ["NAME", "NAMESPACE", "KIND", "STATUS"],
+    rows.map((r) => [r.name, r.namespace, r.kind, r.status]),
+  );
+}
+
+export function olmCommand(): Command {
+  const olm = new Command("olm").description(
+    "install, check and remove the Operator Lifecycle Manager (OLM) in a cluster",
+  );
+
+  const install = manifestFlags(
+    new Command("install"),
+    `OLM release to install, or "latest" (default: ${OLM_VERSION})`,
+  )
+    .description("install OLM and wait until it is ready")
+    .option("--force", "apply over an existing, partial install of the same version (repair)")
+    .addOption(timeoutOption("5m"))
+    .addOption(outputOption(["table", "json", "yaml"]));
+  addClusterFlags(install, { namespace: false });
+  install.action(async (flags: CommonFlags, command: Command) => {
+    const ctx = await cliContext(command);
+    const { olmInstall } = await import("../olm/index.js");
+    const result = await olmInstall({
+      ...baseOptions(flags, ctx),
+      version: flags.version ?? OLM_VERSION,
+      force: flags.force,
+    });
+    if (flags.output !== "table") return ctx.out(await renderData(result, flags.output));
+    ctx.out(table(result.rows));
+  });
+
+  const status = manifestFlags(
+    new Command("status"),
+    "OLM release whose object list to check (default: the installed one)",
+  )
+    .description("report the health of each OLM object; exit code 0 only when OLM is healthy")
+    .addOption(timeoutOption("2m"))
+    .addOption(outputOption(["table", "json", "yaml"]));
+  addClusterFlags(status, { namespace: false });
+  status.action(async (flags: CommonFlags, command: Command) => {
+    const ctx = await cliContext(command);
+    const { olmStatus } = await import("../olm/index.js");
+    const result = await olmStatus(baseOptions(flags, ctx));
+    if (result.verdict !== "healthy") process.exitCode = 1;
+    if (flags.output !== "table") return ctx.out(await renderData(result, flags.output));
+    const lines: string[] = [];
+    if (result.managedBy) {
+      lines.push(
+        `OLM is managed by the platform (${result.managedBy.platform}, namespace ${result.managedBy.namespace}).`,
+      );
+    }
+    if (result.verdict === "absent") {
+      ctx.out("OLM is not installed.");
+      return;
+    }
+    ctx.out(table(result.rows));
+    const unhealthy = result.rows.filter((r) => !r.healthy).length;
+    lines.push(
+      `OLM${result.version ? ` ${result.version}` : ""}: ${result.verdict}${unhealthy ? ` (${unhealthy} of ${result.rows.length} objects not healthy)` : ""}`,
+    );
+    ctx.out(lines.join("\n"));
+  });
+
+  const uninstall = manifestFlags(
+    new Command("uninstall"),
+    "OLM release to remove (default: the installed one)",
+  )
+    .description("remove OLM; refuses while operators installed through OLM remain")
+    .option("--force", "also delete the operators (CSVs and Subscriptions) that OLM installed")
+    .addOption(timeoutOption("5m"))
+    .addOption(outputOption(["table", "json", "yaml"]));
+  addClusterFlags(uninstall, { namespace: false });
+  uninstall.action(async (flags: CommonFlags, command: Command) => {
+    const ctx = await cliContext(command);
+    const { olmUninstall } = await import("../olm/index.js");
+    const result = await olmUninstall({ ...baseOptions(flags, ctx), force: flags.force });
+    if (flags.output !== "table") return ctx.out(await renderData(result, flags.output));
+    ctx.out(table(result.deleted.map((d) => ({ ...d, status: "Deleted" }))));
+  });
+
+  return olm.addCommand(install).addCommand(status).addCommand(uninstall);
+}

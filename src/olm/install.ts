@@ -1,0 +1,176 @@
+// `tsop olm install`: load the release manifests → refuse if OLM (or part of it) is already there →
+// apply CRDs, wait Established, apply the rest (server-side apply) → wait for OLM's deployments and
+// the packageserver CSV → report the status table. On failure, delete what this run created.
+import { TsopError } from "../common/errors.js";
+import type { Reporter } from "../common/reporter.js";
+import type { KubeClient } from "../kube/client.js";
+import {
+  type AppliedObject,
+  applyAll,
+  describeRef,
+  goneCheck,
+  isCrd,
+  type ObjectRef,
+  type WaitTarget,
+  waitFor,
+} from "../kube/index.js";
+import { describeFound, detectOlm } from "./detect.js";
+import { csvCheck, healthOf } from "./health.js";
+import { messages } from "./messages.js";
+import { loadRelease, normalizeVersion, type OlmRelease, packageserverCsv } from "./release.js";
+import {
+  connect,
+  type OlmClusterOptions,
+  type OlmManifestOptions,
+  type OlmStatus,
+  statusOf,
+} from "./status.js";
+
+export interface InstallOptions extends OlmClusterOptions, OlmManifestOptions {
+  /** Apply over an existing install of the same version (repairs a partial install). */
+  force?: boolean;
+}
+
+export interface InstallResult extends OlmStatus {
+  version: string;
+  source: { origin: OlmRelease["origin"]; location: string };
+  applied: AppliedObject[];
+}
+
+export async function olmInstall(options: InstallOptions): Promise<InstallResult> {
+  const started = Date.now();
+  const remaining = () => Math.max(1000, options.timeoutMs - (Date.now() - started));
+  const reporter = options.reporter;
+  const release = await loadRelease({ ...options, env: options.env ?? process.env, reporter });
+  const client = await connect(options);
+  try {
+    reporter.info("Checking for an existing OLM");
+    const existing = await detectOlm(client);
+    if (existing.managedBy) {
+      const m = messages.platformManaged(existing.managedBy.platform, existing.managedBy.namespace);
+      throw new TsopError(m.message, { hint: m.hint });
+    }
+    if (existing.found.length > 0) {
+      if (!options.force) {
+        const m = messages.alreadyInstalled(describeFound(existing));
+        throw new TsopError(m.message, { hint: m.hint });
+      }
+      if (
+        existing.version &&
+        release.version !== "unknown" &&
+        existing.version !== normalizeVersion(release.version)
+      ) {
+        const m = messages.forceVersionMismatch(existing.version, release.version);
+        throw new TsopError(m.message, { hint: m.hint });
+      }
+      reporter.warn(
+        `--force: applying OLM ${release.version} over ${existing.found.length} existing OLM object(s)`,
+      );
+    }
+
+    const created: ObjectRef[] = [];
+    let applied: AppliedObject[] = [];
+    try {
+      reporter.info(`Installing OLM ${release.version}`);
+      applied = await applyAll(client, [...release.crds, ...release.resources], {
+        reporter,
+        timeoutMs: remaining(),
+        onApplied: (a) => {
+          if (a.action === "created") created.push(a.ref);
+        },
+      });
+      await waitFor(client, readinessTargets(release), {
+        timeoutMs: remaining(),
+        reporter,
+        what: "OLM to become ready",
+      });
+    } catch (error) {
+      throw await rollback(client, created, error, release.version, reporter);
+    }
+    const status = await statusOf(client, { ...existing, found: [] }, release);
+    reporter.success(`OLM ${release.version} installed`);
+    return {
+      ...status,
+      version: release.version,
+      source: { origin: release.origin, location: release.location },
+      applied,
+    };
+  } finally {
+    client.close();
+  }
+}
+
+/** What "installed" means: OLM's deployments rolled out and the packageserver CSV Succeeded. */
+export function readinessTargets(release: OlmRelease): WaitTarget[] {
+  const targets: WaitTarget[] = [];
+  for (const d of release.resources.filter((o) => o.kind === "Deployment")) {
+    targets.push({
+      ref: {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        namespace: d.metadata.namespace ?? "default",
+        name: d.metadata.name ?? "",
+      },
+      check: (obj) => healthOf("Deployment", obj),
+    });
+  }
+  const csv = packageserverCsv(release.resources);
+  if (csv) {
+    const namespace = csv.metadata.namespace ?? "default";
+    for (const d of (csv.spec?.install?.spec?.deployments ?? []) as Array<{ name?: string }>) {
+      if (!d.name) continue;
+      targets.push({
+        ref: { apiVersion: "apps/v1", kind: "Deployment", namespace, name: d.name },
+        check: (obj) => healthOf("Deployment", obj),
+      });
+    }
+    targets.push({
+      ref: { apiVersion: csv.apiVersion, kind: csv.kind, namespace, name: csv.metadata.name ?? "" },
+      check: csvCheck,
+    });
+  }
+  return targets;
+}
+
+/** Deletes what this run created (namespaced objects, then cluster-scoped, namespaces, CRDs last). */
+async function rollback(
+  client: KubeClient,
+  created: ObjectRef[],
+  cause: unknown,
+  version: string,
+  reporter: Reporter,
+): Promise<unknown> {
+  const original = cause instanceof Error ? cause : new Error(String(cause));
+  if (created.length === 0) return cause;
+  reporter.warn(`install failed; removing the ${created.length} object(s) this run created`);
+  const order = (ref: ObjectRef) => (isCrd(ref) ? 3 : ref.kind === "Namespace" ? 2 : ref.namespace ? 0 : 1);
+  const ordered = [...created].reverse().sort((a, b) => order(a) - order(b));
+  const left: string[] = [];
+  for (const ref of ordered) {
+    try {
+      await client.delete(ref);
+    } catch (error) {
+      left.push(`${describeRef(ref)} (${(error as Error).message})`);
+    }
+  }
+  try {
+    await waitFor(
+      client,
+      ordered.map((ref) => ({ ref, check: goneCheck })),
+      { timeoutMs: 60_000, reporter, what: "the partial install to be removed" },
+    );
+  } catch (error) {
+    left.push(`some objects are still being deleted: ${(error as Error).message.split("\n")[0]}`);
+  }
+  const summary =
+    left.length === 0
+      ? "the cluster was left as it was before the install (everything this run created was removed)"
+      : `these objects could not be removed:\n${left.map((l) => `  - ${l}`).join("\n")}`;
+  const exitCode = original instanceof TsopError ? original.exitCode : 1;
+  const hint = original instanceof TsopError ? original.hint : undefined;
+  return new TsopError(`${messages.installFailed(version, original.message)}\n${summary}`, {
+    hint,
+    exitCode,
+    cause,
+  });
+}

@@ -1,0 +1,58 @@
+// User-facing text of `tsop olm`, in one place so tests can match it.
+import type { Message } from "../kube/messages.js";
+
+export const messages = {
+  badVersion: (version: string): Message => ({
+    message: `"${version}" is not an OLM version`,
+    hint: 'use a release such as "v0.28.0" (or "0.28.0"), or "latest"',
+  }),
+  latestUnresolved: (url: string, detail: string): Message => ({
+    message: `cannot resolve the latest OLM release from ${url}: ${detail}`,
+    hint: "pass --version with a concrete release (e.g. --version v0.28.0), or --manifests for offline use",
+  }),
+  downloadFailed: (url: string, detail: string): Message => ({
+    message: `cannot download ${url}: ${detail}`,
+    hint: "check the version and network (HTTPS_PROXY is honoured); offline, pass --manifests <dir> holding crds.yaml and olm.yaml",
+  }),
+  notFound404: (url: string, version: string): Message => ({
+    message: `OLM release ${version} has no asset at ${url} (404)`,
+    hint: "check that the release exists and ships crds.yaml and olm.yaml; some releases (e.g. v0.29.0) do not",
+  }),
+  manifestsMissing: (dir: string, file: string): Message => ({
+    message: `${file} is missing from ${dir}`,
+    hint: "--manifests must name a directory (or URL) holding OLM's release assets crds.yaml and olm.yaml",
+  }),
+  badManifest: (file: string, detail: string): Message => ({
+    message: `${file}: ${detail}`,
+    hint: "use OLM's release assets crds.yaml and olm.yaml unmodified",
+  }),
+  alreadyInstalled: (found: string[]): Message => ({
+    message: `OLM is already installed (or partly installed); found:\n${found.map((f) => `  - ${f}`).join("\n")}`,
+    hint: "check it with `tsop olm status`; remove it with `tsop olm uninstall`, or repair an install of the same version with `tsop olm install --force`",
+  }),
+  forceVersionMismatch: (installed: string, wanted: string): Message => ({
+    message: `--force can only repair an install of the same version: OLM ${installed} is installed, ${wanted} was requested`,
+    hint: "OLM cannot be upgraded by re-applying manifests; run `tsop olm uninstall` first",
+  }),
+  platformManaged: (platform: string, namespace: string): Message => ({
+    message: `OLM is managed by the platform (${platform}, namespace ${namespace}); tsop does not install or remove it`,
+    hint: "use the OLM that the platform provides; `tsop olm status` shows its health",
+  }),
+  notInstalled: (): Message => ({
+    message: "OLM is not installed in this cluster (no OLM CRDs, deployments or packageserver CSV found)",
+    hint: "install it with `tsop olm install`",
+  }),
+  versionUnknown: (): Message => ({
+    message: "cannot tell which OLM version is installed: the packageserver CSV has no olm.version label",
+    hint: "pass --version with the installed version",
+  }),
+  versionMismatch: (installed: string, wanted: string): Message => ({
+    message: `OLM ${installed} is installed, but --version ${wanted} was given`,
+    hint: `drop --version or pass --version ${installed}`,
+  }),
+  operatorsRemain: (operators: string[]): Message => ({
+    message: `operators installed through OLM are still present; uninstalling OLM would remove them too:\n${operators.map((o) => `  - ${o}`).join("\n")}`,
+    hint: "remove them first (tsop cleanup <package>), or pass --force to delete them together with OLM",
+  }),
+  installFailed: (version: string, detail: string): string => `installing OLM ${version} failed: ${detail}`,
+};

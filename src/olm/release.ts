@@ -1,0 +1,220 @@
+// Where OLM's release manifests come from: a local directory or URL (--manifests, for offline and
+// air-gapped use), the on-disk cache (one directory per version), or OLM's GitHub release assets
+// (crds.yaml, olm.yaml) under a configurable base URL. "latest" is resolved through the
+// releases/latest redirect, never GitHub's rate-limited API, and recorded as the concrete version.
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseAllDocuments } from "yaml";
+import { InvalidInputError, TsopError, UsageError } from "../common/errors.js";
+import { writeFilesAtomic } from "../common/fs.js";
+import type { Reporter } from "../common/reporter.js";
+import { download } from "../kube/http.js";
+import { isCrd, type KubeObject } from "../kube/objects.js";
+import { messages } from "./messages.js";
+
+export const DEFAULT_RELEASES_URL =
+  "https://github.com/operator-framework/operator-lifecycle-manager/releases";
+const ASSETS = ["crds.yaml", "olm.yaml"] as const;
+
+export interface ReleaseOptions {
+  /** "v0.28.0", "0.28.0" or "latest"; undefined with --manifests means "read it from olm.yaml". */
+  version?: string;
+  /** Directory or http(s) URL holding crds.yaml and olm.yaml. */
+  manifests?: string;
+  /** Base of the release download URLs (default: OLM's GitHub releases; env TSOP_OLM_RELEASES_URL). */
+  baseUrl?: string;
+  /** Cache root (default $TSOP_CACHE_DIR or $XDG_CACHE_HOME/tsop or ~/.cache/tsop). */
+  cacheDir?: string;
+  env: NodeJS.ProcessEnv;
+  cwd?: string;
+  reporter: Reporter;
+}
+
+export interface OlmRelease {
+  version: string;
+  crds: KubeObject[];
+  resources: KubeObject[];
+  origin: "directory" | "url" | "cache" | "download";
+  /** The directory, URL or cache path the manifests were read from. */
+  location: string;
+}
+
+/** "0.28.0" → "v0.28.0"; keeps "latest"; rejects anything else. */
+export function normalizeVersion(version: string): string {
+  const v = version.trim();
+  if (v === "latest") return v;
+  if (/^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(v)) return v.startsWith("v") ? v : `v${v}`;
+  const m = messages.badVersion(version);
+  throw new UsageError(m.message, { hint: m.hint });
+}
+
+export function defaultCacheDir(env: NodeJS.ProcessEnv): string {
+  if (env.TSOP_CACHE_DIR) return env.TSOP_CACHE_DIR;
+  const base = env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache");
+  return join(base, "tsop");
+}
+
+export async function loadRelease(options: ReleaseOptions): Promise<OlmRelease> {
+  const reporter = options.reporter;
+  if (options.manifests) {
+    const isUrl = /^https?:\/\//.test(options.manifests);
+    const location = isUrl
+      ? options.manifests.replace(/\/$/, "")
+      : resolve(options.cwd ?? process.cwd(), options.manifests);
+    const texts = isUrl ? await fetchAssets(location, "", options.env) : await readAssets(location);
+    const release = parseRelease(texts, location, isUrl ? "url" : "directory", options.version);
+    reporter.info(`Using OLM ${release.version} manifests from ${location}`);
+    return release;
+  }
+  const baseUrl = (options.baseUrl ?? options.env.TSOP_OLM_RELEASES_URL ?? DEFAULT_RELEASES_URL).replace(
+    /\/$/,
+    "",
+  );
+  let version = normalizeVersion(options.version ?? "latest");
+  if (version === "latest") {
+    version = await resolveLatest(baseUrl, options.env);
+    reporter.info(`Resolved OLM "latest" to ${version}`);
+  }
+  const cacheDir = join(options.cacheDir ?? defaultCacheDir(options.env), "olm", version);
+  if (ASSETS.every((a) => existsSync(join(cacheDir, a)))) {
+    const release = parseRelease(await readAssets(cacheDir), cacheDir, "cache", version);
+    reporter.info(`Using cached OLM ${version} manifests from ${cacheDir}`);
+    return release;
+  }
+  const url = `${baseUrl}/download/${version}`;
+  reporter.info(`Downloading OLM ${version} manifests from ${url}`);
+  const texts = await fetchAssets(url, version, options.env);
+  const release = parseRelease(texts, url, "download", version);
+  // Cache only what parsed; both files or neither.
+  await writeFilesAtomic(ASSETS.map((a) => ({ path: join(cacheDir, a), data: texts[a] })));
+  reporter.debug(`cached in ${cacheDir}`);
+  return release;
+}
+
+async function resolveLatest(baseUrl: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const url = `${baseUrl}/latest`;
+  let res: Awaited<ReturnType<typeof download>>;
+  try {
+    res = await download(url, { env, followRedirects: false, timeoutMs: 30_000 });
+  } catch (error) {
+    const m = messages.latestUnresolved(url, (error as Error).message);
+    throw new TsopError(m.message, { hint: m.hint, cause: error });
+  }
+  const location = res.headers.location;
+  const match = typeof location === "string" ? /\/tag\/([^/?#]+)\/?$/.exec(location) : null;
+  if (res.statusCode < 300 || res.statusCode >= 400 || !match) {
+    const m = messages.latestUnresolved(
+      url,
+      `expected a redirect to .../tag/<version>, got ${res.statusCode}`,
+    );
+    throw new TsopError(m.message, { hint: m.hint });
+  }
+  return normalizeVersion(decodeURIComponent(match[1]!));
+}
+
+async function fetchAssets(
+  baseUrl: string,
+  version: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Record<(typeof ASSETS)[number], string>> {
+  const out: Record<string, string> = {};
+  for (const asset of ASSETS) {
+    const url = `${baseUrl}/${asset}`;
+    let res: Awaited<ReturnType<typeof download>>;
+    try {
+      res = await download(url, { env });
+    } catch (error) {
+      const m = messages.downloadFailed(
+        url,
+        (error as NodeJS.ErrnoException).code ?? (error as Error).message,
+      );
+      throw new TsopError(m.message, { hint: m.hint, cause: error });
+    }
+    if (res.statusCode === 404) {
+      const m = messages.notFound404(url, version || baseUrl);
+      throw new TsopError(m.message, { hint: m.hint });
+    }
+    if (res.statusCode !== 200) {
+      const m = messages.downloadFailed(url, `HTTP ${res.statusCode}`);
+      throw new TsopError(m.message, { hint: m.hint });
+    }
+    out[asset] = res.body.toString("utf8");
+  }
+  return out as Record<(typeof ASSETS)[number], string>;
+}
+
+async function readAssets(dir: string): Promise<Record<(typeof ASSETS)[number], string>> {
+  const out: Record<string, string> = {};
+  for (const asset of ASSETS) {
+    const path = join(dir, asset);
+    if (!existsSync(path)) {
+      const m = messages.manifestsMissing(dir, asset);
+      throw new InvalidInputError(m.message, { hint: m.hint });
+    }
+    out[asset] = await readFile(path, "utf8");
+  }
+  return out as Record<(typeof ASSETS)[number], string>;
+}
+
+function parseDocs(text: string, where: string): KubeObject[] {
+  const objects: KubeObject[] = [];
+  const docs = parseAllDocuments(text);
+  const list = Array.isArray(docs) ? docs : [docs];
+  for (const [index, doc] of list.entries()) {
+    if (doc.errors.length > 0) {
+      const m = messages.badManifest(
+        where,
+        `document ${index + 1} is not valid YAML: ${doc.errors[0]!.message}`,
+      );
+      throw new InvalidInputError(m.message, { hint: m.hint });
+    }
+    const value = doc.toJS() as KubeObject | null;
+    if (value === null || value === undefined) continue;
+    if (typeof value !== "object" || !value.apiVersion || !value.kind || !value.metadata?.name) {
+      const m = messages.badManifest(
+        where,
+        `document ${index + 1} is not a Kubernetes object (apiVersion, kind and metadata.name are required)`,
+      );
+      throw new InvalidInputError(m.message, { hint: m.hint });
+    }
+    objects.push(value);
+  }
+  return objects;
+}
+
+function parseRelease(
+  texts: Record<(typeof ASSETS)[number], string>,
+  location: string,
+  origin: OlmRelease["origin"],
+  version: string | undefined,
+): OlmRelease {
+  const crds = parseDocs(texts["crds.yaml"], `${location}/crds.yaml`);
+  const resources = parseDocs(texts["olm.yaml"], `${location}/olm.yaml`);
+  const notCrd = crds.find((o) => !isCrd(o));
+  if (notCrd || crds.length === 0) {
+    const m = messages.badManifest(
+      `${location}/crds.yaml`,
+      notCrd
+        ? `holds a ${notCrd.kind}, not only CustomResourceDefinitions`
+        : "holds no CustomResourceDefinitions",
+    );
+    throw new InvalidInputError(m.message, { hint: m.hint });
+  }
+  if (resources.length === 0) {
+    const m = messages.badManifest(`${location}/olm.yaml`, "holds no objects");
+    throw new InvalidInputError(m.message, { hint: m.hint });
+  }
+  const label = packageserverCsv(resources)?.metadata.labels?.["olm.version"];
+  const resolved = version ? normalizeVersion(version) : label ? normalizeVersion(label) : "unknown";
+  return { version: resolved, crds, resources, origin, location };
+}
+
+export function packageserverCsv(objects: KubeObject[]): KubeObject | undefined {
+  return objects.find(
+    (o) =>
+      o.kind === "ClusterServiceVersion" &&
+      (o.metadata.name === "packageserver" || o.metadata.name?.startsWith("packageserver.")),
+  );
+}
