@@ -1,0 +1,49 @@
+// Finds the project a command runs in: the nearest directory at or above cwd holding PROJECT.
+import { readFile, stat } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { TsopError } from "../common/errors.js";
+import { defaultPlural } from "../common/plural.js";
+import { parseProject } from "./file.js";
+import type { Project } from "./types.js";
+
+export const PROJECT_FILE = "PROJECT";
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The nearest directory at or above `cwd` that holds a PROJECT file, or undefined. */
+export async function findProjectRoot(cwd: string): Promise<string | undefined> {
+  let dir = resolve(cwd);
+  for (;;) {
+    if (await isFile(join(dir, PROJECT_FILE))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** Reads the PROJECT file of the project that contains `cwd`; plurals are filled in with the default. */
+export async function readProject(cwd: string): Promise<Project> {
+  const root = await findProjectRoot(cwd);
+  if (root === undefined) {
+    throw new TsopError(`no ${PROJECT_FILE} file in ${resolve(cwd)} or any directory above it`, {
+      hint: "run this command inside a project created by `tsop init`",
+    });
+  }
+  return readProjectFrom(root);
+}
+
+/** Reads `<root>/PROJECT` (no discovery). */
+export async function readProjectFrom(root: string): Promise<Project> {
+  const file = join(root, PROJECT_FILE);
+  const project = parseProject(await readFile(file, "utf8"), file, root);
+  for (const resource of project.resources) {
+    if (!resource.plural) resource.plural = defaultPlural(resource.kind);
+  }
+  return project;
+}

@@ -1,0 +1,60 @@
+// Writes PROJECT text. A new file is rendered from scratch; later changes go through the yaml
+// Document API so the user's comments, key order and extra keys survive.
+import { isSeq, parseDocument, stringify } from "yaml";
+import { InvalidInputError } from "../common/errors.js";
+import { LAYOUT, type Project, type ProjectResource } from "./types.js";
+
+const HEADER = [
+  "# tsop project facts: `tsop create api` adds to resources; generate and bundle read this file.",
+  "# Edits are kept (tsop changes this file through a YAML editor that preserves comments).",
+];
+
+type NewProject = Omit<Project, "root" | "layout" | "resources" | "version">;
+
+export function renderNewProject(project: NewProject): string {
+  const body: Record<string, unknown> = {
+    domain: project.domain,
+    image: project.image,
+    layout: [LAYOUT],
+    license: project.license,
+    owner: project.owner,
+    projectName: project.projectName,
+    repo: project.repo,
+    resources: [],
+    version: "3",
+  };
+  for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
+  return `${HEADER.join("\n")}\n${stringify(body)}`;
+}
+
+/** The PROJECT entry for a resource, with keys in a fixed order. */
+function resourceEntry(resource: ProjectResource): Record<string, unknown> {
+  const entry: Record<string, unknown> = {};
+  if (resource.api) entry.api = { crdVersion: resource.api.crdVersion, namespaced: resource.api.namespaced };
+  entry.controller = resource.controller;
+  entry.domain = resource.domain;
+  entry.group = resource.group;
+  entry.kind = resource.kind;
+  if (resource.path) entry.path = resource.path;
+  entry.plural = resource.plural;
+  entry.version = resource.version;
+  return entry;
+}
+
+/** Appends a resource to PROJECT text, keeping everything else as written. */
+export function addResourceToProject(text: string, file: string, resource: ProjectResource): string {
+  const doc = parseDocument(text);
+  const resources = doc.get("resources", true);
+  if (resources === undefined || resources === null || (isSeq(resources) && resources.items.length === 0)) {
+    // `resources: []` is a flow sequence; replace it so the result reads as block YAML.
+    doc.set("resources", doc.createNode([resourceEntry(resource)]));
+  } else if (isSeq(resources)) {
+    resources.add(doc.createNode(resourceEntry(resource)));
+  } else {
+    throw new InvalidInputError(`${file}: resources must be a list`, {
+      location: { file },
+      hint: "fix PROJECT by hand, then run the command again",
+    });
+  }
+  return doc.toString();
+}

@@ -1,0 +1,181 @@
+// `tsop init`: validate every option at once, refuse a non-empty directory, render the project
+// (templates/init/** plus package.json and PROJECT) in memory, write it atomically, then install.
+import { readdir } from "node:fs/promises";
+import { basename, resolve } from "node:path";
+import { AggregateTsopError, ExitCode, UsageError } from "../common/errors.js";
+import type { Reporter } from "../common/reporter.js";
+import { checkDomain, checkProjectName, PROJECT_FILE, renderNewProject } from "../project/index.js";
+import { checkImage, splitImage } from "./image.js";
+import { type FileAction, type FileResult, executePlan } from "./machinery.js";
+import { messages } from "./messages.js";
+import { renderPackageJson, type TsopCommands } from "./package-json.js";
+import { installDependencies } from "./install.js";
+import { listTemplates, targetPath } from "./templates.js";
+import { defaultTsopDependency, SCORECARD_IMAGE } from "./versions.js";
+
+export interface InitOptions {
+  /** The project directory (created when missing). */
+  dir: string;
+  domain: string;
+  /** Default: the directory's name. */
+  projectName?: string;
+  owner?: string;
+  license?: "apache2" | "none";
+  repo?: string;
+  /** Default: `<domain>/<projectName>:0.0.1`. */
+  image?: string;
+  /** Scaffold into a non-empty directory, overwriting files tsop writes (each one reported). */
+  force?: boolean;
+  /** How package.json depends on tsop; default `^<this tsop's version>`. */
+  tsopDependency?: string;
+  /** Run `npm install` afterwards (default true). */
+  install?: boolean;
+  /** tsop commands available, so the scaffolded scripts name only commands that exist. */
+  commands?: TsopCommands;
+}
+
+export interface InitResult {
+  dir: string;
+  projectName: string;
+  image: string;
+  files: FileResult[];
+  installed: boolean;
+}
+
+/** The project name init would use for a directory (its name, when that is a valid label). */
+export function defaultProjectName(dir: string): string {
+  return basename(resolve(dir));
+}
+
+/** Every problem with the options, for one error listing them all. */
+export function checkInitOptions(options: InitOptions): string[] {
+  const problems: string[] = [];
+  const domainProblem = checkDomain(options.domain);
+  if (domainProblem) problems.push(domainProblem);
+  const projectName = options.projectName ?? defaultProjectName(options.dir);
+  const nameProblem = checkProjectName(projectName);
+  if (nameProblem) {
+    problems.push(
+      options.projectName === undefined
+        ? `${nameProblem.replace("--project-name", "the directory name")}; pass --project-name`
+        : nameProblem,
+    );
+  }
+  if (options.image !== undefined) {
+    const imageProblem = checkImage(options.image);
+    if (imageProblem) problems.push(imageProblem);
+  }
+  return problems;
+}
+
+/** Directory entries that make a directory "not empty" (a fresh `git init` is fine). */
+async function existingEntries(dir: string): Promise<string[] | undefined> {
+  try {
+    return (await readdir(dir)).filter((name) => name !== ".git").sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+function licenseHeader(license: "apache2" | "none", owner: string): string {
+  if (license === "none") return "";
+  return [
+    `// Copyright ${owner}.`,
+    "// Licensed under the Apache License, Version 2.0; see http://www.apache.org/licenses/LICENSE-2.0.",
+    "",
+    "",
+  ].join("\n");
+}
+
+export async function init(options: InitOptions, reporter: Reporter): Promise<InitResult> {
+  const dir = resolve(options.dir);
+  const problems = checkInitOptions(options);
+  if (problems.length > 0) {
+    throw new AggregateTsopError(messages.invalidOptions, problems, {
+      hint: messages.invalidOptionsHint,
+      exitCode: ExitCode.usage,
+    });
+  }
+  const entries = await existingEntries(dir);
+  if (entries?.includes(PROJECT_FILE)) {
+    throw new UsageError(messages.alreadyProject(dir), { hint: messages.alreadyProjectHint });
+  }
+  if (entries && entries.length > 0 && !options.force) {
+    throw new UsageError(messages.notEmpty(dir, entries), { hint: messages.notEmptyHint });
+  }
+
+  const projectName = options.projectName ?? defaultProjectName(dir);
+  const license = options.license ?? "apache2";
+  const owner = options.owner ?? `The ${projectName} Authors`;
+  const image = options.image ?? `${options.domain}/${projectName}:0.0.1`;
+  const { name: imageName, tag: imageTag } = splitImage(image)!;
+  const commands = options.commands ?? new Set<string>();
+  const data = {
+    projectName,
+    domain: options.domain,
+    namespace: `${projectName}-system`,
+    image,
+    imageName,
+    imageTag,
+    owner,
+    repo: options.repo ?? "",
+    header: licenseHeader(license, owner),
+    leaderElectionId: `${projectName}.${options.domain}`,
+    scorecardImage: SCORECARD_IMAGE,
+    hasGenerate: commands.has("generate"),
+    hasBundle: commands.has("bundle"),
+    hasBundleValidate: commands.has("bundle validate"),
+    hasRunBundle: commands.has("run bundle"),
+    hasCleanup: commands.has("cleanup"),
+  };
+
+  // Docs and ignore files may be the user's own: kept when they exist. Everything else collides.
+  const keepIfExists = new Set(["README.md", ".gitignore", ".dockerignore"]);
+  const actions: FileAction[] = [];
+  for (const template of await listTemplates("init")) {
+    const path = targetPath(template, "init");
+    actions.push({ kind: "template", path, template, ifExists: keepIfExists.has(path) ? "skip" : "error" });
+  }
+  actions.push({
+    kind: "template",
+    path: "package.json",
+    content: renderPackageJson({
+      projectName,
+      license,
+      image,
+      commands,
+      tsopDependency: options.tsopDependency ?? defaultTsopDependency(),
+      ...(options.repo ? { repo: options.repo } : {}),
+    }),
+    ifExists: "error",
+  });
+  const projectFile: Parameters<typeof renderNewProject>[0] = {
+    domain: options.domain,
+    projectName,
+    image,
+    license,
+    owner,
+  };
+  if (options.repo) projectFile.repo = options.repo;
+  actions.push({
+    kind: "template",
+    path: PROJECT_FILE,
+    content: renderNewProject(projectFile),
+    ifExists: "error",
+  });
+
+  const { files } = await executePlan(actions, { root: dir, data, force: options.force ?? false });
+  for (const file of files) {
+    if (file.status === "overwritten") reporter.warn(`overwrote ${file.path} (--force)`);
+    else if (file.status === "skipped") reporter.warn(`kept your ${file.path} (${file.note})`);
+  }
+  reporter.success(`scaffolded ${projectName} in ${dir} (${files.length} files)`);
+
+  let installed = false;
+  if (options.install !== false) {
+    await installDependencies(dir, reporter);
+    installed = true;
+  }
+  return { dir, projectName, image, files, installed };
+}

@@ -1,0 +1,30 @@
+// `npm install` in a new project (execa). Output is captured; on failure its tail goes into the
+// error so the user sees why without scrolling through a spinner.
+import { execa } from "execa";
+import { TsopError } from "../common/errors.js";
+import type { Reporter } from "../common/reporter.js";
+import { messages } from "./messages.js";
+
+function tail(text: string, lines = 20): string {
+  return text.trimEnd().split("\n").slice(-lines).join("\n");
+}
+
+export async function installDependencies(dir: string, reporter: Reporter): Promise<void> {
+  const progress = reporter.progress(`installing dependencies (npm install in ${dir})`);
+  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+  const result = await execa(npm, ["install", "--no-audit", "--no-fund"], {
+    cwd: dir,
+    reject: false,
+    all: true,
+    stdin: "ignore",
+  });
+  if (result.failed) {
+    progress.fail(messages.installFailed(dir));
+    const output = typeof result.all === "string" ? tail(result.all) : "";
+    throw new TsopError(`${messages.installFailed(dir)}${output ? `:\n${output}` : ""}`, {
+      hint: messages.installFailedHint,
+      cause: result,
+    });
+  }
+  progress.succeed("installed dependencies");
+}

@@ -1,0 +1,19 @@
+// User-facing text of init and create api, in one place so tests can match the wording.
+
+export const messages = {
+  missingOptions: "these values are required and there is no terminal to ask for them:",
+  missingOptionsHint: "pass them as flags (see `tsop init --help`), e.g. --domain example.com",
+  invalidOptions: "invalid options:",
+  invalidOptionsHint: "fix the values above and run the command again; nothing was written",
+  notEmpty: (dir: string, entries: readonly string[]) =>
+    `${dir} is not empty (${entries.slice(0, 5).join(", ")}${entries.length > 5 ? ", …" : ""})`,
+  notEmptyHint: "choose an empty or new directory, or pass --force to scaffold into it anyway",
+  alreadyProject: (dir: string) => `${dir} already holds a tsop project (PROJECT exists)`,
+  alreadyProjectHint: "use `tsop create api` to add to it",
+  duplicateResource: (gvk: string) => `${gvk} is already in PROJECT`,
+  duplicateResourceHint: "choose another kind or version; PROJECT lists the existing ones under resources",
+  nothingToCreate: "--resource=false and --controller=false leave nothing to scaffold",
+  nothingToCreateHint: "drop one of them",
+  installFailed: (dir: string) => `npm install failed in ${dir}`,
+  installFailedHint: "fix the problem shown above, then run `npm install` in the project",
+} as const;

@@ -1,0 +1,32 @@
+// Versions the scaffolded project depends on. Dev tools come from tsop's own package.json, so a
+// scaffolded project uses the versions tsop itself is built and tested with.
+import { readFileSync } from "node:fs";
+import { tsopVersion } from "../common/version.js";
+
+interface PackageJson {
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+}
+
+let cached: PackageJson | undefined;
+
+function tsopPackage(): PackageJson {
+  cached ??= JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as PackageJson;
+  return cached;
+}
+
+/** The range tsop itself uses for a package (a dependency or a dev dependency). */
+export function tsopRange(name: string): string {
+  const pkg = tsopPackage();
+  const range = pkg.devDependencies?.[name] ?? pkg.dependencies?.[name];
+  if (range === undefined) throw new Error(`tsop's package.json does not list ${name}`);
+  return range;
+}
+
+/** How the scaffolded project depends on tsop: the running version, unless overridden. */
+export function defaultTsopDependency(): string {
+  return `^${tsopVersion()}`;
+}
+
+/** The scorecard test image of the basic suite (the version operator-sdk v1.42 scaffolds). */
+export const SCORECARD_IMAGE = "quay.io/operator-framework/scorecard-test:v1.42.3";
