@@ -249,7 +249,9 @@ export interface LayerFile {
 export async function tarLayer(files: readonly LayerFile[]): Promise<Buffer> {
   const p = pack();
   const chunks: Buffer[] = [];
-  p.on("data", (c: Buffer) => chunks.push(c));
+  p.on("data", (c: unknown) => {
+    chunks.push(c as Buffer);
+  });
   const done = new Promise<void>((resolve, reject) => {
     p.on("end", resolve);
     p.on("error", reject);

@@ -1,0 +1,178 @@
+// Where images live in bundle manifests. A site is one string field holding an image reference,
+// with the object that holds it (so pinning assigns the field and never edits text):
+//   - every pod spec anywhere in any object (containers, initContainers, ephemeralContainers):
+//     `image` and env vars named RELATED_IMAGE_*;
+//   - in the CSV: metadata.annotations.containerImage and spec.relatedImages[].image.
+export type SiteRole = "container" | "initContainer" | "env" | "annotation" | "relatedImage";
+
+export interface ImageSite {
+  holder: Record<string, unknown>;
+  key: string;
+  value: string;
+  role: SiteRole;
+  /** Where it is, for messages: "ClusterServiceVersion memcached.v0.0.1, deployment x, container manager". */
+  where: string;
+  /** The name this site suggests for relatedImages, and a longer one used when names collide. */
+  name?: string;
+  qualifiedName?: string;
+  /** CSV install deployments only (they feed relatedImages). */
+  inCsv: boolean;
+}
+
+export interface SiteProblem {
+  where: string;
+  problem: string;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const CONTAINER_LISTS = [
+  ["containers", "container"],
+  ["initContainers", "initContainer"],
+  ["ephemeralContainers", "container"],
+] as const;
+
+export function describeObject(object: Obj): string {
+  const metadata = isObj(object.metadata) ? object.metadata : {};
+  return `${String(object.kind ?? "object")} ${String(metadata.name ?? "(unnamed)")}`;
+}
+
+function isPodSpec(node: Obj): boolean {
+  return CONTAINER_LISTS.some(([key]) => Array.isArray(node[key]) && (node[key] as unknown[]).every(isObj));
+}
+
+/** Collects image sites (and problems such as valueFrom) from one object. */
+export function findImageSites(object: Obj, sites: ImageSite[], problems: SiteProblem[]): void {
+  const isCsv = object.kind === "ClusterServiceVersion";
+  const objectWhere = describeObject(object);
+
+  const visitPodSpec = (spec: Obj, context: string, owner: string | undefined) => {
+    const containerCount = CONTAINER_LISTS.reduce(
+      (n, [key]) => n + (Array.isArray(spec[key]) ? (spec[key] as unknown[]).length : 0),
+      0,
+    );
+    for (const [key, role] of CONTAINER_LISTS) {
+      const list = spec[key];
+      if (!Array.isArray(list)) continue;
+      for (const container of list) {
+        if (!isObj(container)) continue;
+        const name = String(container.name ?? "");
+        const where = `${context}, ${role === "initContainer" ? "init container" : "container"} ${name || "(unnamed)"}`;
+        const inCsv = isCsv && owner !== undefined;
+        if (typeof container.image === "string" && container.image !== "") {
+          const qualified = owner && containerCount > 1 ? `${owner}-${name}` : (owner ?? name);
+          sites.push({
+            holder: container,
+            key: "image",
+            value: container.image,
+            role,
+            where,
+            ...(name ? { name } : {}),
+            qualifiedName: qualified || name,
+            inCsv,
+          });
+        } else if (isCsv) {
+          problems.push({ where, problem: "the container has no image" });
+        }
+        if (!Array.isArray(container.env)) continue;
+        for (const env of container.env) {
+          if (!isObj(env) || typeof env.name !== "string" || !env.name.startsWith("RELATED_IMAGE_")) continue;
+          const envWhere = `${where}, env ${env.name}`;
+          if (env.valueFrom !== undefined) {
+            problems.push({
+              where: envWhere,
+              problem: '"valueFrom" cannot be pinned; give the image as "value"',
+            });
+            continue;
+          }
+          if (typeof env.value !== "string" || env.value === "") {
+            problems.push({ where: envWhere, problem: "the variable has no value" });
+            continue;
+          }
+          const envName = env.name.slice("RELATED_IMAGE_".length).toLowerCase().replace(/_/g, "-");
+          sites.push({
+            holder: env,
+            key: "value",
+            value: env.value,
+            role: "env",
+            where: envWhere,
+            ...(envName ? { name: envName } : {}),
+            qualifiedName: `${owner ?? name}-${envName}`,
+            inCsv,
+          });
+        }
+      }
+    }
+  };
+
+  const deployments = (() => {
+    if (!isCsv || !isObj(object.spec) || !isObj(object.spec.install) || !isObj(object.spec.install.spec))
+      return [];
+    const list = object.spec.install.spec.deployments;
+    return Array.isArray(list) ? list.filter(isObj) : [];
+  })();
+  const csvPodSpecs = new Set<Obj>();
+  for (const deployment of deployments) {
+    const template =
+      isObj(deployment.spec) && isObj(deployment.spec.template) ? deployment.spec.template : undefined;
+    const podSpec = template && isObj(template.spec) ? template.spec : undefined;
+    if (!podSpec) continue;
+    csvPodSpecs.add(podSpec);
+    const name = String(deployment.name ?? "(unnamed)");
+    visitPodSpec(podSpec, `${objectWhere}, deployment ${name}`, name);
+  }
+
+  // Any other pod spec, in any object (Deployments, Jobs, CronJobs, Pods, …): pinned, not listed.
+  const walk = (node: unknown, path: string) => {
+    if (Array.isArray(node)) {
+      node.forEach((item, i) => walk(item, `${path}[${i}]`));
+      return;
+    }
+    if (!isObj(node)) return;
+    if (isPodSpec(node) && !csvPodSpecs.has(node)) {
+      visitPodSpec(node, `${objectWhere}, ${path || "spec"}`, undefined);
+      return;
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (csvPodSpecs.has(value as Obj)) continue;
+      walk(value, path ? `${path}.${key}` : key);
+    }
+  };
+  walk(object, "");
+
+  if (isCsv) {
+    const metadata = isObj(object.metadata) ? object.metadata : undefined;
+    const annotations = metadata && isObj(metadata.annotations) ? metadata.annotations : undefined;
+    if (annotations && typeof annotations.containerImage === "string" && annotations.containerImage !== "") {
+      sites.push({
+        holder: annotations,
+        key: "containerImage",
+        value: annotations.containerImage,
+        role: "annotation",
+        where: `${objectWhere}, annotation containerImage`,
+        inCsv: true,
+      });
+    }
+    const related =
+      isObj(object.spec) && Array.isArray(object.spec.relatedImages) ? object.spec.relatedImages : [];
+    related.forEach((entry, i) => {
+      if (!isObj(entry) || typeof entry.image !== "string" || entry.image === "") {
+        problems.push({
+          where: `${objectWhere}, spec.relatedImages[${i}]`,
+          problem: "the entry has no image",
+        });
+        return;
+      }
+      const name = typeof entry.name === "string" ? entry.name : "";
+      sites.push({
+        holder: entry,
+        key: "image",
+        value: entry.image,
+        role: "relatedImage",
+        where: `${objectWhere}, relatedImages ${name || `[${i}]`}`,
+        ...(name ? { name, qualifiedName: name } : {}),
+        inCsv: true,
+      });
+    });
+  }
+}

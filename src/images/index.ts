@@ -1,0 +1,22 @@
+// Images: references, the registry client and what tsop does with images.
+//   reference.ts     parse/normalise image references (docker.io, library/, ports, tags, digests)
+//   credentials.ts   auth files and docker-credential-* helpers → credentials for a registry
+//   transport.ts     HTTP(S) with CA bundles, proxies (CONNECT), timeouts, retries with backoff
+//   client.ts        OCI distribution API: ping/auth (Basic, Bearer tokens), manifests, blobs, uploads
+//   resolve.ts       distinct references → digests, concurrently
+//   pin.ts           --use-image-digests over bundle objects (image-sites.ts, related-images.ts,
+//                    lockfile.ts)
+//   bundle-image.ts  bundle dir → reproducible FROM-scratch image (layer, config, manifest)
+//   push.ts          image → registry, or → OCI image layout (oci-layout.ts)
+//   pull.ts          registry → verified blobs → safe extraction (extract.ts)
+export { RegistryClient, type RegistryClientOptions } from "./client.js";
+export { RegistryError, type RegistryFailureKind, UnsafeArchiveError } from "./errors.js";
+export { type PinOptions, type PinResult, pinBundleImages } from "./pin.js";
+export {
+  canonicalReference,
+  familiarReference,
+  type ImageReference,
+  InvalidReferenceError,
+  parseReference,
+} from "./reference.js";
+export { type Resolution, type ResolveOptions, resolveDigests } from "./resolve.js";
