@@ -1,0 +1,296 @@
+/**
+ * The OLM model: a test double of OLM's controllers that runs as an ordinary client of a
+ * Kubernetes API server (tsop/testing, with workloads mode running pods and deployments).
+ *
+ * Pipeline of one pass (triggered by watch events, and by timers for the tunable delays):
+ * snapshot (context.ts lists every kind it reads) → gate (act only while OLM's olm-operator /
+ * catalog-operator Deployments are Available, as a real OLM would) → operatorgroups.ts →
+ * csv.ts → catalog.ts → subscriptions.ts → packagemanifests.ts.
+ *
+ * What it models (olm-workflows §6.2–§6.8): CatalogSource validation and connection state (from
+ * its registry pod's readiness, a Service, or the address), file-based catalogs read from the
+ * ConfigMaps a catalog owns (binaryData.extraFBC gzip, or YAML/JSON data) or from in-memory
+ * "catalog images"; Subscription → resolution (startingCSV or channel head; upgrades through
+ * `replaces`/`skips`) → bundle unpack Job → InstallPlan (Manual waits for spec.approved) →
+ * execution (CRDs, CSV with spec.replaces, service accounts, Roles/ClusterRoles and bindings
+ * labelled olm.owner, other objects); the CSV state machine Pending → InstallReady → Installing →
+ * Succeeded, Failed with OLM's reasons (NoOperatorGroup, TooManyOperatorGroups,
+ * UnsupportedOperatorGroup, RequirementsNotMet, InstallCheckFailed, ComponentUnhealthy), replacement
+ * (old CSV Replacing → Deleting → deleted), the csv-cleanup finalizer; OperatorGroup
+ * status.namespaces and the install-mode check; packageserver's PackageManifests.
+ *
+ * Where it simplifies: PackageManifests are CRD-backed objects in the catalog's namespace (no
+ * aggregated API, no global-namespace rewriting); InstallPlan steps carry manifests inline instead
+ * of ConfigMap references, and the unpack Job only pulls the bundle image (the manifests come
+ * from the catalog's olm.bundle.object properties); gRPC is never spoken: an address that maps to
+ * no pod or Service becomes READY after `catalogConnectMs`; no copied CSVs, per-group
+ * ClusterRoles, OperatorConditions, webhooks, APIServices, dependency resolution across packages,
+ * skipRange or InstallPlan garbage collection; events are created with generated names.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { KubeClient } from "../../../src/kube/client.js";
+import { NoKindMatchError } from "../../../src/kube/errors.js";
+import type { KubeObject } from "../../../src/kube/objects.js";
+import { syncCatalogs } from "./catalog.js";
+import {
+  deploymentReady,
+  type ModelContext,
+  type ModelDelays,
+  type ModelFaults,
+  type ModelOptions,
+  OLM,
+  takeSnapshot,
+} from "./context.js";
+import { syncCsvs } from "./csv.js";
+import { syncOperatorGroups } from "./operatorgroups.js";
+import { syncPackageManifests } from "./packagemanifests.js";
+import { syncSubscriptions } from "./subscriptions.js";
+
+export { Catalog, configMapFbc } from "./fbc.js";
+export type { ModelDelays, ModelFaults } from "./context.js";
+
+export interface OlmModelOptions {
+  /** Kubeconfig of the API server (e.g. cluster.kubeconfigPath); or pass a client. */
+  kubeconfigPath?: string;
+  client?: KubeClient;
+  namespace?: string;
+  requireOlmDeployments?: boolean;
+  unpackJobs?: boolean;
+  delays?: Partial<ModelDelays>;
+  /** Catalog image → FBC text, for image-based CatalogSources. */
+  catalogImages?: Record<string, string>;
+  /** Called with errors the model survived (for debugging tests). */
+  onError?: (error: unknown) => void;
+}
+
+const WATCHED: Array<[string, string]> = [
+  ["v1", "Namespace"],
+  ["apiextensions.k8s.io/v1", "CustomResourceDefinition"],
+  [`${OLM}/v1`, "OperatorGroup"],
+  [`${OLM}/v1alpha1`, "CatalogSource"],
+  [`${OLM}/v1alpha1`, "Subscription"],
+  [`${OLM}/v1alpha1`, "InstallPlan"],
+  [`${OLM}/v1alpha1`, "ClusterServiceVersion"],
+  ["apps/v1", "Deployment"],
+  ["v1", "Pod"],
+  ["v1", "ConfigMap"],
+  ["v1", "Service"],
+  ["batch/v1", "Job"],
+];
+
+export class OlmModel {
+  readonly faults: ModelFaults = {
+    catalogState: new Map(),
+    csvFailure: new Map(),
+    resolutionFailure: new Map(),
+    installPlanFailure: new Set(),
+    unpackFailure: new Set(),
+  };
+  readonly options: ModelOptions;
+  /** Passes run so far (tests can wait for quiet). */
+  passes = 0;
+  lastError: unknown;
+  private readonly controller = new AbortController();
+  private running = false;
+  private dirty = false;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Number.POSITIVE_INFINITY;
+  private readonly loops: Array<Promise<void>> = [];
+  private readonly idleWaiters: Array<() => void> = [];
+
+  constructor(
+    readonly client: KubeClient,
+    options: OlmModelOptions,
+  ) {
+    this.options = {
+      namespace: options.namespace ?? "olm",
+      requireOlmDeployments: options.requireOlmDeployments ?? true,
+      unpackJobs: options.unpackJobs ?? true,
+      delays: {
+        catalogConnectMs: 0,
+        csvPhaseMs: 0,
+        resolveMs: 0,
+        installPlanMs: 0,
+        installTimeoutMs: 300_000,
+        ...options.delays,
+      },
+      catalogImages: new Map(Object.entries(options.catalogImages ?? {})),
+    };
+    this.onError = options.onError;
+  }
+  private readonly onError: ((error: unknown) => void) | undefined;
+
+  start(): void {
+    for (const [apiVersion, kind] of WATCHED) this.loops.push(this.watchLoop(apiVersion, kind));
+    this.trigger();
+  }
+
+  async stop(): Promise<void> {
+    this.controller.abort();
+    if (this.timer) clearTimeout(this.timer);
+    await Promise.allSettled(this.loops);
+    while (this.running) await sleep(10);
+    this.client.close();
+  }
+
+  /** Requests a reconcile pass (also used by tests after changing faults or delays). */
+  trigger(): void {
+    if (this.controller.signal.aborted) return;
+    if (this.running) {
+      this.dirty = true;
+      return;
+    }
+    this.schedule(Date.now() + 5);
+  }
+
+  /** Resolves once a pass has completed with nothing left to do right now. */
+  idle(): Promise<void> {
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private schedule(at: number): void {
+    if (this.controller.signal.aborted) return;
+    if (this.timer && at >= this.timerAt) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = Number.POSITIVE_INFINITY;
+        void this.pass();
+      },
+      Math.max(0, at - Date.now()),
+    );
+  }
+
+  private async watchLoop(apiVersion: string, kind: string): Promise<void> {
+    const signal = this.controller.signal;
+    let delay = 100;
+    while (!signal.aborted) {
+      try {
+        const { resourceVersion } = await this.client.list(apiVersion, kind, { namespace: "" });
+        delay = 100;
+        this.trigger();
+        await this.client.watch(
+          apiVersion,
+          kind,
+          { namespace: "", resourceVersion, timeoutSeconds: 60, signal },
+          () => this.trigger(),
+        );
+      } catch (error) {
+        if (signal.aborted) return;
+        if (!(error instanceof NoKindMatchError)) this.onError?.(error);
+        await sleep(delay, undefined, { signal }).catch(() => {});
+        delay = Math.min(delay * 2, 1000);
+      }
+    }
+  }
+
+  private async pass(): Promise<void> {
+    if (this.running || this.controller.signal.aborted) return;
+    this.running = true;
+    this.dirty = false;
+    let wake = Number.POSITIVE_INFINITY;
+    try {
+      const snap = await takeSnapshot(this.client);
+      const ctx: ModelContext = {
+        client: this.client,
+        options: this.options,
+        faults: this.faults,
+        snap,
+        now: Date.now(),
+        wakeAt: (time) => {
+          wake = Math.min(wake, time);
+        },
+        patchStatus: async (obj, status) => {
+          await this.client.mergePatch(
+            {
+              apiVersion: obj.apiVersion,
+              kind: obj.kind,
+              namespace: obj.metadata.namespace,
+              name: obj.metadata.name ?? "",
+            },
+            { status },
+            "status",
+          );
+        },
+        event: (obj, type, reason, message) => this.event(obj, type, reason, message),
+      };
+      const olmDeployment = (name: string) =>
+        !this.options.requireOlmDeployments ||
+        deploymentReady(
+          snap.deployments.find(
+            (d) => d.metadata.name === name && d.metadata.namespace === this.options.namespace,
+          ),
+        ).ready;
+      if (olmDeployment("olm-operator")) {
+        await syncOperatorGroups(ctx);
+        await syncCsvs(ctx);
+      }
+      if (olmDeployment("catalog-operator")) {
+        await syncCatalogs(ctx);
+        await syncSubscriptions(ctx);
+      }
+      const packageserver = snap.csvs.find(
+        (c) => c.metadata.name === "packageserver" && c.metadata.namespace === this.options.namespace,
+      );
+      await syncPackageManifests(ctx, packageserver?.status?.phase === "Succeeded");
+    } catch (error) {
+      if (!this.controller.signal.aborted) {
+        this.lastError = error;
+        this.onError?.(error);
+        wake = Math.min(wake, Date.now() + 200);
+      }
+    } finally {
+      this.passes++;
+      this.running = false;
+    }
+    if (this.dirty) this.schedule(Date.now() + 5);
+    else {
+      if (wake !== Number.POSITIVE_INFINITY) this.schedule(wake);
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
+    }
+  }
+
+  private async event(obj: KubeObject, type: string, reason: string, message: string): Promise<void> {
+    const now = new Date().toISOString();
+    try {
+      await this.client.create({
+        apiVersion: "v1",
+        kind: "Event",
+        metadata: { generateName: `${obj.metadata.name}.`, namespace: obj.metadata.namespace ?? "default" },
+        involvedObject: {
+          apiVersion: obj.apiVersion,
+          kind: obj.kind,
+          name: obj.metadata.name,
+          namespace: obj.metadata.namespace,
+          uid: obj.metadata.uid,
+        },
+        reason,
+        message,
+        type,
+        source: {
+          component: obj.kind === "ClusterServiceVersion" ? "operator-lifecycle-manager" : "catalog-operator",
+        },
+        firstTimestamp: now,
+        lastTimestamp: now,
+        count: 1,
+      });
+    } catch {
+      // events are best-effort, as in Kubernetes
+    }
+  }
+}
+
+export async function startOlmModel(options: OlmModelOptions): Promise<OlmModel> {
+  const client =
+    options.client ??
+    (await KubeClient.connect({
+      kubeconfig: options.kubeconfigPath,
+      env: {},
+      retry: { attempts: 8, baseDelayMs: 50, maxDelayMs: 500 },
+    }));
+  const model = new OlmModel(client, options);
+  model.start();
+  return model;
+}
