@@ -3,7 +3,7 @@
 // another writer retries on 409 Conflict from a fresh copy.
 import { TsopError } from "../common/errors.js";
 import type { Client, KubeObjectLike } from "./client.js";
-import { isAlreadyExists, isConflict } from "./errors.js";
+import { isAlreadyExists, isConflict, isNotFound } from "./errors.js";
 import type { ObjectMeta, OwnerReference } from "./schema.js";
 
 type Meta = { metadata?: ObjectMeta };
@@ -202,7 +202,12 @@ export async function updateStatus<T extends KubeObjectLike & { status?: unknown
       else fresh.status = structuredClone(desired);
       target = fresh;
     }
-    Object.assign(obj, await client.updateStatus(target));
+    try {
+      Object.assign(obj, await client.updateStatus(target));
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
     return true;
   });
 }

@@ -154,6 +154,11 @@ export class Manager {
     return this.elector ? this.elector.isLeader() : this.controllersStarted;
   }
 
+  /** This manager's identity in the leader election lease (once started with leader election). */
+  get leaderIdentity(): string | undefined {
+    return this.elector?.identity;
+  }
+
   /** Whether every informer has loaded its first list. */
   async cachesSynced(): Promise<boolean> {
     const all = await Promise.all(this.informers.values());
