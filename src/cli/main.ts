@@ -5,7 +5,9 @@ import { Command, CommanderError } from "commander";
 import { colorEnabled, palette } from "../common/color.js";
 import { ExitCode, formatLocation, isTsopError } from "../common/errors.js";
 import { tsopVersion } from "../common/version.js";
+import { bundleCommand } from "./bundle.js";
 import { completionCommand } from "./completion.js";
+import { generateCommand } from "./generate.js";
 import { createCommand } from "./create.js";
 import { initCommand } from "./init.js";
 import { olmCommand } from "./olm.js";
@@ -31,7 +33,9 @@ export function buildProgram({ versionFlag = true }: { versionFlag?: boolean } =
   program.addCommand(versionCommand());
   program.addCommand(initCommand());
   program.addCommand(createCommand());
+  program.addCommand(generateCommand());
   program.addCommand(olmCommand());
+  program.addCommand(bundleCommand());
   program.addCommand(completionCommand(() => program));
 
   applyRecursively(program, (c) => c.exitOverride());

@@ -1,0 +1,748 @@
+// Stage 2 of CRD generation: one schema per TypeScript type. Named declarations (interfaces,
+// classes, type aliases, enums, generic instantiations) become entries in `named` and are referenced
+// with `$ref`, so each is built once and recursion cannot loop here; flatten.ts inlines them.
+// The syntax (type nodes) is read where it carries facts the checker drops: alias chains with their
+// tags, literal-union order. The checker is used for everything else (generics, inheritance, mapped types).
+import ts from "typescript";
+import type { Diagnostics } from "../diagnostics.js";
+import { applyMarkers, collectMarkers, descriptionOf, type FoundMarker } from "../jsdoc.js";
+import type { SchemaKind } from "../markers.js";
+import { msg } from "../messages.js";
+import { isTsopFile, resolveAlias } from "../program.js";
+import type { Schema, ValidationRule } from "../schema-types.js";
+import { VALIDATIONS } from "../schema-types.js";
+import {
+  API_VERSION_DESCRIPTION,
+  BRANDED_ALIASES,
+  brandSchema,
+  fixedSchema,
+  KIND_DESCRIPTION,
+  overlayCondition,
+} from "./known.js";
+
+export interface NamedSchema {
+  key: string;
+  /** Display name for messages (`MemcachedSpec`, `Wrapper<string>`). */
+  name: string;
+  schema: Schema;
+  decl: ts.Node;
+}
+
+interface Site {
+  /** Where problems are reported. */
+  at: ts.Node;
+  /** `Memcached.spec.size`, for messages. */
+  label: string;
+}
+
+export class SchemaBuilder {
+  readonly named = new Map<string, NamedSchema>();
+  /** The declaration each field schema came from (for checks made after flattening). */
+  readonly origins = new WeakMap<object, ts.Node>();
+  private readonly declKeys = new Map<ts.Node, string>();
+
+  constructor(
+    private readonly checker: ts.TypeChecker,
+    private readonly diags: Diagnostics,
+  ) {}
+
+  readonly kindOf = (schema: Schema, depth = 0): SchemaKind => {
+    if (schema.$ref !== undefined && schema.type === undefined) {
+      const target = this.named.get(schema.$ref);
+      return target && depth < 20 ? this.kindOf(target.schema, depth + 1) : "any";
+    }
+    if (schema["x-kubernetes-int-or-string"]) return "int-or-string";
+    const t = schema.type;
+    return t === "string" ||
+      t === "integer" ||
+      t === "number" ||
+      t === "boolean" ||
+      t === "array" ||
+      t === "object"
+      ? t
+      : "any";
+  };
+
+  /** The root schema of a custom resource class: its instance type's properties. */
+  rootSchema(cls: ts.ClassDeclaration, kind: string): Schema {
+    const symbol = cls.name ? this.checker.getSymbolAtLocation(cls.name) : undefined;
+    const type = symbol ? this.checker.getDeclaredTypeOfSymbol(symbol) : this.checker.getTypeAtLocation(cls);
+    const root = this.objectSchema(type, kind, cls, true);
+    const description = descriptionOf(cls);
+    if (description) root.description = description;
+    const markers = collectMarkers(cls, "type", this.checker, this.diags);
+    this.applyTypeMarkers(root, markers.own, markers.items);
+    return root;
+  }
+
+  // ------------------------------------------------------------------ entry points per use site
+
+  private forType(type: ts.Type, node: ts.TypeNode | undefined, site: Site): Schema {
+    if (node) {
+      const fromSyntax = this.fromNode(type, node, site);
+      if (fromSyntax) return fromSyntax;
+    }
+    return this.fromType(type, site);
+  }
+
+  private fromNode(type: ts.Type, node: ts.TypeNode, site: Site): Schema | undefined {
+    let n = node;
+    while (ts.isParenthesizedTypeNode(n)) n = n.type;
+    if (ts.isTypeOperatorNode(n) && n.operator === ts.SyntaxKind.ReadonlyKeyword) n = n.type;
+    const c = this.checker;
+    switch (n.kind) {
+      case ts.SyntaxKind.StringKeyword:
+        return { type: "string" };
+      case ts.SyntaxKind.BooleanKeyword:
+        return { type: "boolean" };
+      case ts.SyntaxKind.NumberKeyword:
+        return this.float(site);
+      case ts.SyntaxKind.AnyKeyword:
+      case ts.SyntaxKind.UnknownKeyword:
+      case ts.SyntaxKind.ObjectKeyword:
+        return this.fail(site, msg.anyType(n.getText()));
+      case ts.SyntaxKind.BigIntKeyword:
+        return this.fail(site, msg.unsupported("bigint", "JSON has no bigint; use Int64 or a string"));
+      case ts.SyntaxKind.SymbolKeyword:
+        return this.fail(site, msg.unsupported("symbol", "symbols do not serialise to JSON; use a string"));
+      case ts.SyntaxKind.NeverKeyword:
+      case ts.SyntaxKind.VoidKeyword:
+      case ts.SyntaxKind.UndefinedKeyword:
+        return this.fail(site, msg.unsupported(n.getText(), "give the field a JSON type, or remove it"));
+    }
+    if (ts.isArrayTypeNode(n)) {
+      const items = this.forType(c.getTypeFromTypeNode(n.elementType), n.elementType, {
+        ...site,
+        label: `${site.label}[]`,
+      });
+      return { type: "array", items };
+    }
+    if (ts.isTupleTypeNode(n)) return this.fail(site, msg.tuple(n.getText()));
+    if (ts.isFunctionTypeNode(n) || ts.isConstructorTypeNode(n)) {
+      return this.fail(
+        site,
+        msg.unsupported(
+          n.getText(),
+          "functions do not serialise to JSON; remove the field or make it a method",
+        ),
+      );
+    }
+    if (ts.isLiteralTypeNode(n)) {
+      const lit = literalOfNode(n);
+      return lit === undefined ? undefined : literalSchema([lit]);
+    }
+    if (ts.isUnionTypeNode(n)) return this.unionFromNode(n, site);
+    if (ts.isTypeReferenceNode(n)) return this.refFromNode(type, n, site);
+    return undefined;
+  }
+
+  private unionFromNode(node: ts.UnionTypeNode, site: Site): Schema | undefined {
+    const rest = node.types.filter((t) => !isNullOrUndefinedNode(t));
+    const nullable = node.types.some(
+      (t) => ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword,
+    );
+    let schema: Schema | undefined;
+    if (rest.length === 1 && rest[0]) {
+      schema = this.forType(this.checker.getTypeFromTypeNode(rest[0]), rest[0], site);
+    } else {
+      const literals = this.literalsOfNodes(rest);
+      if (literals) {
+        if (literals.length === 2 && literals.includes(true) && literals.includes(false))
+          schema = { type: "boolean" };
+        else schema = this.enumOf(literals, node.getText(), site);
+      }
+    }
+    if (schema && nullable) schema.nullable = true;
+    return schema;
+  }
+
+  /** Literal members in syntax order, following aliases of literal unions; undefined if any member is not a literal. */
+  private literalsOfNodes(
+    nodes: readonly ts.TypeNode[],
+    depth = 0,
+  ): Array<string | number | boolean> | undefined {
+    const out: Array<string | number | boolean> = [];
+    for (const t of nodes) {
+      if (ts.isLiteralTypeNode(t)) {
+        const v = literalOfNode(t);
+        if (v === undefined) return undefined;
+        out.push(v);
+      } else if (ts.isTypeReferenceNode(t) && depth < 10) {
+        const sym = resolveAlias(this.checker, this.checker.getSymbolAtLocation(t.typeName));
+        const decl = sym?.declarations?.[0];
+        if (decl && ts.isTypeAliasDeclaration(decl) && ts.isUnionTypeNode(decl.type)) {
+          const inner = this.literalsOfNodes(decl.type.types, depth + 1);
+          if (!inner) return undefined;
+          out.push(...inner);
+        } else if (decl && ts.isTypeAliasDeclaration(decl) && ts.isLiteralTypeNode(decl.type)) {
+          const v = literalOfNode(decl.type);
+          if (v === undefined) return undefined;
+          out.push(v);
+        } else if (sym && sym.flags & ts.SymbolFlags.EnumMember && decl && ts.isEnumMember(decl)) {
+          const v = this.checker.getConstantValue(decl);
+          if (v === undefined) return undefined;
+          out.push(v);
+        } else return undefined;
+      } else return undefined;
+    }
+    return out;
+  }
+
+  private refFromNode(type: ts.Type, node: ts.TypeReferenceNode, site: Site): Schema | undefined {
+    const sym = resolveAlias(this.checker, this.checker.getSymbolAtLocation(node.typeName));
+    if (!sym) return undefined;
+    const decl = sym.declarations?.[0];
+    if (!decl) return undefined;
+    const name = sym.name;
+    const args = node.typeArguments ?? [];
+    if (isTsopFile(decl.getSourceFile().fileName)) {
+      const brand = BRANDED_ALIASES[name];
+      if (brand) return brandSchema(brand);
+      if (name === "Format") {
+        const arg = args[0];
+        const lit = arg && ts.isLiteralTypeNode(arg) ? literalOfNode(arg) : undefined;
+        return typeof lit === "string" ? brandSchema(lit) : undefined;
+      }
+      const fixed = fixedSchema(name);
+      if (fixed) return fixed;
+    }
+    if (sym.flags & ts.SymbolFlags.TypeParameter) return this.fail(site, msg.typeParameter(name));
+    if (isLibFile(decl))
+      return this.libType(
+        name,
+        args.map((a) => ({ node: a, type: this.checker.getTypeFromTypeNode(a) })),
+        node.getText(),
+        site,
+      );
+    if (ts.isTypeAliasDeclaration(decl) && !decl.typeParameters && args.length === 0) {
+      return this.refToDecl(decl, name, () => {
+        const schema = this.forType(this.checker.getTypeFromTypeNode(decl.type), decl.type, {
+          at: decl,
+          label: name,
+        });
+        return schema;
+      });
+    }
+    if (
+      (ts.isInterfaceDeclaration(decl) || ts.isClassDeclaration(decl)) &&
+      !decl.typeParameters &&
+      args.length === 0
+    ) {
+      return this.refToDecl(decl, name, () =>
+        this.objectSchema(this.checker.getDeclaredTypeOfSymbol(sym), name, decl, false),
+      );
+    }
+    if (ts.isEnumDeclaration(decl)) return this.refToDecl(decl, name, () => this.enumSchema(decl, site));
+    if (sym.flags & ts.SymbolFlags.EnumMember && ts.isEnumMember(decl)) {
+      const v = this.checker.getConstantValue(decl);
+      return v === undefined ? undefined : literalSchema([v]);
+    }
+    return undefined;
+  }
+
+  /** Types from TypeScript's lib: Array, ReadonlyArray, Record, Date; everything else is unsupported. */
+  private libType(
+    name: string,
+    args: Array<{ node?: ts.TypeNode; type: ts.Type }>,
+    text: string,
+    site: Site,
+  ): Schema | undefined {
+    const [first, second] = args;
+    if ((name === "Array" || name === "ReadonlyArray") && first) {
+      return {
+        type: "array",
+        items: this.forType(first.type, first.node, { ...site, label: `${site.label}[]` }),
+      };
+    }
+    if (name === "Record" && first && second) {
+      const keyType = first.type;
+      const stringKeys =
+        keyType.flags & ts.TypeFlags.String ||
+        (keyType.isUnion()
+          ? keyType.types.every((t) => t.flags & ts.TypeFlags.StringLiteral)
+          : keyType.flags & ts.TypeFlags.StringLiteral);
+      if (!stringKeys)
+        return this.fail(
+          site,
+          msg.indexSignature(`map keys must be strings, not '${this.checker.typeToString(keyType)}'`),
+        );
+      if (!(keyType.flags & ts.TypeFlags.String)) return undefined; // literal keys: a plain object (checker route)
+      return {
+        type: "object",
+        additionalProperties: this.forType(second.type, second.node, { ...site, label: `${site.label}{}` }),
+      };
+    }
+    if (name === "Date") {
+      this.diags.at(site.at, msg.date());
+      return { type: "string", format: "date-time" };
+    }
+    if (name === "Map" || name === "Set" || name === "WeakMap" || name === "WeakSet") {
+      return this.fail(
+        site,
+        msg.unsupported(
+          text,
+          name.endsWith("Map")
+            ? "a Map does not serialise to JSON; use Record<string, T>"
+            : "a Set does not serialise to JSON; use T[] with @listType set",
+        ),
+      );
+    }
+    return this.fail(site, msg.unsupported(text, "only JSON data types can be part of a CRD schema"));
+  }
+
+  private fromType(type: ts.Type, site: Site): Schema {
+    const c = this.checker;
+    const f = type.flags;
+    if (f & ts.TypeFlags.Any)
+      return this.fail(site, isErrorType(type) ? msg.unresolved(typeText(site)) : msg.anyType("any"));
+    if (f & ts.TypeFlags.Unknown) return this.fail(site, msg.anyType("unknown"));
+    const alias = type.aliasSymbol;
+    if (alias) {
+      const decl = alias.declarations?.[0];
+      if (decl && isTsopFile(decl.getSourceFile().fileName)) {
+        const brand = BRANDED_ALIASES[alias.name];
+        if (brand) return brandSchema(brand);
+        const fixed = fixedSchema(alias.name);
+        if (fixed) return fixed;
+      } else if (
+        decl &&
+        ts.isTypeAliasDeclaration(decl) &&
+        !decl.typeParameters &&
+        !type.aliasTypeArguments &&
+        !isLibFile(decl)
+      ) {
+        return this.refToDecl(decl, alias.name, () =>
+          this.forType(c.getTypeFromTypeNode(decl.type), decl.type, { at: decl, label: alias.name }),
+        );
+      }
+    }
+    const brand = this.brandOf(type);
+    if (brand) return brandSchema(brand);
+    if (f & ts.TypeFlags.StringLiteral) return literalSchema([(type as ts.StringLiteralType).value]);
+    if (f & ts.TypeFlags.NumberLiteral) return literalSchema([(type as ts.NumberLiteralType).value]);
+    if (f & ts.TypeFlags.BooleanLiteral)
+      return literalSchema([(type as { intrinsicName?: string }).intrinsicName === "true"]);
+    if (f & ts.TypeFlags.String) return { type: "string" };
+    if (f & ts.TypeFlags.Number) return this.float(site);
+    if (f & ts.TypeFlags.Boolean) return { type: "boolean" };
+    if (f & (ts.TypeFlags.BigInt | ts.TypeFlags.BigIntLiteral))
+      return this.fail(site, msg.unsupported("bigint", "JSON has no bigint; use Int64 or a string"));
+    if (f & ts.TypeFlags.ESSymbolLike)
+      return this.fail(site, msg.unsupported("symbol", "symbols do not serialise to JSON; use a string"));
+    if (f & (ts.TypeFlags.Never | ts.TypeFlags.Void | ts.TypeFlags.Undefined | ts.TypeFlags.Null)) {
+      return this.fail(
+        site,
+        msg.unsupported(c.typeToString(type), "give the field a JSON type, or remove it"),
+      );
+    }
+    if (f & ts.TypeFlags.TypeParameter) return this.fail(site, msg.typeParameter(c.typeToString(type)));
+    const symbol = type.getSymbol();
+    if (
+      symbol &&
+      symbol.flags & ts.SymbolFlags.Enum &&
+      (f & ts.TypeFlags.EnumLike || f & ts.TypeFlags.Union)
+    ) {
+      const decl = symbol.declarations?.find(ts.isEnumDeclaration);
+      if (decl) return this.refToDecl(decl, symbol.name, () => this.enumSchema(decl, site));
+    }
+    if (type.isUnion()) return this.unionFromType(type, site);
+    if (f & ts.TypeFlags.Object || type.isIntersection()) return this.objectType(type, site);
+    return this.fail(
+      site,
+      msg.unsupported(c.typeToString(type), "only JSON data types can be part of a CRD schema"),
+    );
+  }
+
+  private unionFromType(type: ts.UnionType, site: Site): Schema {
+    const members = type.types.filter((t) => !(t.flags & (ts.TypeFlags.Null | ts.TypeFlags.Undefined)));
+    const nullable = type.types.some((t) => t.flags & ts.TypeFlags.Null);
+    let schema: Schema;
+    const brands = members.map((m) => this.brandOf(m));
+    if (members.length > 1 && brands.every((b) => b !== undefined && b === brands[0])) {
+      schema = brandSchema(brands[0] as string);
+    } else if (members.length > 0 && members.every((m) => m.flags & ts.TypeFlags.BooleanLiteral)) {
+      schema = members.length === 2 ? { type: "boolean" } : this.fromType(members[0] as ts.Type, site);
+    } else if (members.length === 1) {
+      schema = this.fromType(members[0] as ts.Type, site);
+    } else if (
+      members.every(
+        (m) =>
+          m.flags & (ts.TypeFlags.StringLiteral | ts.TypeFlags.NumberLiteral | ts.TypeFlags.BooleanLiteral),
+      )
+    ) {
+      const values = members.map((m) =>
+        m.flags & ts.TypeFlags.BooleanLiteral
+          ? (m as { intrinsicName?: string }).intrinsicName === "true"
+          : (m as ts.LiteralType).value,
+      ) as Array<string | number | boolean>;
+      schema = this.enumOf(values, this.checker.typeToString(type), site);
+    } else {
+      const text = this.checker.typeToString(type);
+      const numberAndString =
+        members.length === 2 &&
+        members.some((m) => m.flags & ts.TypeFlags.NumberLike) &&
+        members.some((m) => m.flags & ts.TypeFlags.StringLike);
+      schema = this.fail(
+        site,
+        numberAndString
+          ? { ...msg.objectUnion(text), hint: "use IntOrString from tsop for a number-or-string field" }
+          : msg.objectUnion(text),
+      );
+    }
+    if (nullable) schema.nullable = true;
+    return schema;
+  }
+
+  private objectType(type: ts.Type, site: Site): Schema {
+    const c = this.checker;
+    if (c.isTupleType(type)) return this.fail(site, msg.tuple(c.typeToString(type)));
+    if (c.isArrayType(type)) {
+      const element = c.getTypeArguments(type as ts.TypeReference)[0];
+      return {
+        type: "array",
+        items: element ? this.fromType(element, { ...site, label: `${site.label}[]` }) : {},
+      };
+    }
+    const symbol = type.getSymbol();
+    const decl = symbol?.declarations?.[0];
+    if (symbol && decl && isLibFile(decl) && symbol.name !== "__type" && symbol.name !== "__object") {
+      const args = ((type as ts.TypeReference).typeArguments ?? []).map((t) => ({ type: t }));
+      const lib = this.libType(symbol.name, args, c.typeToString(type), site);
+      if (lib) return lib;
+    }
+    if (type.getCallSignatures().length > 0) {
+      return this.fail(
+        site,
+        msg.unsupported(
+          c.typeToString(type),
+          "functions do not serialise to JSON; remove the field or make it a method",
+        ),
+      );
+    }
+    const objectFlags = (type as ts.ObjectType).objectFlags ?? 0;
+    if (symbol && decl && (ts.isInterfaceDeclaration(decl) || ts.isClassDeclaration(decl))) {
+      if (isTsopFile(decl.getSourceFile().fileName)) {
+        const fixed = fixedSchema(symbol.name);
+        if (fixed) return fixed;
+      }
+      const reference = objectFlags & ts.ObjectFlags.Reference ? (type as ts.TypeReference) : undefined;
+      const generic =
+        reference && reference.target !== reference && (c.getTypeArguments(reference).length ?? 0) > 0;
+      if (!generic) {
+        return this.refToDecl(decl, symbol.name, () =>
+          this.objectSchema(c.getDeclaredTypeOfSymbol(symbol), symbol.name, decl, false),
+        );
+      }
+      const id = (type as { id?: number }).id ?? 0;
+      const name = c.typeToString(type);
+      return this.refTo(`inst:${id}`, name, decl, () => this.objectSchema(type, name, decl, false));
+    }
+    return this.objectSchema(type, c.typeToString(type), site.at, false);
+  }
+
+  /** `type.flags` carries no brand: read the `[format]?: F` property tsop's Brand<T, F> adds. */
+  private brandOf(type: ts.Type): string | undefined {
+    if (!type.isIntersection()) return undefined;
+    for (const part of type.types) {
+      if (!(part.flags & ts.TypeFlags.Object)) continue;
+      for (const prop of part.getProperties()) {
+        if (!String(prop.escapedName).startsWith("__@format")) continue;
+        const decl = prop.declarations?.[0];
+        if (!decl || !isTsopFile(decl.getSourceFile().fileName)) continue;
+        const t = this.checker.getTypeOfSymbol(prop);
+        const lits = (t.isUnion() ? t.types : [t]).filter((x) => x.flags & ts.TypeFlags.StringLiteral);
+        const lit = lits[0] as ts.StringLiteralType | undefined;
+        if (lit) return lit.value;
+      }
+    }
+    return undefined;
+  }
+
+  // ------------------------------------------------------------------ named schemas
+
+  private refToDecl(decl: ts.Node, name: string, build: () => Schema): Schema {
+    let key = this.declKeys.get(decl);
+    if (key === undefined) {
+      const sf = decl.getSourceFile();
+      key = `${sf.fileName}:${decl.pos}`;
+      this.declKeys.set(decl, key);
+    }
+    return this.refTo(key, name, decl, build);
+  }
+
+  private refTo(key: string, name: string, decl: ts.Node, build: () => Schema): Schema {
+    if (!this.named.has(key)) {
+      const entry: NamedSchema = { key, name, schema: {}, decl };
+      this.named.set(key, entry);
+      const schema = build();
+      const description = descriptionOf(decl);
+      if (description) schema.description = description;
+      if (!isTsopFile(decl.getSourceFile().fileName)) {
+        const markers = collectMarkers(decl, "type", this.checker, this.diags);
+        this.applyTypeMarkers(schema, markers.own, markers.items);
+      } else if (name === "Condition") {
+        overlayCondition(schema);
+      }
+      entry.schema = schema;
+      this.origins.set(schema, decl);
+    }
+    return { $ref: key };
+  }
+
+  private applyTypeMarkers(schema: Schema, own: FoundMarker[], items: FoundMarker[]): void {
+    // Type rules come after the rules the type's fields put on it (immutable-once-set): keep those last.
+    const parentRules = schema[VALIDATIONS];
+    if (parentRules) delete schema[VALIDATIONS];
+    applyMarkers(schema, own, { kindOf: this.kindOf }, this.diags);
+    this.applyItemMarkers(schema, items);
+    if (parentRules) schema[VALIDATIONS] = [...(schema[VALIDATIONS] ?? []), ...parentRules];
+  }
+
+  private applyItemMarkers(schema: Schema, items: FoundMarker[]): void {
+    if (items.length === 0) return;
+    if (!schema.items) {
+      for (const m of items)
+        this.diags.at(m.node, msg.markerTarget("items", "an array", this.kindOf(schema)));
+      return;
+    }
+    applyMarkers(schema.items, items, { kindOf: this.kindOf }, this.diags);
+  }
+
+  private enumSchema(decl: ts.EnumDeclaration, site: Site): Schema {
+    const values: Array<string | number> = [];
+    for (const member of decl.members) {
+      const v = this.checker.getConstantValue(member);
+      if (v !== undefined) values.push(v);
+    }
+    return this.enumOf(values, decl.name.text, { ...site, at: decl });
+  }
+
+  private enumOf(values: Array<string | number | boolean>, text: string, site: Site): Schema {
+    const kinds = new Set(values.map((v) => typeof v));
+    if (kinds.size > 1) return this.fail(site, msg.mixedEnum(text));
+    return literalSchema(values);
+  }
+
+  // ------------------------------------------------------------------ objects and fields
+
+  private objectSchema(type: ts.Type, ownerName: string, at: ts.Node, root: boolean): Schema {
+    const c = this.checker;
+    const stringIndex = c.getIndexInfoOfType(type, ts.IndexKind.String);
+    const numberIndex = c.getIndexInfoOfType(type, ts.IndexKind.Number);
+    const props = c.getPropertiesOfType(type).filter(isDataProperty);
+    if (stringIndex && props.length > 0 && !root) {
+      return this.fail(
+        { at: stringIndex.declaration ?? at, label: ownerName },
+        msg.indexSignature(`${ownerName} has both named properties and an index signature`),
+      );
+    }
+    if (numberIndex && !stringIndex) {
+      return this.fail(
+        { at: numberIndex.declaration ?? at, label: ownerName },
+        msg.indexSignature(`map keys must be strings, not number (${ownerName})`),
+      );
+    }
+    if (stringIndex) {
+      const node = stringIndex.declaration?.type;
+      return {
+        type: "object",
+        additionalProperties: this.forType(
+          stringIndex.type,
+          node && !refersToTypeParameter(c, node) ? node : undefined,
+          {
+            at: stringIndex.declaration ?? at,
+            label: `${ownerName}{}`,
+          },
+        ),
+      };
+    }
+    const schema: Schema = { type: "object", properties: {} };
+    const required: string[] = [];
+    const parentRules: ValidationRule[] = [];
+    const properties = schema.properties as Record<string, Schema>;
+    for (const prop of props) {
+      const decl = prop.valueDeclaration ?? prop.declarations?.[0] ?? at;
+      const name = prop.name;
+      if (
+        String(prop.escapedName).startsWith("__@") ||
+        (decl &&
+          (ts.isPropertySignature(decl) || ts.isPropertyDeclaration(decl)) &&
+          ts.isComputedPropertyName(decl.name) &&
+          !ts.isStringLiteralLike(decl.name.expression))
+      ) {
+        this.diags.at(
+          decl,
+          msg.computedName(decl && "name" in decl && decl.name ? (decl.name as ts.Node).getText() : name),
+        );
+        continue;
+      }
+      if (root && (name === "apiVersion" || name === "kind")) {
+        properties[name] = {
+          type: "string",
+          description: name === "kind" ? KIND_DESCRIPTION : API_VERSION_DESCRIPTION,
+        };
+        continue;
+      }
+      if (root && name === "metadata") {
+        properties[name] = { type: "object" };
+        continue;
+      }
+      const field = this.fieldSchema(prop, decl, ownerName, type.isIntersection(), parentRules);
+      if (!field) continue;
+      properties[name] = field.schema;
+      if (field.required) required.push(name);
+    }
+    if (required.length) schema.required = required.sort();
+    if (parentRules.length) schema[VALIDATIONS] = parentRules;
+    return schema;
+  }
+
+  private fieldSchema(
+    prop: ts.Symbol,
+    decl: ts.Node,
+    ownerName: string,
+    inIntersection: boolean,
+    parentRules: ValidationRule[],
+  ): { schema: Schema; required: boolean } | undefined {
+    const c = this.checker;
+    const label = `${ownerName}.${prop.name}`;
+    const site: Site = { at: decl, label };
+    const full = c.getTypeOfSymbol(prop);
+    let optional = (prop.flags & ts.SymbolFlags.Optional) !== 0;
+    let type = full;
+    if (full.isUnion() && full.types.some((t) => t.flags & ts.TypeFlags.Undefined)) {
+      const rest = full.types.filter((t) => !(t.flags & ts.TypeFlags.Undefined));
+      if (!optional) {
+        this.diags.at(decl, msg.bareUndefined(prop.name));
+        optional = true;
+      }
+      type = rest.length === 1 && rest[0] ? rest[0] : full;
+      if (rest.length === 0)
+        return {
+          schema: this.fail(site, msg.unsupported("undefined", "give the field a JSON type, or remove it")),
+          required: false,
+        };
+    }
+    if (type.flags & ts.TypeFlags.Never && inIntersection) {
+      const texts = (prop.declarations ?? []).map((d) =>
+        "type" in d && d.type ? (d.type as ts.Node).getText() : "?",
+      );
+      this.diags.at(decl, msg.intersectionConflict(prop.name, texts[0] ?? "?", texts[1] ?? "?"));
+      return undefined;
+    }
+    let node: ts.TypeNode | undefined;
+    if (
+      (ts.isPropertySignature(decl) || ts.isPropertyDeclaration(decl)) &&
+      decl.type &&
+      !refersToTypeParameter(c, decl.type)
+    )
+      node = decl.type;
+    const schema = this.forType(type, node, site);
+    const fromTsop = isTsopFile(decl.getSourceFile().fileName);
+    const description = descriptionOf(decl);
+    if (description) schema.description = description;
+    let required = !optional;
+    if (!fromTsop) {
+      const markers = collectMarkers(decl, "field", c, this.diags);
+      applyMarkers(
+        schema,
+        markers.own,
+        {
+          kindOf: this.kindOf,
+          field: { name: prop.name, optional, parentRules, setRequired: (v) => (required = v) },
+        },
+        this.diags,
+      );
+      this.applyItemMarkers(schema, markers.items);
+    }
+    this.origins.set(schema, decl);
+    return { schema, required };
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  private float(site: Site): Schema {
+    this.diags.at(site.at, msg.float(`'${site.label}'`));
+    return { type: "number" };
+  }
+
+  private fail(site: Site, message: Parameters<Diagnostics["at"]>[1]): Schema {
+    this.diags.at(site.at, message);
+    return {};
+  }
+}
+
+function typeText(site: Site): string {
+  const n = site.at;
+  if ((ts.isPropertySignature(n) || ts.isPropertyDeclaration(n)) && n.type) return n.type.getText();
+  return site.label;
+}
+
+function isErrorType(type: ts.Type): boolean {
+  return (type as { intrinsicName?: string }).intrinsicName === "error";
+}
+
+function isLibFile(decl: ts.Node): boolean {
+  const name = decl.getSourceFile().fileName;
+  return /[\\/]typescript[\\/]lib[\\/]lib\.[^\\/]*\.d\.ts$/.test(name);
+}
+
+function isDataProperty(symbol: ts.Symbol): boolean {
+  if (symbol.flags & (ts.SymbolFlags.Method | ts.SymbolFlags.Accessor | ts.SymbolFlags.Prototype))
+    return false;
+  const decl = symbol.valueDeclaration;
+  if (
+    decl &&
+    ts.canHaveModifiers(decl) &&
+    ts.getModifiers(decl)?.some((m) => m.kind === ts.SyntaxKind.StaticKeyword)
+  )
+    return false;
+  return true;
+}
+
+function isNullOrUndefinedNode(t: ts.TypeNode): boolean {
+  return (
+    t.kind === ts.SyntaxKind.UndefinedKeyword ||
+    (ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword)
+  );
+}
+
+function literalOfNode(n: ts.LiteralTypeNode): string | number | boolean | undefined {
+  const l = n.literal;
+  if (ts.isStringLiteral(l) || ts.isNoSubstitutionTemplateLiteral(l)) return l.text;
+  if (ts.isNumericLiteral(l)) return Number(l.text);
+  if (
+    ts.isPrefixUnaryExpression(l) &&
+    l.operator === ts.SyntaxKind.MinusToken &&
+    ts.isNumericLiteral(l.operand)
+  )
+    return -Number(l.operand.text);
+  if (l.kind === ts.SyntaxKind.TrueKeyword) return true;
+  if (l.kind === ts.SyntaxKind.FalseKeyword) return false;
+  return undefined;
+}
+
+function literalSchema(values: Array<string | number | boolean>): Schema {
+  const first = values[0];
+  if (typeof first === "string") return { type: "string", enum: values };
+  if (typeof first === "boolean") return { type: "boolean", enum: values };
+  return { type: values.every((v) => Number.isInteger(v)) ? "integer" : "number", enum: values };
+}
+
+/** Whether a type node mentions a type parameter (then the checker's instantiated type is used instead). */
+function refersToTypeParameter(checker: ts.TypeChecker, node: ts.Node): boolean {
+  let found = false;
+  const visit = (n: ts.Node): void => {
+    if (found) return;
+    if (ts.isTypeReferenceNode(n)) {
+      const sym = checker.getSymbolAtLocation(n.typeName);
+      if (sym && sym.flags & ts.SymbolFlags.TypeParameter) {
+        found = true;
+        return;
+      }
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(node);
+  return found;
+}

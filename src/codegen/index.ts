@@ -1,0 +1,148 @@
+// tsop generate: CRDs and RBAC from the project's TypeScript, by static analysis only.
+// Pipeline: program.ts (one ts.Program from the tsconfig) → crd/collect.ts (@CustomResource classes)
+// → crd/schema.ts (one schema per type, $ref between named types; markers.ts + jsdoc.ts apply tags)
+// → crd/flatten.ts (inline refs, cycles, post-checks) → crd/assemble.ts (names, versions, CRD object);
+// rbac/collect.ts (@Rbac) [+ rbac/derive.ts] → rbac/normalize.ts (controller-gen's merge); then
+// diagnostics.ts decides (any error: nothing written) and output/ renders YAML, diffs (--check) or
+// writes atomically, removing CRD files of vanished kinds.
+import { join, relative, resolve } from "node:path";
+import ts from "typescript";
+import type { Reporter } from "../common/reporter.js";
+import { tsopVersion } from "../common/version.js";
+import { findProjectRoot } from "../project/index.js";
+import { classesOf, collectResources } from "./crd/collect.js";
+import { assembleCrds } from "./crd/assemble.js";
+import { SchemaBuilder } from "./crd/schema.js";
+import { CodegenError, type Diagnostic, Diagnostics, formatDiagnostic } from "./diagnostics.js";
+import { msg } from "./messages.js";
+import { applyPlans, driftOf, type FileStatus, planFiles, type RenderedFile } from "./output/write.js";
+import { toYamlDocuments } from "./output/yaml.js";
+import { loadProgram } from "./program.js";
+import { collectRbac } from "./rbac/collect.js";
+import { deriveRbac } from "./rbac/derive.js";
+import { bucketRules, roleObjects } from "./rbac/normalize.js";
+
+export { CodegenError, type Diagnostic, formatDiagnostic } from "./diagnostics.js";
+export { markerReference } from "./markers.js";
+
+export interface GenerateOptions {
+  cwd: string;
+  /** tsconfig path; default <project root>/tsconfig.json. */
+  project?: string;
+  what?: "all" | "crds" | "rbac";
+  crdOut?: string;
+  rbacOut?: string;
+  check?: boolean;
+  strict?: boolean;
+  maxDescLen?: number;
+  deriveRbac?: boolean;
+  /** Name of the ClusterRole and default Role name (default manager-role). */
+  roleName?: string;
+}
+
+export interface GenerateResult {
+  files: Array<{ path: string; status: FileStatus; bytes?: number }>;
+  diagnostics: Diagnostic[];
+  /** Unified diff when --check found differences. */
+  drift?: string;
+}
+
+export const SIZE_LIMIT = 256 * 1024;
+
+export async function generate(options: GenerateOptions, reporter: Reporter): Promise<GenerateResult> {
+  const cwd = resolve(options.cwd);
+  const root = (await findProjectRoot(cwd)) ?? cwd;
+  const what = options.what ?? "all";
+  const configPath = options.project ? resolve(cwd, options.project) : join(root, "tsconfig.json");
+  const crdDir = resolve(cwd, options.crdOut ?? join(root, "config/crd/bases"));
+  const rbacDir = resolve(cwd, options.rbacOut ?? join(root, "config/rbac"));
+  const roleName = options.roleName ?? "manager-role";
+
+  const progress = reporter.progress(`analysing ${relative(cwd, configPath) || configPath}`);
+  const started = Date.now();
+  const loaded = loadProgram(configPath);
+  const diags = new Diagnostics(cwd);
+  for (const sf of loaded.sourceFiles) {
+    for (const d of loaded.program.getSyntacticDiagnostics(sf)) {
+      if (d.start !== undefined)
+        diags.atPosition(sf, d.start, msg.tsSyntax(ts.flattenDiagnosticMessageText(d.messageText, " ")));
+    }
+  }
+  const classes = classesOf(loaded.sourceFiles);
+  const resources = collectResources(classes, loaded.checker, diags);
+  const rendered: RenderedFile[] = [];
+  if (what !== "rbac") {
+    const builder = new SchemaBuilder(loaded.checker, diags);
+    const crds = assembleCrds(resources, builder, diags, {
+      toolVersion: tsopVersion(),
+      ...(options.maxDescLen === undefined ? {} : { maxDescLen: options.maxDescLen }),
+    });
+    for (const crd of crds)
+      rendered.push({ path: join(crdDir, crd.fileName), content: toYamlDocuments([crd.object]) });
+  }
+  if (what !== "crds") {
+    const declarations = collectRbac(loaded.sourceFiles, loaded.checker, diags, roleName);
+    if (options.deriveRbac) {
+      const byClass = new Map(resources.map((r) => [r.cls, { group: r.group, plural: r.plural }]));
+      declarations.push(
+        ...deriveRbac(loaded.sourceFiles, loaded.checker, diags, (c) => byClass.get(c), roleName),
+      );
+    }
+    const objects = roleObjects(bucketRules(declarations));
+    if (objects.length)
+      rendered.push({ path: join(rbacDir, "role.yaml"), content: toYamlDocuments(objects) });
+    else reporter.warn("no @Rbac declarations found: role.yaml was not written");
+  }
+
+  const sorted = diags.sorted();
+  const failing = sorted.filter((d) => d.severity === "error" || options.strict);
+  if (failing.length) {
+    progress.fail(`generation failed after ${Date.now() - started} ms`);
+    throw new CodegenError(
+      options.strict ? sorted.map((d) => ({ ...d, severity: "error" as const })) : sorted,
+    );
+  }
+  for (const d of sorted) reporter.warn(formatDiagnostic(d));
+
+  const plans = await planFiles(rendered, what !== "rbac" ? crdDir : undefined);
+  const files = plans.map((p) => ({
+    path: relative(cwd, p.path).split("\\").join("/"),
+    status: p.status,
+    ...(p.content === undefined ? {} : { bytes: Buffer.byteLength(p.content) }),
+  }));
+  const sizeWarnings: Diagnostic[] = [];
+  for (const f of files) {
+    if (f.bytes !== undefined && f.bytes > SIZE_LIMIT && f.path.includes(relative(cwd, crdDir))) {
+      const m = msg.tooBig(f.path, Math.round(f.bytes / 1024));
+      sizeWarnings.push({
+        code: m.code,
+        severity: "warning",
+        file: f.path,
+        line: 0,
+        column: 0,
+        message: m.message,
+        ...(m.hint ? { hint: m.hint } : {}),
+      });
+      reporter.warn(`${m.message}\n      hint: ${m.hint}`);
+    }
+  }
+  const result: GenerateResult = { files, diagnostics: [...sorted, ...sizeWarnings] };
+  if (options.check) {
+    const drift = driftOf(plans, cwd);
+    if (drift)
+      progress.warn(
+        `${plans.filter((p) => p.status !== "unchanged").length} generated file(s) differ from the sources`,
+      );
+    else progress.succeed(`generated files are up to date (${files.length} checked)`);
+    if (drift) result.drift = drift;
+    return result;
+  }
+  await applyPlans(plans);
+  progress.succeed(`generated in ${Date.now() - started} ms`);
+  for (const f of files) {
+    const size = f.bytes === undefined ? "" : ` (${(f.bytes / 1024).toFixed(1)} KiB)`;
+    if (f.status === "removed") reporter.info(`removed ${f.path} (its kind no longer exists)`);
+    else reporter.info(`${f.status} ${f.path}${size}`);
+  }
+  return result;
+}

@@ -1,0 +1,810 @@
+// The ONE table of tsop's markers: JSDoc tags (on fields and types), their class-property decorator
+// spellings, and the class decorators (resources, RBAC). Each entry has a name, where it is allowed,
+// a parse function, help text and how it applies. crd/ and rbac/ read only this table; so do
+// `tsop generate --list-markers` and docs/generate.md.
+import type { Message } from "./diagnostics.js";
+import { msg } from "./messages.js";
+import { type Schema, VALIDATIONS, type ValidationRule } from "./schema-types.js";
+
+/** Where a JSDoc tag may appear: on a property (field) or on an interface/type alias/class/enum (type). */
+export type Place = "field" | "type";
+
+/** The schema type a marker sees after the type itself is resolved. */
+export type SchemaKind =
+  | "string"
+  | "integer"
+  | "number"
+  | "boolean"
+  | "array"
+  | "object"
+  | "int-or-string"
+  | "any";
+
+export interface ApplyContext {
+  /** The resolved kind of a (possibly referenced) schema. */
+  kindOf(schema: Schema): SchemaKind;
+  /** Reports a problem at the tag. */
+  report(message: Message): void;
+  /** Present when the tag is on a property. */
+  field?: FieldContext;
+}
+
+export interface FieldContext {
+  name: string;
+  optional: boolean;
+  /** Rules the parent object gets (immutable-once-set), appended after its own. */
+  parentRules: ValidationRule[];
+  setRequired(required: boolean): void;
+}
+
+export interface TagMarker<V = unknown> {
+  name: string;
+  places: readonly Place[];
+  usage: string;
+  help: string;
+  /** The class-property decorator spelling (sugar), if any. */
+  decorator?: string;
+  repeatable?: boolean;
+  /** Lower runs first: type-changing markers before the markers that check the type. */
+  priority: number;
+  parse(text: string): V | ParseFailure;
+  apply(schema: Schema, value: V, ctx: ApplyContext): void;
+}
+
+export class ParseFailure {
+  constructor(readonly reason: string) {}
+}
+
+export interface DecoratorMarker {
+  name: string;
+  usage: string;
+  help: string;
+  repeatable?: boolean;
+}
+
+// ---------------------------------------------------------------- value parsers
+
+/** Strings may be bare or a JSON string (for spaces, a leading @, or `*` `/`). */
+function parseString(text: string): string | ParseFailure {
+  const t = text.trim();
+  if (t.startsWith('"')) {
+    try {
+      const v: unknown = JSON.parse(t);
+      return typeof v === "string" ? v : new ParseFailure(`expected a string, got ${t}`);
+    } catch {
+      return new ParseFailure(`invalid JSON string ${t}`);
+    }
+  }
+  return t === "" ? new ParseFailure("a value is required") : t;
+}
+
+function parseNumber(text: string): number | ParseFailure {
+  const t = text.trim();
+  const n = t === "" ? Number.NaN : Number(t);
+  return Number.isFinite(n) ? n : new ParseFailure(`expected a number, got '${t}'`);
+}
+
+function parseCount(text: string): number | ParseFailure {
+  const n = parseNumber(text);
+  if (n instanceof ParseFailure) return n;
+  return Number.isInteger(n) && n >= 0 ? n : new ParseFailure(`expected a non-negative integer, got ${n}`);
+}
+
+function parseFlag(text: string): boolean | ParseFailure {
+  const t = text.trim();
+  if (t === "" || t === "true") return true;
+  if (t === "false") return false;
+  return new ParseFailure(`expected nothing, true or false, got '${t}'`);
+}
+
+/** JSON, or a bare string when it is not JSON (`@default Allow`). */
+function parseJsonOrString(text: string): unknown | ParseFailure {
+  const t = text.trim();
+  if (t === "") return new ParseFailure("a value is required");
+  try {
+    return JSON.parse(t) as unknown;
+  } catch {
+    if (/^[[{"]/.test(t)) return new ParseFailure(`invalid JSON: ${t}`);
+    return t;
+  }
+}
+
+function parseList(text: string): string[] | ParseFailure {
+  const items = text
+    .split(/[;,\s]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return items.length ? items : new ParseFailure("expected a list such as a;b");
+}
+
+function parseChoice<T extends string>(choices: readonly T[]) {
+  return (text: string): T | ParseFailure => {
+    const t = text.trim() as T;
+    return choices.includes(t)
+      ? t
+      : new ParseFailure(`must be one of ${choices.map((c) => `"${c}"`).join(", ")}, got '${text.trim()}'`);
+  };
+}
+
+/** `key=value` pairs; values bare, or double-quoted JSON strings. */
+export function parseKeyValues(text: string): Record<string, string> | ParseFailure {
+  const out: Record<string, string> = {};
+  const re = /\s*([A-Za-z]+)\s*=\s*("(?:[^"\\]|\\.)*"|'[^']*'|[^\s"']+)/y;
+  let rest = text.trim();
+  while (rest.length > 0) {
+    re.lastIndex = 0;
+    const m = re.exec(rest);
+    if (!m || !m[1] || m[2] === undefined) return new ParseFailure(`cannot parse '${rest}' as key=value`);
+    let value = m[2];
+    if (value.startsWith('"')) {
+      try {
+        value = JSON.parse(value) as string;
+      } catch {
+        return new ParseFailure(`invalid quoted value ${value}`);
+      }
+    } else if (value.startsWith("'")) value = value.slice(1, -1);
+    out[m[1]] = value;
+    rest = rest.slice(m[0].length).trim();
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- type checks
+
+const NUMERIC: readonly SchemaKind[] = ["integer", "number"];
+const TEXTUAL: readonly SchemaKind[] = ["string", "int-or-string"];
+
+function requireKind(
+  ctx: ApplyContext,
+  schema: Schema,
+  marker: string,
+  allowed: readonly SchemaKind[],
+  expected: string,
+): boolean {
+  const kind = ctx.kindOf(schema);
+  if (kind === "any" || allowed.includes(kind)) return true;
+  ctx.report(msg.markerTarget(marker, expected, kind));
+  return false;
+}
+
+function numericBound(key: "minimum" | "maximum" | "multipleOf") {
+  return (schema: Schema, value: number, ctx: ApplyContext) => {
+    if (!requireKind(ctx, schema, key, NUMERIC, "a numeric value")) return;
+    if (ctx.kindOf(schema) === "integer" && !Number.isInteger(value)) {
+      ctx.report(msg.nonIntegral(key, value));
+      return;
+    }
+    schema[key] = value;
+  };
+}
+
+function setter<K extends keyof Schema>(
+  key: K,
+  allowed: readonly SchemaKind[] | undefined,
+  expected: string,
+) {
+  return (schema: Schema, value: Schema[K], ctx: ApplyContext) => {
+    if (allowed && !requireKind(ctx, schema, String(key), allowed, expected)) return;
+    schema[key] = value;
+  };
+}
+
+function addRule(schema: Schema, rule: ValidationRule): void {
+  const rules = schema[VALIDATIONS] ?? [];
+  rules.push(rule);
+  schema[VALIDATIONS] = rules;
+}
+
+const REASONS = ["FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"];
+
+function parseValidation(text: string): ValidationRule | ParseFailure {
+  const kv = parseKeyValues(text);
+  if (kv instanceof ParseFailure) return kv;
+  const known = ["rule", "message", "messageExpression", "reason", "fieldPath", "optionalOldSelf"];
+  const unknown = Object.keys(kv).filter((k) => !known.includes(k));
+  if (unknown.length)
+    return new ParseFailure(`unknown key ${unknown.join(", ")} (known: ${known.join(", ")})`);
+  if (!kv.rule) return new ParseFailure("rule= is required");
+  const rule: ValidationRule = { rule: kv.rule };
+  if (kv.message !== undefined) rule.message = kv.message;
+  if (kv.messageExpression !== undefined) rule.messageExpression = kv.messageExpression;
+  if (kv.reason !== undefined) {
+    if (!REASONS.includes(kv.reason)) return new ParseFailure(msg.celReason(kv.reason).message);
+    rule.reason = kv.reason;
+  }
+  if (kv.fieldPath !== undefined) rule.fieldPath = kv.fieldPath;
+  if (kv.optionalOldSelf !== undefined) {
+    if (kv.optionalOldSelf !== "true" && kv.optionalOldSelf !== "false")
+      return new ParseFailure("optionalOldSelf is true or false");
+    rule.optionalOldSelf = kv.optionalOldSelf === "true";
+  }
+  return rule;
+}
+
+type OneOfKind = "atMostOneOf" | "exactlyOneOf" | "atLeastOneOf";
+
+function oneOfMarker(name: OneOfKind, priority: number, help: string): TagMarker<string[]> {
+  return {
+    name,
+    places: ["type"],
+    usage: `@${name} a;b[;c]`,
+    help,
+    repeatable: true,
+    priority,
+    parse: parseList,
+    apply(schema, fields, ctx) {
+      if (!requireKind(ctx, schema, name, ["object"], "an object")) return;
+      const nested = fields.filter((f) => f.includes("."));
+      if (nested.length) {
+        ctx.report(msg.oneOf(`@${name}: cannot reference nested fields: ${nested.join(",")}`));
+        return;
+      }
+      for (const f of fields) {
+        if (!schema.properties?.[f]) {
+          ctx.report(msg.oneOf(`@${name}: no field '${f}' in this type`));
+          return;
+        }
+        if (schema.required?.includes(f)) {
+          ctx.report(
+            msg.oneOf(`field ${f} is part of a OneOf constraint and cannot be required; declare it '${f}?'`),
+          );
+          return;
+        }
+      }
+      const list = fields.join(" ");
+      const count = fields.map((f) => `(has(self.${f})?1:0)`).join("+");
+      if (name === "atMostOneOf")
+        addRule(schema, {
+          message: `at most one of the fields in [${list}] may be set`,
+          rule: `${count} <= 1`,
+        });
+      else if (name === "exactlyOneOf")
+        addRule(schema, {
+          message: `exactly one of the fields in [${list}] must be set`,
+          rule: `${count} == 1`,
+        });
+      else
+        addRule(schema, {
+          message: `at least one of the fields in [${list}] must be set`,
+          rule: fields.map((f) => `has(self.${f})`).join("||"),
+        });
+    },
+  };
+}
+
+const BOTH: readonly Place[] = ["field", "type"];
+
+function bound(
+  name: "minimum" | "maximum" | "multipleOf",
+  decorator: string,
+  help: string,
+): TagMarker<number> {
+  return {
+    name,
+    places: BOTH,
+    usage: `@${name} <number>`,
+    help,
+    decorator,
+    priority: 10,
+    parse: parseNumber,
+    apply: numericBound(name),
+  };
+}
+
+function count(
+  name: "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties" | "maxProperties",
+  decorator: string,
+  kinds: readonly SchemaKind[],
+  expected: string,
+  help: string,
+): TagMarker<number> {
+  return {
+    name,
+    places: BOTH,
+    usage: `@${name} <n>`,
+    help,
+    decorator,
+    priority: 10,
+    parse: parseCount,
+    apply: setter(name, kinds, expected),
+  };
+}
+
+// ---------------------------------------------------------------- the table
+
+export const TAGS: readonly TagMarker<any>[] = [
+  bound("minimum", "Minimum", "Smallest allowed value (numbers)."),
+  bound("maximum", "Maximum", "Largest allowed value (numbers)."),
+  {
+    name: "exclusiveMinimum",
+    places: BOTH,
+    usage: "@exclusiveMinimum [true|false]",
+    help: "Makes @minimum exclusive.",
+    decorator: "ExclusiveMinimum",
+    priority: 10,
+    parse: parseFlag,
+    apply(schema: Schema, v: boolean, ctx: ApplyContext) {
+      if (requireKind(ctx, schema, "exclusiveMinimum", NUMERIC, "a numeric value") && v)
+        schema.exclusiveMinimum = true;
+    },
+  },
+  {
+    name: "exclusiveMaximum",
+    places: BOTH,
+    usage: "@exclusiveMaximum [true|false]",
+    help: "Makes @maximum exclusive.",
+    decorator: "ExclusiveMaximum",
+    priority: 10,
+    parse: parseFlag,
+    apply(schema: Schema, v: boolean, ctx: ApplyContext) {
+      if (requireKind(ctx, schema, "exclusiveMaximum", NUMERIC, "a numeric value") && v)
+        schema.exclusiveMaximum = true;
+    },
+  },
+  bound("multipleOf", "MultipleOf", "The value must be a multiple of this number."),
+  count("minLength", "MinLength", TEXTUAL, "a textual value", "Shortest allowed string."),
+  count("maxLength", "MaxLength", TEXTUAL, "a textual value", "Longest allowed string."),
+  {
+    name: "pattern",
+    places: BOTH,
+    usage: "@pattern <regex>  (or a JSON string for regexes with spaces)",
+    help: "Regular expression the string must match (ECMA-262 as the API server checks it).",
+    decorator: "Pattern",
+    priority: 10,
+    parse(text: string) {
+      const s = parseString(text);
+      if (s instanceof ParseFailure) return s;
+      try {
+        new RegExp(s, "u");
+      } catch (e) {
+        return new ParseFailure(`invalid regular expression: ${(e as Error).message}`);
+      }
+      return s;
+    },
+    apply: setter("pattern", TEXTUAL, "a textual value"),
+  },
+  count("minItems", "MinItems", ["array"], "an array", "Fewest allowed items."),
+  count("maxItems", "MaxItems", ["array"], "an array", "Most allowed items."),
+  {
+    name: "uniqueItems",
+    places: BOTH,
+    usage: "@uniqueItems [true|false]",
+    help: "Items must be unique (prefer @listType set).",
+    decorator: "UniqueItems",
+    priority: 10,
+    parse: parseFlag,
+    apply: setter("uniqueItems", ["array"], "an array"),
+  },
+  count("minProperties", "MinProperties", ["object"], "an object", "Fewest allowed keys."),
+  count("maxProperties", "MaxProperties", ["object"], "an object", "Most allowed keys."),
+  {
+    name: "format",
+    places: BOTH,
+    usage: "@format <name>",
+    help: 'OpenAPI format, e.g. date-time, email, uri, uuid, byte (or use Format<"email">, DateTime).',
+    decorator: "StringFormat",
+    priority: 10,
+    parse: parseString,
+    apply(schema: Schema, v: string) {
+      schema.format = v;
+    },
+  },
+  {
+    name: "enumValues",
+    places: BOTH,
+    usage: "@enumValues a;b;c  (each a JSON value or a bare string)",
+    help: "Allowed values for a non-literal type. Prefer a literal union or a TS enum.",
+    decorator: "EnumValues",
+    priority: 10,
+    parse(text: string) {
+      const parts = parseList(text);
+      if (parts instanceof ParseFailure) return parts;
+      return parts.map((p) => {
+        try {
+          return JSON.parse(p) as unknown;
+        } catch {
+          return p;
+        }
+      });
+    },
+    apply(schema: Schema, v: unknown[]) {
+      schema.enum = v;
+    },
+  },
+  {
+    name: "schemaType",
+    places: BOTH,
+    usage: "@schemaType string|integer|number|boolean|object|array",
+    help: "Overrides the schema type (with @schemaless, or for types that serialise differently).",
+    decorator: "SchemaType",
+    priority: 1,
+    parse: parseChoice(["string", "integer", "number", "boolean", "object", "array"] as const),
+    apply(schema: Schema, v: string) {
+      schema.type = v;
+      delete schema.$ref;
+    },
+  },
+  {
+    name: "schemaless",
+    places: ["field"],
+    usage: "@schemaless",
+    help: "Emits an empty schema for the field (combine with @schemaType / @preserveUnknownFields).",
+    decorator: "Schemaless",
+    priority: 0,
+    parse: parseFlag,
+    apply(schema: Schema, v: boolean) {
+      if (!v) return;
+      for (const key of Object.keys(schema) as (keyof Schema)[])
+        if (key !== "description") delete schema[key];
+    },
+  },
+  {
+    name: "nullable",
+    places: BOTH,
+    usage: "@nullable",
+    help: "Allows null (same as `| null` in the type).",
+    decorator: "Nullable",
+    priority: 10,
+    parse: parseFlag,
+    apply(schema: Schema, v: boolean) {
+      if (v) schema.nullable = true;
+    },
+  },
+  {
+    name: "default",
+    places: BOTH,
+    usage: "@default <json>  (or a bare string)",
+    help: "Default value the API server fills in; checked against the field's schema.",
+    decorator: "Default",
+    priority: 10,
+    parse: parseJsonOrString,
+    apply(schema: Schema, v: unknown) {
+      schema.default = v;
+    },
+  },
+  {
+    name: "example",
+    places: BOTH,
+    usage: "@example <json>",
+    help: "Example value (JSON; bare strings are taken as strings).",
+    decorator: "Example",
+    priority: 10,
+    parse: parseJsonOrString,
+    apply(schema: Schema, v: unknown) {
+      schema.example = v;
+    },
+  },
+  {
+    name: "title",
+    places: BOTH,
+    usage: "@title <text>",
+    help: "Schema title.",
+    decorator: "Title",
+    priority: 10,
+    parse: parseString,
+    apply(schema: Schema, v: string) {
+      schema.title = v;
+    },
+  },
+  {
+    name: "externalDocs",
+    places: BOTH,
+    usage: "@externalDocs <url> [description]",
+    help: "Link to external documentation.",
+    decorator: "ExternalDocs",
+    priority: 10,
+    parse(text: string) {
+      const [url, ...rest] = text.trim().split(/\s+/);
+      if (!url) return new ParseFailure("a URL is required");
+      try {
+        new URL(url);
+      } catch {
+        return new ParseFailure(`invalid URL '${url}'`);
+      }
+      return rest.length ? { url, description: rest.join(" ") } : { url };
+    },
+    apply(schema: Schema, v: { url: string; description?: string }) {
+      schema.externalDocs = v;
+    },
+  },
+  {
+    name: "validation",
+    places: BOTH,
+    usage:
+      '@validation rule="<CEL>" [message="…"] [messageExpression="…"] [reason=FieldValueInvalid] [fieldPath=.x] [optionalOldSelf=true]',
+    help: "CEL validation rule (x-kubernetes-validations); repeatable, source order kept.",
+    decorator: "Validate",
+    repeatable: true,
+    priority: 10,
+    parse: parseValidation,
+    apply(schema: Schema, v: ValidationRule) {
+      addRule(schema, v);
+    },
+  },
+  oneOfMarker("atMostOneOf", 11, "At most one of the named optional fields may be set (generated CEL rule)."),
+  oneOfMarker(
+    "exactlyOneOf",
+    12,
+    "Exactly one of the named optional fields must be set (generated CEL rule).",
+  ),
+  oneOfMarker(
+    "atLeastOneOf",
+    13,
+    "At least one of the named optional fields must be set (generated CEL rule).",
+  ),
+  {
+    name: "immutable",
+    places: ["field"],
+    usage: "@immutable",
+    help: "The field cannot change once set (self == oldSelf; optional fields also cannot be removed).",
+    decorator: "Immutable",
+    priority: 14,
+    parse: parseFlag,
+    apply(schema: Schema, v: boolean, ctx: ApplyContext) {
+      if (!v || !ctx.field) return;
+      addRule(schema, { message: "field is immutable", rule: "self == oldSelf" });
+      if (ctx.field.optional) {
+        const f = ctx.field.name;
+        ctx.field.parentRules.push({
+          message: `field ${f} is immutable once set`,
+          rule: `!has(oldSelf.${f}) || has(self.${f})`,
+        });
+      }
+    },
+  },
+  {
+    name: "listType",
+    places: BOTH,
+    usage: "@listType atomic|set|map",
+    help: "Server-side apply list semantics (x-kubernetes-list-type).",
+    decorator: "ListType",
+    priority: 9,
+    parse: parseChoice(["atomic", "set", "map"] as const),
+    apply: setter("x-kubernetes-list-type", ["array"], "an array"),
+  },
+  {
+    name: "listMapKey",
+    places: BOTH,
+    usage: "@listMapKey <field>  (repeatable)",
+    help: "Key field of a @listType map list; keys must be required (or defaulted) scalar fields of the items.",
+    decorator: "ListMapKey",
+    repeatable: true,
+    priority: 10,
+    parse: parseString,
+    apply(schema: Schema, v: string, ctx: ApplyContext) {
+      if (!requireKind(ctx, schema, "listMapKey", ["array"], "an array")) return;
+      if (schema["x-kubernetes-list-type"] !== "map") {
+        ctx.report(msg.listMapKey("must apply @listMapKey to an associative list (@listType map)"));
+        return;
+      }
+      schema["x-kubernetes-list-map-keys"] = [...(schema["x-kubernetes-list-map-keys"] ?? []), v];
+    },
+  },
+  {
+    name: "mapType",
+    places: BOTH,
+    usage: "@mapType atomic|granular",
+    help: "Server-side apply semantics of a Record (x-kubernetes-map-type).",
+    decorator: "MapType",
+    priority: 10,
+    parse: parseChoice(["atomic", "granular"] as const),
+    apply: setter("x-kubernetes-map-type", ["object"], "an object"),
+  },
+  {
+    name: "structType",
+    places: BOTH,
+    usage: "@structType atomic|granular",
+    help: "Server-side apply semantics of an object (x-kubernetes-map-type).",
+    decorator: "StructType",
+    priority: 10,
+    parse: parseChoice(["atomic", "granular"] as const),
+    apply: setter("x-kubernetes-map-type", ["object"], "an object"),
+  },
+  {
+    name: "preserveUnknownFields",
+    places: BOTH,
+    usage: "@preserveUnknownFields",
+    help: "Keeps fields the schema does not list (x-kubernetes-preserve-unknown-fields).",
+    decorator: "PreserveUnknownFields",
+    priority: 10,
+    parse: parseFlag,
+    apply(schema: Schema, v: boolean) {
+      if (v) schema["x-kubernetes-preserve-unknown-fields"] = true;
+    },
+  },
+  {
+    name: "embeddedResource",
+    places: BOTH,
+    usage: "@embeddedResource",
+    help: "The object is a whole Kubernetes object (apiVersion, kind, metadata) (x-kubernetes-embedded-resource).",
+    decorator: "EmbeddedObject",
+    priority: 10,
+    parse: parseFlag,
+    apply(schema: Schema, v: boolean, ctx: ApplyContext) {
+      if (v && requireKind(ctx, schema, "embeddedResource", ["object"], "an object"))
+        schema["x-kubernetes-embedded-resource"] = true;
+    },
+  },
+  {
+    name: "optional",
+    places: ["field"],
+    usage: "@optional",
+    help: "Not required, whatever the type says (prefer `?`).",
+    decorator: "Optional",
+    priority: 10,
+    parse: parseFlag,
+    apply(_schema: Schema, v: boolean, ctx: ApplyContext) {
+      if (v) ctx.field?.setRequired(false);
+    },
+  },
+  {
+    name: "required",
+    places: ["field"],
+    usage: "@required",
+    help: "Required even though the property is optional in TypeScript.",
+    decorator: "Required",
+    priority: 10,
+    parse: parseFlag,
+    apply(_schema: Schema, v: boolean, ctx: ApplyContext) {
+      if (v) ctx.field?.setRequired(true);
+    },
+  },
+];
+
+/** `@items <tag> <value>`: applies another tag to the items of an array. */
+export const ITEMS_TAG = {
+  name: "items",
+  usage: "@items <tag> <value>  (e.g. @items maxLength 255)",
+  help: "Applies a validation tag to the items of an array field.",
+};
+
+export const CLASS_DECORATORS: readonly DecoratorMarker[] = [
+  {
+    name: "CustomResource",
+    usage:
+      "@CustomResource({ group, version, kind?, plural?, singular?, scope?, shortNames?, categories?, listKind?, annotations?, labels?, selectableFields?, served?, storage?, deprecationWarning? })",
+    help: "Declares a class as one version of a custom resource; its instance type is the root schema.",
+  },
+  { name: "Status", usage: "@Status()", help: "Enables the status subresource." },
+  {
+    name: "Scale",
+    usage: "@Scale({ specReplicasPath, statusReplicasPath, labelSelectorPath? })",
+    help: "Enables the scale subresource; paths are checked against the schema.",
+  },
+  {
+    name: "PrinterColumn",
+    usage: "@PrinterColumn({ name, type, jsonPath, description?, format?, priority? })",
+    help: "Adds a kubectl get column (source order).",
+    repeatable: true,
+  },
+  {
+    name: "StorageVersion",
+    usage: "@StorageVersion()",
+    help: "This version is the storage version (exactly one when a kind has several).",
+  },
+  { name: "Unserved", usage: "@Unserved()", help: "This version is not served." },
+  {
+    name: "Deprecated",
+    usage: '@Deprecated("warning")',
+    help: "This version is deprecated, with an optional warning.",
+  },
+  { name: "SkipVersion", usage: "@SkipVersion()", help: "Leaves this version out of the CRD." },
+  {
+    name: "Rbac",
+    usage: "@Rbac({ groups?, resources?, resourceNames?, verbs, urls?, namespace?, roleName? })",
+    help: "A permission the operator needs; on any class, repeatable. `namespace` makes it a Role.",
+    repeatable: true,
+  },
+];
+
+export const TAG_BY_NAME: ReadonlyMap<string, TagMarker<any>> = new Map(TAGS.map((t) => [t.name, t]));
+export const TAG_BY_DECORATOR: ReadonlyMap<string, TagMarker<any>> = new Map(
+  TAGS.filter((t) => t.decorator).map((t) => [t.decorator as string, t]),
+);
+
+/** Standard JSDoc/TSDoc tags that are never tsop markers (no typo warnings for them). */
+export const FOREIGN_TAGS = new Set([
+  "param",
+  "returns",
+  "return",
+  "deprecated",
+  "see",
+  "link",
+  "since",
+  "remarks",
+  "internal",
+  "public",
+  "private",
+  "protected",
+  "readonly",
+  "beta",
+  "alpha",
+  "experimental",
+  "todo",
+  "type",
+  "typedef",
+  "template",
+  "throws",
+  "author",
+  "version",
+  "override",
+  "inheritDoc",
+  "packageDocumentation",
+  "privateRemarks",
+  "defaultValue",
+  "eventProperty",
+  "virtual",
+  "sealed",
+  "enum",
+  "description",
+  "summary",
+  "file",
+  "module",
+  "license",
+  "category",
+  "hidden",
+  "ignore",
+  "property",
+  "prop",
+  "name",
+]);
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0] as number;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j] as number;
+      row[j] = Math.min(
+        (row[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        prev + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      prev = tmp;
+    }
+  }
+  return row[b.length] as number;
+}
+
+/** The closest name within a small edit distance (case-insensitive), for "did you mean". */
+export function suggest(name: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  const lower = name.toLowerCase();
+  for (const c of candidates) {
+    const d = distance(lower, c.toLowerCase());
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  const limit = name.length <= 4 ? 1 : 2;
+  return best !== undefined && bestDistance <= limit ? best : undefined;
+}
+
+/** Renders the marker reference (tsop generate --list-markers). */
+export function markerReference(): string {
+  const lines = [
+    "JSDoc tags (on properties = field, on interfaces / type aliases / classes / enums = type):",
+    "",
+  ];
+  for (const t of [...TAGS].sort((a, b) => a.name.localeCompare(b.name))) {
+    const where = t.places.join(", ");
+    const sugar = t.decorator ? `  decorator: @${t.decorator}(…)` : "";
+    lines.push(`  ${t.usage}`);
+    lines.push(`      ${t.help} [${where}]${t.repeatable ? " (repeatable)" : ""}${sugar}`);
+  }
+  lines.push(`  ${ITEMS_TAG.usage}`, `      ${ITEMS_TAG.help} [field, type]`);
+  lines.push("", 'Class decorators (import from "tsop"):', "");
+  for (const d of CLASS_DECORATORS) {
+    lines.push(`  ${d.usage}`, `      ${d.help}${d.repeatable ? " (repeatable)" : ""}`);
+  }
+  lines.push(
+    "",
+    'Types (import from "tsop"): Int32, Int64, Integer, Float64, IntOrString, Quantity, DateTime, Duration,',
+    'Format<"…">, JSONValue, Unstructured, EmbeddedResource, Condition, ObjectMeta, KubeObject<Spec, Status>.',
+    "`?` makes a field optional, `| null` nullable; literal unions and TS enums become enums.",
+  );
+  return lines.join("\n");
+}

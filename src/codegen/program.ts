@@ -1,0 +1,187 @@
+// One ts.Program built from the project's tsconfig (paths, include, exclude honoured), shared by the
+// CRD and RBAC generators, plus the test that tells whether a declaration comes from tsop itself
+// (the "tsop" package in node_modules, or this repository's src/runtime during development).
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import ts from "typescript";
+import { InvalidInputError } from "../common/errors.js";
+
+export interface LoadedProgram {
+  program: ts.Program;
+  checker: ts.TypeChecker;
+  /** The project's own source files (not declaration files, not node_modules). */
+  sourceFiles: ts.SourceFile[];
+  configPath: string;
+  root: string;
+}
+
+export function loadProgram(configPath: string): LoadedProgram {
+  const path = resolve(configPath);
+  if (!existsSync(path)) {
+    throw new InvalidInputError(`tsconfig not found: ${path}`, {
+      hint: "pass --project <tsconfig.json> or run tsop generate in the project directory",
+    });
+  }
+  const read = ts.readConfigFile(path, ts.sys.readFile);
+  if (read.error) throw configError(path, read.error);
+  const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, dirname(path), { noEmit: true }, path);
+  const fatal = parsed.errors.filter((e) => e.category === ts.DiagnosticCategory.Error && e.code !== 18003);
+  if (fatal[0]) throw configError(path, fatal[0]);
+  if (parsed.fileNames.length === 0) {
+    throw new InvalidInputError(`${path} includes no TypeScript files`, {
+      hint: "check `include`/`files` in the tsconfig",
+    });
+  }
+  // Automatic @types inclusion is off: CRD types are JSON data, and parsing @types/node alone costs
+  // more than analysing fifty kinds.
+  // Likewise the DOM lib: schemas never need it.
+  const lib = (
+    parsed.options.lib ?? [ts.getDefaultLibFileName(parsed.options).replace(".full.", ".")]
+  ).filter((l) => !/dom|webworker|scripthost/i.test(l));
+  const options: ts.CompilerOptions = {
+    ...parsed.options,
+    noEmit: true,
+    lib,
+    types: parsed.options.types ? parsed.options.types.filter((t) => t !== "node") : [],
+  };
+  const program = ts.createProgram({
+    rootNames: parsed.fileNames,
+    options,
+    projectReferences: parsed.projectReferences ?? [],
+    host: pruningHost(options, parsed.fileNames),
+  });
+  const sourceFiles = program
+    .getSourceFiles()
+    .filter(
+      (sf) =>
+        !sf.isDeclarationFile && !program.isSourceFileFromExternalLibrary(sf) && !isTsopFile(sf.fileName),
+    );
+  return { program, checker: program.getTypeChecker(), sourceFiles, configPath: path, root: dirname(path) };
+}
+
+/**
+ * A compiler host that leaves out what CRD and RBAC generation cannot need, which is most of the
+ * parse time: packages imported by files outside the "API closure" (the files that mention
+ * @CustomResource and the project files they import), and tsop's own runtime beyond its
+ * declaration surface (decorators and schema types). Left-out imports resolve to nothing.
+ */
+function pruningHost(options: ts.CompilerOptions, rootNames: readonly string[]): ts.CompilerHost {
+  const host = ts.createCompilerHost(options, true);
+  const cache = ts.createModuleResolutionCache(
+    host.getCurrentDirectory(),
+    host.getCanonicalFileName,
+    options,
+  );
+  const resolveOne = (name: string, containing: string, mode?: ts.ResolutionMode) =>
+    ts.resolveModuleName(name, containing, options, host, cache, undefined, mode).resolvedModule;
+  const apiFiles = apiClosure(rootNames, resolveOne);
+  host.resolveModuleNameLiterals = (
+    literals,
+    containingFile,
+    _redirect,
+    compilerOptions,
+    containingSourceFile,
+  ) =>
+    literals.map((literal) => {
+      const mode = ts.getModeForUsageLocation(containingSourceFile, literal, compilerOptions);
+      const resolved = resolveOne(literal.text, containingFile, mode);
+      if (!resolved) return { resolvedModule: undefined };
+      const target = resolved.resolvedFileName;
+      if (isTsopFile(containingFile) && /[\\/]index\.(d\.)?ts$/.test(containingFile)) {
+        return RUNTIME_SURFACE.test(target) ? { resolvedModule: resolved } : { resolvedModule: undefined };
+      }
+      const external = resolved.isExternalLibraryImport === true || /[\\/]node_modules[\\/]/.test(target);
+      const fromProject = !/[\\/]node_modules[\\/]/.test(containingFile) && !isTsopFile(containingFile);
+      if (external && fromProject && !isTsopFile(target) && !apiFiles.has(containingFile))
+        return { resolvedModule: undefined };
+      return { resolvedModule: resolved };
+    });
+  return host;
+}
+
+const RUNTIME_SURFACE = /[\\/]runtime[\\/](decorators|schema|field-decorators)\.(d\.ts|ts|js)$/;
+
+/** Project files that declare resources, and the project files they import (transitively). */
+function apiClosure(
+  rootNames: readonly string[],
+  resolveOne: (name: string, containing: string) => ts.ResolvedModuleFull | undefined,
+): Set<string> {
+  const closure = new Set<string>();
+  const queue = rootNames.filter((f) => {
+    try {
+      return /CustomResource/.test(readFileSync(f, "utf8"));
+    } catch {
+      return false;
+    }
+  });
+  while (queue.length) {
+    const file = queue.pop() as string;
+    if (closure.has(file)) continue;
+    closure.add(file);
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    for (const ref of ts.preProcessFile(text, true, true).importedFiles) {
+      const target = resolveOne(ref.fileName, file)?.resolvedFileName;
+      if (
+        target &&
+        !/[\\/]node_modules[\\/]/.test(target) &&
+        !target.endsWith(".d.ts") &&
+        !isTsopFile(target)
+      )
+        queue.push(target);
+    }
+  }
+  return closure;
+}
+
+function configError(path: string, d: ts.Diagnostic): InvalidInputError {
+  return new InvalidInputError(`${path}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`, {
+    location: { file: path },
+    hint: "fix the tsconfig (tsc -p <tsconfig> shows the same error)",
+  });
+}
+
+const packageNameCache = new Map<string, string | undefined>();
+
+/** The `name` of the nearest package.json at or above dir. */
+function packageNameOf(dir: string): string | undefined {
+  if (packageNameCache.has(dir)) return packageNameCache.get(dir);
+  let name: string | undefined;
+  const file = join(dir, "package.json");
+  if (existsSync(file)) {
+    try {
+      name = (JSON.parse(readFileSync(file, "utf8")) as { name?: string }).name ?? "";
+    } catch {
+      name = "";
+    }
+  } else {
+    const parent = dirname(dir);
+    name = parent === dir ? undefined : packageNameOf(parent);
+  }
+  packageNameCache.set(dir, name);
+  return name;
+}
+
+const RUNTIME_FILE = /[\\/](src|dist)[\\/]runtime[\\/][^\\/]+\.(d\.ts|ts)$/;
+
+/** Whether a file is tsop's runtime declaration surface (src/runtime/*.ts or dist/runtime/*.d.ts of the tsop package). */
+export function isTsopFile(fileName: string): boolean {
+  return RUNTIME_FILE.test(fileName) && packageNameOf(dirname(fileName)) === "tsop";
+}
+
+/** Whether a symbol (after following imports) is tsop's export called `name`. */
+export function isTsopSymbol(checker: ts.TypeChecker, symbol: ts.Symbol | undefined, name?: string): boolean {
+  const target = resolveAlias(checker, symbol);
+  if (!target) return false;
+  if (name !== undefined && target.name !== name) return false;
+  return (target.declarations ?? []).some((d) => isTsopFile(d.getSourceFile().fileName));
+}
+
+export function resolveAlias(checker: ts.TypeChecker, symbol: ts.Symbol | undefined): ts.Symbol | undefined {
+  if (symbol && symbol.flags & ts.SymbolFlags.Alias) return checker.getAliasedSymbol(symbol);
+  return symbol;
+}
