@@ -24,7 +24,7 @@ export function renderNewProject(project: NewProject): string {
     version: "3",
   };
   for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
-  return `${HEADER.join("\n")}\n${stringify(body)}`;
+  return `${HEADER.join("\n")}\n${stringify(body, { indentSeq: false })}`;
 }
 
 /** The PROJECT entry for a resource, with keys in a fixed order. */
@@ -56,5 +56,5 @@ export function addResourceToProject(text: string, file: string, resource: Proje
       hint: "fix PROJECT by hand, then run the command again",
     });
   }
-  return doc.toString();
+  return doc.toString({ indentSeq: false });
 }

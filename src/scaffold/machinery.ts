@@ -67,12 +67,15 @@ export interface PlanResult {
   contents: Map<string, string>;
 }
 
-async function readIfExists(path: string): Promise<string | undefined> {
+/** The file's text; undefined when absent; "blocked" when a directory (or a file where a directory must go) is in the way. */
+async function readIfExists(path: string): Promise<string | undefined | "blocked"> {
   try {
     return await readFile(path, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    if (code === "ENOTDIR" || code === "EISDIR") return "blocked";
+    throw new TsopError(`cannot read ${path}: ${(error as Error).message}`, { cause: error });
   }
 }
 
@@ -87,11 +90,16 @@ export async function executePlan(actions: readonly FileAction[], options: PlanO
   const entries = new Map<string, Entry>();
   const collisions: string[] = [];
   const missing: string[] = [];
+  const blocked: string[] = [];
 
-  async function entryFor(path: string): Promise<Entry> {
+  async function entryFor(path: string): Promise<Entry | undefined> {
     let entry = entries.get(path);
     if (!entry) {
       const original = await readIfExists(join(options.root, path));
+      if (original === "blocked") {
+        if (!blocked.includes(path)) blocked.push(path);
+        return undefined;
+      }
       entry = { original, current: original };
       entries.set(path, entry);
     }
@@ -100,6 +108,7 @@ export async function executePlan(actions: readonly FileAction[], options: PlanO
 
   for (const action of actions) {
     const entry = await entryFor(action.path);
+    if (!entry) continue;
     if (action.kind === "template") {
       const rendered =
         action.template !== undefined ? await renderTemplate(action.template, options.data) : action.content;
@@ -134,6 +143,13 @@ export async function executePlan(actions: readonly FileAction[], options: PlanO
         : action.edit(entry.current, join(options.root, action.path));
   }
 
+  if (blocked.length > 0) {
+    throw new AggregateTsopError(
+      "a directory, or a file where a directory must be, is in the way of these files; nothing was written:",
+      blocked,
+      { hint: "move what is in the way, then run the command again" },
+    );
+  }
   if (missing.length > 0) {
     throw new AggregateTsopError("these files must exist to be edited, but are missing:", missing, {
       hint: "restore them (e.g. from version control) or recreate the project with `tsop init`",

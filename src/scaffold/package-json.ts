@@ -21,8 +21,8 @@ export function scaffoldScripts(input: PackageJsonInput): Record<string, string>
     // Like kubebuilder's `make build`: regenerate CRDs and RBAC, then compile.
     build: has("generate") ? `tsop generate && ${compile}` : compile,
     typecheck: "tsc -p tsconfig.json --noEmit",
-    lint: "biome check .",
-    format: "biome check --write .",
+    lint: "biome lint .",
+    format: "biome format --write .",
     // CI-friendly: fails when generated files are stale instead of rewriting them.
     test: ["npm run typecheck", has("generate") ? "tsop generate --check" : "", "vitest run"]
       .filter(Boolean)
@@ -67,6 +67,7 @@ export function renderPackageJson(input: PackageJsonInput): string {
       "@types/node": tsopRange("@types/node"),
       typescript: tsopRange("typescript"),
       vitest: tsopRange("vitest"),
+      yaml: tsopRange("yaml"),
     },
   };
   if (input.repo) pkg.repository = input.repo;

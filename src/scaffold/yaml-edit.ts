@@ -14,7 +14,7 @@ export function appendToYamlList(text: string, file: string, key: string, item: 
   const list = doc.get(key, true);
   if (list === undefined || list === null || (isScalar(list) && list.value === null)) {
     doc.set(key, doc.createNode([item]));
-    return doc.toString();
+    return doc.toString({ indentSeq: false });
   }
   if (!isSeq(list)) {
     throw new InvalidInputError(`${file}: ${key} must be a list`, {
@@ -28,5 +28,5 @@ export function appendToYamlList(text: string, file: string, key: string, item: 
     list.flow = false;
   }
   list.add(doc.createNode(item));
-  return doc.toString();
+  return doc.toString({ indentSeq: false });
 }
