@@ -125,7 +125,9 @@ export function findImageSites(object: Obj, sites: ImageSite[], problems: SitePr
   // Any other pod spec, in any object (Deployments, Jobs, CronJobs, Pods, …): pinned, not listed.
   const walk = (node: unknown, path: string) => {
     if (Array.isArray(node)) {
-      node.forEach((item, i) => walk(item, `${path}[${i}]`));
+      node.forEach((item, i) => {
+        walk(item, `${path}[${i}]`);
+      });
       return;
     }
     if (!isObj(node)) return;

@@ -10,7 +10,6 @@ import { RegistryError } from "../../src/images/errors.js";
 import { parseReference } from "../../src/images/reference.js";
 import {
   pushTestImage,
-  skopeoInspect,
   startFaultyFront,
   startProxy,
   startRegistry,

@@ -222,7 +222,7 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Test
     ...(issuer ? { issuer } : {}),
     dir,
     async stop() {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once("exit", resolve));
         child.kill("SIGTERM");
         await exited;
