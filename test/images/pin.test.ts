@@ -24,6 +24,8 @@ const IMAGES = [
 ];
 
 type Obj = Record<string, unknown>;
+// biome-ignore lint/suspicious/noExplicitAny: tests walk parsed YAML freely
+type Json = any;
 
 /** A copy of the fixture bundle with REGISTRY replaced by the test registry's host. */
 async function bundleDir(host: string): Promise<string> {
@@ -49,7 +51,7 @@ async function pinDir(dir: string, options: Omit<PinOptions, "reporter">, report
   return result;
 }
 
-const csvOf = async (dir: string) => parse(await readFile(join(dir, CSV_FILE), "utf8")) as any;
+const csvOf = async (dir: string) => parse(await readFile(join(dir, CSV_FILE), "utf8")) as Json;
 
 describe.each(["token", "htpasswd"] as const)("pinning against a %s registry", (auth) => {
   let registry: TestRegistry;
@@ -272,9 +274,9 @@ describe("pinBundleImages without a registry", () => {
       },
     };
     const result = await pinBundleImages([csv(), job], { lockFile, reporter: new MemoryReporter() });
-    const pinnedJob = result.objects[1] as any;
+    const pinnedJob = result.objects[1] as Json;
     expect(pinnedJob.spec.jobTemplate.spec.template.spec.containers[0].image).toBe(`quay.io/x/job@${D}`);
-    expect((result.objects[0] as any).spec.relatedImages).toEqual([
+    expect((result.objects[0] as Json).spec.relatedImages).toEqual([
       { name: "manager", image: `quay.io/x/op@${D}` },
     ]);
     expect((job.spec.jobTemplate.spec.template.spec.containers[0] as Obj).image).toBe("quay.io/x/job:v1");
@@ -282,7 +284,7 @@ describe("pinBundleImages without a registry", () => {
 
   it("lists every unpinnable site: valueFrom related images, invalid references, image-less containers", async () => {
     const bad = csv();
-    const pod = (bad as any).spec.install.spec.deployments[0].spec.template.spec;
+    const pod = (bad as Json).spec.install.spec.deployments[0].spec.template.spec;
     pod.containers.push({ name: "noimage" });
     pod.containers[0].env = [
       { name: "RELATED_IMAGE_DB", valueFrom: { configMapKeyRef: { name: "x", key: "y" } } },
@@ -309,14 +311,14 @@ describe("pinBundleImages without a registry", () => {
 
   it("names relatedImages deterministically when names collide", async () => {
     const two = csv();
-    const deployments = (two as any).spec.install.spec.deployments;
+    const deployments = (two as Json).spec.install.spec.deployments;
     deployments.push({
       name: "other",
       spec: { template: { spec: { containers: [{ name: "manager", image: `quay.io/x/other@${D}` }] } } },
     });
-    (two as any).spec.relatedImages = [{ name: "", image: `quay.io/x/op@${D}` }];
+    (two as Json).spec.relatedImages = [{ name: "", image: `quay.io/x/op@${D}` }];
     const result = await pinBundleImages([two], { reporter: new MemoryReporter() });
-    expect((result.objects[0] as any).spec.relatedImages).toEqual([
+    expect((result.objects[0] as Json).spec.relatedImages).toEqual([
       { name: "ctrl", image: `quay.io/x/op@${D}` },
       { name: "other", image: `quay.io/x/other@${D}` },
     ]);
