@@ -6,6 +6,7 @@ import { colorEnabled, palette } from "../common/color.js";
 import { ExitCode, formatLocation, isTsopError } from "../common/errors.js";
 import { tsopVersion } from "../common/version.js";
 import { bundleCommand } from "./bundle.js";
+import { bundleCommand } from "./bundle.js";
 import { completionCommand } from "./completion.js";
 import { generateCommand } from "./generate.js";
 import { createCommand } from "./create.js";
@@ -35,6 +36,7 @@ export function buildProgram({ versionFlag = true }: { versionFlag?: boolean } =
   program.addCommand(createCommand());
   program.addCommand(generateCommand());
   program.addCommand(olmCommand());
+  program.addCommand(bundleCommand());
   program.addCommand(bundleCommand());
   program.addCommand(completionCommand(() => program));
 

@@ -19,6 +19,8 @@ export interface LoadManifestsOptions {
   /** A multi-document file to read instead of the config tree; "-" is stdin (pass its text as stdin). */
   file?: string;
   stdin?: string;
+  /** Files (relative to cwd) listed as resources that may not exist yet. */
+  optional?: string[];
 }
 
 export async function loadManifests(options: LoadManifestsOptions): Promise<LoadedObject[]> {
@@ -28,6 +30,9 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
   }
   if (options.file !== undefined) return readDocuments(resolve(options.cwd, options.file), options.file);
   const dir = join(options.cwd, options.dir ?? join("config", "manifests"));
-  const resources = await buildKustomization(dir, { root: options.cwd });
+  const resources = await buildKustomization(dir, {
+    root: options.cwd,
+    optional: new Set((options.optional ?? []).map((p) => resolve(options.cwd, p))),
+  });
   return resources.map(({ object, origin }) => ({ object, origin }));
 }

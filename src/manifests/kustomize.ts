@@ -54,6 +54,15 @@ async function isDirectory(path: string): Promise<boolean> {
   }
 }
 
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function findKustomization(dir: string): Promise<string | undefined> {
   for (const name of KUSTOMIZATION_FILES) {
     const path = join(dir, name);
@@ -69,6 +78,8 @@ async function findKustomization(dir: string): Promise<string | undefined> {
 export interface BuildContext {
   /** Paths in messages are shown relative to this directory. */
   root: string;
+  /** Absolute paths of file resources that may be missing (the base CSV before its first run). */
+  optional?: ReadonlySet<string>;
 }
 
 /** Builds the kustomization in `dir` into a list of resources. */
@@ -112,6 +123,7 @@ export async function buildKustomization(
     }
     const path = join(dir, ref);
     if (await isDirectory(path)) resources.push(...(await buildKustomization(path, ctx, [...stack, dir])));
+    else if (ctx.optional?.has(path) && !(await exists(path))) continue;
     else {
       for (const loaded of await readDocuments(path, shown(path))) {
         resources.push({

@@ -1,0 +1,285 @@
+// The base CSV at config/manifests/bases/<package>.clusterserviceversion.yaml: created once from
+// flags, the bundle config and (on a TTY) prompts; afterwards it belongs to the user. Later runs
+// change it only for fields given explicitly as flags or with --interactive, and edit it through
+// the yaml Document API so the user's comments and key order survive.
+import { mkdir, readFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { isMap, parseAllDocuments } from "yaml";
+import { InvalidInputError, TsopError, UsageError } from "../common/errors.js";
+import { writeFileAtomic } from "../common/fs.js";
+import type { Reporter } from "../common/reporter.js";
+import { asRecords, isRecord, type KubeObject, type LoadedObject, str, toYaml } from "../manifests/index.js";
+import { BASE_FIELDS, type BaseField, configValueText, displayForm, type FieldContext } from "./fields.js";
+import { servedGvks } from "./collect.js";
+
+export interface PromptQuestion {
+  message: string;
+  default?: string;
+  validate: (value: string) => Promise<true | string>;
+}
+
+/** How questions are asked; the CLI uses @inquirer/prompts, tests inject answers. */
+export interface Prompter {
+  input(question: PromptQuestion): Promise<string>;
+}
+
+export interface BaseOptions {
+  cwd: string;
+  packageName: string;
+  /** Explicit values from flags (text as typed). */
+  flags: Record<string, string>;
+  /** Values from tsop.bundle.yaml / PROJECT bundle:. */
+  config: Record<string, unknown>;
+  configFile: string | undefined;
+  /** A person can answer prompts (TTY and a prompter). */
+  canPrompt: boolean;
+  /** --interactive: ask again even though the base exists. */
+  forcePrompt: boolean;
+  /** --yes: take defaults instead of asking. */
+  yes: boolean;
+  prompter: Prompter | undefined;
+  crds: readonly LoadedObject[];
+  reporter: Reporter;
+}
+
+export interface BaseResult {
+  base: KubeObject;
+  path: string;
+  status: "created" | "updated" | "unchanged";
+}
+
+export function basePath(packageName: string): string {
+  return join("config", "manifests", "bases", `${packageName}.clusterserviceversion.yaml`);
+}
+
+function setPath(target: Record<string, unknown>, path: readonly (string | number)[], value: unknown): void {
+  let current = target;
+  path.slice(0, -1).forEach((key) => {
+    if (!isRecord(current[key as string])) current[key as string] = {};
+    current = current[key as string] as Record<string, unknown>;
+  });
+  const last = path[path.length - 1] as string;
+  if (value === undefined) delete current[last];
+  else current[last] = value;
+}
+
+function getValue(target: unknown, path: readonly (string | number)[]): unknown {
+  let current = target;
+  for (const key of path) current = isRecord(current) ? current[key as string] : undefined;
+  return current;
+}
+
+/** An owned-CRD entry seeded from a CRD: name, version, kind, description and display name. */
+export function ownedEntry(crd: KubeObject, version: Record<string, unknown>): Record<string, unknown> {
+  const spec = isRecord(crd.spec) ? crd.spec : {};
+  const kind = isRecord(spec.names) ? str(spec.names.kind) : "";
+  const schema = getValue(version, ["schema", "openAPIV3Schema"]);
+  const description = str(isRecord(schema) ? schema.description : "");
+  return {
+    name: str(isRecord(crd.metadata) ? crd.metadata.name : ""),
+    version: str(version.name),
+    kind,
+    displayName: displayForm(kind),
+    ...(description ? { description } : {}),
+  };
+}
+
+function newBase(
+  packageName: string,
+  values: Map<BaseField, unknown>,
+  crds: readonly LoadedObject[],
+): KubeObject {
+  const base: KubeObject = {
+    apiVersion: "operators.coreos.com/v1alpha1",
+    kind: "ClusterServiceVersion",
+    metadata: {
+      name: `${packageName}.v0.0.0`,
+      namespace: "placeholder",
+      annotations: { "alm-examples": "[]", capabilities: "Basic Install" },
+    },
+    spec: {
+      apiservicedefinitions: {},
+      install: { spec: { deployments: null }, strategy: "" },
+      version: "0.0.0",
+    },
+  };
+  const owned = crds.flatMap((l) =>
+    asRecords((l.object.spec as Record<string, unknown> | undefined)?.versions)
+      .filter((v) => v.served !== false && servedGvks(l.object).length > 0)
+      .map((v) => ownedEntry(l.object, v)),
+  );
+  if (owned.length > 0) setPath(base, ["spec", "customresourcedefinitions"], { owned });
+  for (const [field, value] of values) setPath(base, field.path, value);
+  return base;
+}
+
+async function askField(
+  field: BaseField,
+  prompter: Prompter,
+  ctx: FieldContext,
+  current: string | undefined,
+): Promise<unknown> {
+  let parsed: unknown;
+  await prompter.input({
+    message: field.question,
+    ...(current !== undefined && current !== "" ? { default: current } : {}),
+    validate: async (text) => {
+      if (field.required && !text.trim()) return "A value is required.";
+      try {
+        parsed = await field.parse(text, ctx);
+        return true;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    },
+  });
+  return parsed;
+}
+
+async function parseField(
+  field: BaseField,
+  text: string,
+  ctx: FieldContext,
+  source: string,
+): Promise<unknown> {
+  try {
+    return await field.parse(text, ctx);
+  } catch (error) {
+    throw new UsageError(`${source}: ${(error as Error).message}`);
+  }
+}
+
+function findCsvDocument(text: string, path: string) {
+  const docs = parseAllDocuments(text);
+  const list = Array.isArray(docs) ? docs : [docs];
+  for (const doc of list) {
+    if (doc.errors.length > 0) {
+      throw new InvalidInputError(`${path} is not valid YAML: ${doc.errors[0]!.message.split("\n")[0]}`, {
+        location: { file: path },
+      });
+    }
+    const value = doc.toJS() as unknown;
+    if (isRecord(value) && value.kind === "ClusterServiceVersion")
+      return { doc, value: value as KubeObject, count: list.length };
+  }
+  throw new InvalidInputError(`no ClusterServiceVersion in ${path}`, {
+    location: { file: path },
+    hint: "restore the base CSV, or delete the file to have tsop create a new one",
+  });
+}
+
+export async function ensureBase(options: BaseOptions): Promise<BaseResult> {
+  const path = basePath(options.packageName);
+  const full = join(options.cwd, path);
+  const ctx: FieldContext = { cwd: options.cwd, packageName: options.packageName };
+  let existing: string | undefined;
+  try {
+    existing = await readFile(full, "utf8");
+  } catch {
+    existing = undefined;
+  }
+
+  const explicit = new Map<BaseField, unknown>();
+  for (const field of BASE_FIELDS) {
+    const text = options.flags[field.key];
+    if (text !== undefined) explicit.set(field, await parseField(field, text, ctx, field.flag));
+  }
+
+  if (existing !== undefined) {
+    const { doc, value } = findCsvDocument(existing, path);
+    const changes = new Map(explicit);
+    if (options.forcePrompt) {
+      if (!options.canPrompt || !options.prompter) {
+        throw new UsageError("--interactive needs a terminal to ask questions on", {
+          hint: "run it in a terminal, or give the fields as flags",
+        });
+      }
+      for (const field of BASE_FIELDS) {
+        if (changes.has(field)) continue;
+        const current = field.render(getValue(value, field.path));
+        changes.set(
+          field,
+          await askField(field, options.prompter, ctx, current || field.defaultValue?.(ctx)),
+        );
+      }
+    }
+    let changed = false;
+    for (const [field, next] of changes) {
+      if (JSON.stringify(getValue(value, field.path)) === JSON.stringify(next)) continue;
+      if (next === undefined) doc.deleteIn(field.path);
+      else if (isMap(doc.contents)) doc.setIn(field.path, doc.createNode(next));
+      setPath(value, field.path, next);
+      changed = true;
+    }
+    if (changed) {
+      await writeFileAtomic(full, doc.toString({ lineWidth: 0 }));
+      options.reporter.info(`Updated ${path} (${[...changes.keys()].map((f) => f.key).join(", ")})`);
+    }
+    return { base: value, path, status: changed ? "updated" : "unchanged" };
+  }
+
+  // First run: flags, then the bundle config, then prompts or defaults.
+  const values = new Map(explicit);
+  const missing: BaseField[] = [];
+  for (const field of BASE_FIELDS) {
+    if (values.has(field)) continue;
+    const configured = options.config[field.key];
+    if (configured !== undefined && configured !== null) {
+      const text = configValueText(field.key, configured);
+      values.set(
+        field,
+        await parseField(field, text, ctx, `${options.configFile ?? "bundle config"} (${field.key})`),
+      );
+      continue;
+    }
+    missing.push(field);
+  }
+  const askable = options.canPrompt && options.prompter !== undefined;
+  const unresolved: BaseField[] = [];
+  for (const field of missing) {
+    const fallback = field.defaultValue?.(ctx);
+    if (askable && (!options.yes || fallback === undefined)) {
+      values.set(field, await askField(field, options.prompter!, ctx, fallback));
+    } else if (fallback !== undefined) {
+      const parsed = await field.parse(fallback, ctx);
+      if (parsed !== undefined) values.set(field, parsed);
+    } else unresolved.push(field);
+  }
+  if (unresolved.length > 0) {
+    throw new UsageError(
+      `cannot create ${path}: no terminal to ask on, and these fields have no value:\n${unresolved
+        .map((f) => `  - ${f.key}: ${f.flag} <value>, or "${f.key}:" in tsop.bundle.yaml`)
+        .join("\n")}`,
+      {
+        hint: "pass the flags listed above (or add the keys to tsop.bundle.yaml), or run in a terminal to be asked",
+      },
+    );
+  }
+  const base = newBase(options.packageName, values, options.crds);
+  await mkdir(dirname(full), { recursive: true });
+  await writeFileAtomic(full, toYaml(base));
+  options.reporter.info(`Created ${path}; edit it freely, tsop keeps your changes`);
+  return { base, path, status: "created" };
+}
+
+/** The prompter the CLI uses: @inquirer/prompts on stderr, loaded only when a question is asked. */
+export function inquirerPrompter(): Prompter {
+  return {
+    async input(question) {
+      const { input } = await import("@inquirer/prompts");
+      try {
+        return await input(
+          {
+            message: question.message,
+            ...(question.default !== undefined ? { default: question.default } : {}),
+            validate: question.validate,
+          },
+          { output: process.stderr },
+        );
+      } catch (error) {
+        if ((error as Error).name === "ExitPromptError") throw new TsopError("cancelled", { exitCode: 130 });
+        throw error;
+      }
+    },
+  };
+}

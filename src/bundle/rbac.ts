@@ -1,0 +1,87 @@
+// The RBAC split (operator-sdk §2.6): rules bound to the CSV's service accounts become
+// `permissions` (namespaced: RoleBinding → Role/ClusterRole) and `clusterPermissions`
+// (ClusterRoleBinding → ClusterRole); everything not consumed is written to bundle/manifests.
+import { asRecords, type LoadedObject, nameOf, str } from "../manifests/index.js";
+import type { Collected } from "./collect.js";
+
+export interface StrategyPermission {
+  serviceAccountName: string;
+  rules: Record<string, unknown>[];
+}
+
+export interface RbacSplit {
+  permissions: StrategyPermission[];
+  clusterPermissions: StrategyPermission[];
+  /** Roles, bindings and service accounts that stay separate manifests in the bundle. */
+  out: LoadedObject[];
+  /** The service accounts the CSV creates (deployments' plus --extra-service-accounts). */
+  serviceAccounts: string[];
+}
+
+const RBAC_GROUPS = new Set(["", "rbac.authorization.k8s.io"]);
+
+export function deploymentServiceAccount(deployment: Record<string, unknown>): string {
+  const spec = deployment.spec as Record<string, unknown> | undefined;
+  const template = spec?.template as Record<string, unknown> | undefined;
+  const pod = template?.spec as Record<string, unknown> | undefined;
+  return str(pod?.serviceAccountName) || "default";
+}
+
+export function splitRbac(c: Collected, extraServiceAccounts: readonly string[]): RbacSplit {
+  const accounts = new Set<string>([
+    ...c.deployments.map((d) => deploymentServiceAccount(d.object)),
+    ...extraServiceAccounts,
+  ]);
+  const roles = new Map(c.roles.map((r) => [nameOf(r.object), r]));
+  const clusterRoles = new Map(c.clusterRoles.map((r) => [nameOf(r.object), r]));
+  const consumed = new Set<LoadedObject>();
+  const namespaced = new Map<string, Record<string, unknown>[]>();
+  const cluster = new Map<string, Record<string, unknown>[]>();
+  const bindingsOut: LoadedObject[] = [];
+
+  const bind = (binding: LoadedObject, isCluster: boolean) => {
+    const ref = (binding.object.roleRef ?? {}) as Record<string, unknown>;
+    const refKind = str(ref.kind);
+    const role =
+      RBAC_GROUPS.has(str(ref.apiGroup)) &&
+      (refKind === "ClusterRole"
+        ? clusterRoles.get(str(ref.name))
+        : !isCluster && refKind === "Role"
+          ? roles.get(str(ref.name))
+          : undefined);
+    const subjects = asRecords(binding.object.subjects);
+    const csvSubjects = subjects.filter((s) => s.kind === "ServiceAccount" && accounts.has(str(s.name)));
+    if (!role || csvSubjects.length === 0) {
+      bindingsOut.push(binding);
+      return;
+    }
+    consumed.add(role);
+    for (const subject of csvSubjects) {
+      const target = isCluster ? cluster : namespaced;
+      const name = str(subject.name);
+      target.set(name, [...(target.get(name) ?? []), ...asRecords(role.object.rules)]);
+    }
+    if (csvSubjects.length < subjects.length) bindingsOut.push(binding);
+  };
+  for (const b of c.roleBindings) bind(b, false);
+  for (const b of c.clusterRoleBindings) bind(b, true);
+
+  const toList = (m: Map<string, Record<string, unknown>[]>) =>
+    [...m.entries()]
+      .filter(([, rules]) => rules.length > 0)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([serviceAccountName, rules]) => ({ serviceAccountName, rules }));
+
+  const out = [
+    ...c.roles.filter((r) => !consumed.has(r)),
+    ...c.clusterRoles.filter((r) => !consumed.has(r)),
+    ...bindingsOut,
+    ...c.serviceAccounts.filter((sa) => !accounts.has(nameOf(sa.object))),
+  ];
+  return {
+    permissions: toList(namespaced),
+    clusterPermissions: toList(cluster),
+    out,
+    serviceAccounts: [...accounts].sort(),
+  };
+}

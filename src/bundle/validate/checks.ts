@@ -1,0 +1,1589 @@
+// The check table: every validation tsop runs, each with a stable id, its suite and level. The
+// default suite mirrors operator-framework's default validators (format, content, CSV, CRD,
+// bundle); the optional suites mirror operatorhub, good-practices, deprecated APIs and community,
+// plus an OLM v1 compatibility suite. Ids are stable: tests and users match on them.
+import semver from "semver";
+import {
+  asArray,
+  asRecords,
+  isRecord,
+  kindOf,
+  nameOf,
+  namespaceOf,
+  podSpecOf,
+  str,
+} from "../../manifests/index.js";
+import { CAPABILITY_LEVELS, INSTALL_MODES } from "../fields.js";
+import { FEATURE_PREFIX, FEATURES } from "../features.js";
+import { SUPPORTED_KINDS } from "../files.js";
+import { ANNOTATION } from "../metadata.js";
+import type { Check, CheckContext, Finding, LoadedBundle } from "./types.js";
+import { csvView, finding, kubeVersion, nameProblem, strictSemver, validPullSpec } from "./util.js";
+
+const MAX_COMPRESSED = 1 << 20;
+const REQUIRED_ANNOTATIONS = [
+  ANNOTATION.mediatype,
+  ANNOTATION.manifests,
+  ANNOTATION.metadata,
+  ANNOTATION.package,
+  ANNOTATION.channels,
+];
+export const STANDARD_CATEGORIES = [
+  "AI/Machine Learning",
+  "Application Runtime",
+  "Big Data",
+  "Cloud Provider",
+  "Developer Tools",
+  "Database",
+  "Integration & Delivery",
+  "Logging & Tracing",
+  "Monitoring",
+  "Modernization & Migration",
+  "Networking",
+  "OpenShift Optional",
+  "Security",
+  "Storage",
+  "Streaming & Messaging",
+  "Observability",
+];
+
+function csvChecks(
+  id: string,
+  level: Check["level"],
+  description: string,
+  run: (v: NonNullable<ReturnType<typeof csvView>>, b: LoadedBundle, ctx: CheckContext) => Finding[],
+) {
+  return {
+    id,
+    level,
+    description,
+    run: (b: LoadedBundle, ctx: CheckContext) => {
+      const v = csvView(b);
+      return v ? run(v, b, ctx) : [];
+    },
+  };
+}
+
+function examples(
+  v: NonNullable<ReturnType<typeof csvView>>,
+): { key: string; value: unknown; error?: string } | undefined {
+  const a = v.annotations ?? {};
+  const key =
+    a["alm-examples"] !== undefined
+      ? "alm-examples"
+      : a["olm.examples"] !== undefined
+        ? "olm.examples"
+        : undefined;
+  if (!key) return undefined;
+  try {
+    return { key, value: JSON.parse(str(a[key]) || "[]") };
+  } catch (error) {
+    return { key, value: undefined, error: (error as Error).message };
+  }
+}
+
+function ownedApis(
+  v: NonNullable<ReturnType<typeof csvView>>,
+): Array<{ group: string; version: string; kind: string; name: string; index: number; source: string }> {
+  const crds = isRecord(v.spec.customresourcedefinitions)
+    ? asRecords(v.spec.customresourcedefinitions.owned)
+    : [];
+  const apis = isRecord(v.spec.apiservicedefinitions) ? asRecords(v.spec.apiservicedefinitions.owned) : [];
+  return [
+    ...crds.map((c, index) => ({
+      group: str(c.name).split(".").slice(1).join("."),
+      version: str(c.version),
+      kind: str(c.kind),
+      name: str(c.name),
+      index,
+      source: "spec.customresourcedefinitions.owned",
+    })),
+    ...apis.map((a, index) => ({
+      group: str(a.group),
+      version: str(a.version),
+      kind: str(a.kind),
+      name: str(a.name),
+      index,
+      source: "spec.apiservicedefinitions.owned",
+    })),
+  ];
+}
+
+function crdInfo(object: Record<string, unknown>) {
+  const spec = isRecord(object.spec) ? object.spec : {};
+  const names = isRecord(spec.names) ? spec.names : {};
+  return {
+    spec,
+    group: str(spec.group),
+    kind: str(names.kind),
+    plural: str(names.plural),
+    versions: asRecords(spec.versions),
+  };
+}
+
+function allRules(v: NonNullable<ReturnType<typeof csvView>>) {
+  const install = isRecord(v.spec.install) && isRecord(v.spec.install.spec) ? v.spec.install.spec : {};
+  const out: Array<{ rule: Record<string, unknown>; path: string }> = [];
+  for (const key of ["permissions", "clusterPermissions"]) {
+    asRecords(install[key]).forEach((p, i) => {
+      asRecords(p.rules).forEach((rule, j) => {
+        out.push({ rule, path: `spec.install.spec.${key}[${i}].rules[${j}]` });
+      });
+    });
+  }
+  return out;
+}
+
+function deploymentsOf(v: NonNullable<ReturnType<typeof csvView>>) {
+  const install = isRecord(v.spec.install) && isRecord(v.spec.install.spec) ? v.spec.install.spec : {};
+  return asRecords(install.deployments);
+}
+
+/** APIs removed in a Kubernetes release: "group/version Kind". */
+const REMOVED: Record<string, string[]> = {
+  "1.22": [
+    "apiextensions.k8s.io/v1beta1 CustomResourceDefinition",
+    "scheduling.k8s.io/v1beta1 PriorityClass",
+    "rbac.authorization.k8s.io/v1beta1 Role",
+    "rbac.authorization.k8s.io/v1beta1 ClusterRole",
+    "rbac.authorization.k8s.io/v1beta1 RoleBinding",
+    "rbac.authorization.k8s.io/v1beta1 ClusterRoleBinding",
+    "apiregistration.k8s.io/v1beta1 APIService",
+    "authentication.k8s.io/v1beta1 TokenReview",
+    "authorization.k8s.io/v1beta1 LocalSubjectAccessReview",
+    "authorization.k8s.io/v1beta1 SelfSubjectAccessReview",
+    "authorization.k8s.io/v1beta1 SubjectAccessReview",
+    "admissionregistration.k8s.io/v1beta1 MutatingWebhookConfiguration",
+    "admissionregistration.k8s.io/v1beta1 ValidatingWebhookConfiguration",
+    "coordination.k8s.io/v1beta1 Lease",
+    "extensions/v1beta1 Ingress",
+    "networking.k8s.io/v1beta1 Ingress",
+    "networking.k8s.io/v1beta1 IngressClass",
+    "storage.k8s.io/v1beta1 CSIDriver",
+    "storage.k8s.io/v1beta1 CSINode",
+    "storage.k8s.io/v1beta1 StorageClass",
+    "storage.k8s.io/v1beta1 VolumeAttachment",
+    "certificates.k8s.io/v1beta1 CertificateSigningRequest",
+  ],
+  "1.25": [
+    "batch/v1beta1 CronJob",
+    "discovery.k8s.io/v1beta1 EndpointSlice",
+    "events.k8s.io/v1beta1 Event",
+    "autoscaling/v2beta1 HorizontalPodAutoscaler",
+    "policy/v1beta1 PodDisruptionBudget",
+    "policy/v1beta1 PodSecurityPolicy",
+    "node.k8s.io/v1beta1 RuntimeClass",
+  ],
+  "1.26": ["autoscaling/v2beta2 HorizontalPodAutoscaler"],
+};
+const RBAC_125 = [
+  "batch/cronjobs",
+  "discovery.k8s.io/endpointslices",
+  "events.k8s.io/events",
+  "autoscaling/horizontalpodautoscalers",
+  "policy/poddisruptionbudgets",
+  "policy/podsecuritypolicies",
+  "node.k8s.io/runtimeclasses",
+];
+
+/** The Kubernetes version deprecated-API findings are judged against (k8s-version, else minKubeVersion). */
+function targetKube(b: LoadedBundle, ctx: CheckContext): string | undefined {
+  if (ctx.k8sVersion) return kubeVersion(ctx.k8sVersion);
+  const v = csvView(b);
+  const min = v ? str(v.spec.minKubeVersion) : "";
+  return min ? kubeVersion(min) : undefined;
+}
+
+function removedApiCheck(id: string, release: string) {
+  return {
+    id,
+    suite: "deprecated-apis",
+    level: "warning" as const,
+    description: `APIs removed in Kubernetes ${release} (an error when --k8s-version or minKubeVersion is ${release} or later)`,
+    run: (b: LoadedBundle, ctx: CheckContext) => {
+      const target = targetKube(b, ctx);
+      const level = target && semver.gte(target, `${release}.0`) ? ("error" as const) : ("warning" as const);
+      const removed = new Set(REMOVED[release]);
+      const out: Finding[] = [];
+      for (const m of b.manifests) {
+        const gvk = `${str(m.object.apiVersion)} ${kindOf(m.object)}`;
+        if (removed.has(gvk)) {
+          out.push(
+            finding(
+              id,
+              level,
+              `${gvk} is removed in Kubernetes ${release}; migrate ${nameOf(m.object)} to a served API version`,
+              m.file,
+              "apiVersion",
+            ),
+          );
+        }
+      }
+      const v = csvView(b);
+      if (v && release === "1.25") {
+        const crds = isRecord(v.spec.customresourcedefinitions) ? v.spec.customresourcedefinitions : {};
+        for (const key of ["owned", "required"]) {
+          asRecords(crds[key]).forEach((c, i) => {
+            asRecords(c.resources).forEach((r, j) => {
+              const hit = [...removed].find(
+                (x) => x.endsWith(` ${str(r.kind)}`) && x.split(" ")[0]?.endsWith(`/${str(r.version)}`),
+              );
+              if (hit)
+                out.push(
+                  finding(
+                    id,
+                    level,
+                    `${hit} is removed in Kubernetes ${release}`,
+                    v.file.file,
+                    `spec.customresourcedefinitions.${key}[${i}].resources[${j}]`,
+                  ),
+                );
+            });
+          });
+        }
+      }
+      return out;
+    },
+  };
+}
+
+export const CHECKS: Check[] = [
+  // Bundle format (operator-registry).
+  {
+    id: "FMT-01",
+    suite: "default",
+    level: "error",
+    description: "the bundle has a manifests/ directory",
+    run: (b) =>
+      b.hasManifestsDir
+        ? []
+        : [finding("FMT-01", "error", "Unable to locate manifests directory", "manifests/")],
+  },
+  {
+    id: "FMT-02",
+    suite: "default",
+    level: "error",
+    description: "the bundle has a metadata/ directory",
+    run: (b) =>
+      b.hasMetadataDir
+        ? []
+        : [finding("FMT-02", "error", "Unable to locate metadata directory", "metadata/")],
+  },
+  {
+    id: "FMT-03",
+    suite: "default",
+    level: "error",
+    description: "manifests/ holds YAML files",
+    run: (b) =>
+      b.hasManifestsDir && b.emptyManifests
+        ? [finding("FMT-03", "error", "The directory manifests/ contains no yaml files", "manifests/")]
+        : [],
+  },
+  {
+    id: "FMT-04",
+    suite: "default",
+    level: "error",
+    description: "metadata/annotations.yaml holds an annotations map",
+    run: (b) =>
+      b.hasMetadataDir && !b.annotations
+        ? [finding("FMT-04", "error", "Could not find annotations file", "metadata/annotations.yaml")]
+        : [],
+  },
+  {
+    id: "FMT-05",
+    suite: "default",
+    level: "error",
+    description: "the required bundle annotations are present",
+    run: (b) =>
+      b.annotations
+        ? REQUIRED_ANNOTATIONS.filter((k) => b.annotations?.[k] === undefined).map((k) =>
+            finding("FMT-05", "error", `Missing annotation "${k}"`, b.annotationsFile, `annotations.${k}`),
+          )
+        : [],
+  },
+  {
+    id: "FMT-06",
+    suite: "default",
+    level: "error",
+    description: "the media type annotation matches the manifests",
+    run: (b) => {
+      const value = b.annotations?.[ANNOTATION.mediatype];
+      if (value === undefined || !b.hasManifestsDir || b.emptyManifests) return [];
+      const detected = b.csv ? "registry+v1" : "plain";
+      return value === detected
+        ? []
+        : [
+            finding(
+              "FMT-06",
+              "error",
+              `Expecting annotation "${ANNOTATION.mediatype}" to have value "${detected}" instead of "${str(value)}"`,
+              b.annotationsFile,
+              `annotations.${ANNOTATION.mediatype}`,
+            ),
+          ];
+    },
+  },
+  {
+    id: "FMT-07",
+    suite: "default",
+    level: "error",
+    description: "channels (and the default channel, when present) are not empty",
+    run: (b) => {
+      const out: Finding[] = [];
+      for (const key of [ANNOTATION.channels, ANNOTATION.defaultChannel]) {
+        const value = b.annotations?.[key];
+        if (value !== undefined && String(value ?? "").trim() === "") {
+          out.push(
+            finding(
+              "FMT-07",
+              "error",
+              `Expecting annotation "${key}" to have non-empty value`,
+              b.annotationsFile,
+              `annotations.${key}`,
+            ),
+          );
+        }
+      }
+      return out;
+    },
+  },
+  {
+    id: "FMT-08",
+    suite: "default",
+    level: "error",
+    description: "metadata/dependencies.yaml entries are well formed",
+    run: (b) => {
+      if (!b.dependenciesFile) return [];
+      const deps = isRecord(b.dependencies) ? asArray(b.dependencies.dependencies) : [];
+      const out: Finding[] = [];
+      deps.forEach((d, i) => {
+        const path = `dependencies[${i}]`;
+        const at = (message: string) => {
+          out.push(finding("FMT-08", "error", message, b.dependenciesFile, path));
+        };
+        if (!isRecord(d)) {
+          at("dependency must be a mapping");
+          return;
+        }
+        const value = isRecord(d.value) ? d.value : {};
+        switch (d.type) {
+          case "olm.gvk":
+            if (!str(value.group)) at("API Group is empty");
+            if (!str(value.version)) at("API Version is empty");
+            if (!str(value.kind)) at("API Kind is empty");
+            break;
+          case "olm.package":
+            if (!str(value.packageName)) at("Package name is empty");
+            if (!str(value.version)) at("Package version is empty");
+            else if (semver.validRange(str(value.version)) === null)
+              at(`Invalid semver format version: ${str(value.version)}`);
+            break;
+          case "olm.label":
+            if (!str(value.label)) at("Label information is missing");
+            break;
+          case "olm.constraint":
+            if (isRecord(value.cel) && !str(value.cel.rule)) at("The CEL expression is missing");
+            break;
+          default:
+            at(`unsupported dependency type ${str(d.type)}`);
+        }
+      });
+      return out;
+    },
+  },
+  {
+    id: "FMT-09",
+    suite: "default",
+    level: "error",
+    description:
+      "manifests/metadata annotations point at the real directories; package set; default channel is a channel",
+    run: (b) => {
+      const a = b.annotations;
+      if (!a) return [];
+      const out: Finding[] = [];
+      const at = (key: string, message: string) =>
+        out.push(finding("FMT-09", "error", message, b.annotationsFile, `annotations.${key}`));
+      if (
+        a[ANNOTATION.manifests] !== undefined &&
+        str(a[ANNOTATION.manifests]).replace(/\/$/, "") !== "manifests"
+      ) {
+        at(
+          ANNOTATION.manifests,
+          `Expecting annotation "${ANNOTATION.manifests}" to have value "manifests/" instead of "${str(a[ANNOTATION.manifests])}"`,
+        );
+      }
+      if (
+        a[ANNOTATION.metadata] !== undefined &&
+        str(a[ANNOTATION.metadata]).replace(/\/$/, "") !== "metadata"
+      ) {
+        at(
+          ANNOTATION.metadata,
+          `Expecting annotation "${ANNOTATION.metadata}" to have value "metadata/" instead of "${str(a[ANNOTATION.metadata])}"`,
+        );
+      }
+      if (a[ANNOTATION.package] !== undefined && !str(a[ANNOTATION.package]).trim()) {
+        at(ANNOTATION.package, `Expecting annotation "${ANNOTATION.package}" to have non-empty value`);
+      }
+      const channels = str(a[ANNOTATION.channels])
+        .split(",")
+        .map((c) => c.trim());
+      const def = str(a[ANNOTATION.defaultChannel]);
+      if (def && a[ANNOTATION.channels] !== undefined && !channels.includes(def)) {
+        at(
+          ANNOTATION.defaultChannel,
+          `default channel "${def}" is not one of the channels (${channels.join(", ")})`,
+        );
+      }
+      return out;
+    },
+  },
+  {
+    id: "LOAD-01",
+    suite: "default",
+    level: "error",
+    description: "every bundle file parses; manifests/ is flat",
+    run: (b) => b.loadFindings.filter((f) => f.id === "LOAD-01"),
+  },
+  {
+    id: "LOAD-02",
+    suite: "default",
+    level: "error",
+    description: "the bundle holds at most one CSV",
+    run: (b) => b.loadFindings.filter((f) => f.id === "LOAD-02"),
+  },
+  // Bundle content (operator-sdk).
+  {
+    id: "CNT-01",
+    suite: "default",
+    level: "error",
+    description: "every object is of a kind a registry+v1 bundle may carry",
+    run: (b) =>
+      b.manifests
+        .filter((m) => !SUPPORTED_KINDS.has(kindOf(m.object)))
+        .map((m) =>
+          finding(
+            "CNT-01",
+            "error",
+            `unsupported media type registry+v1 for bundle object: ${str(m.object.apiVersion)}, Kind=${kindOf(m.object)}`,
+            m.file,
+            "kind",
+          ),
+        ),
+  },
+  {
+    id: "CNT-02",
+    suite: "default",
+    level: "error",
+    description: "objects have a name and no namespace",
+    run: (b) =>
+      b.manifests.flatMap((m) => {
+        const out: Finding[] = [];
+        if (!nameOf(m.object))
+          out.push(
+            finding(
+              "CNT-02",
+              "error",
+              "error validating object: metadata.name: Required value",
+              m.file,
+              "metadata.name",
+            ),
+          );
+        if (namespaceOf(m.object) && kindOf(m.object) !== "ClusterServiceVersion") {
+          out.push(
+            finding(
+              "CNT-02",
+              "error",
+              `error validating object: metadata.namespace: Forbidden: not allowed on this type (found "${namespaceOf(m.object)}"); OLM sets the namespace`,
+              m.file,
+              "metadata.namespace",
+            ),
+          );
+        }
+        return out;
+      }),
+  },
+  {
+    id: "CNT-03",
+    suite: "default",
+    level: "error",
+    description: "the bundle has a ClusterServiceVersion",
+    run: (b) =>
+      b.hasManifestsDir && !b.emptyManifests && !b.csv
+        ? [finding("CNT-03", "error", "no ClusterServiceVersion in bundle", "manifests/")]
+        : [],
+  },
+  // ClusterServiceVersion (operator-framework/api CSV validator).
+  {
+    suite: "default",
+    ...csvChecks("CSV-01", "error", "metadata.name is a DNS-1123 subdomain of at most 63 characters", (v) => {
+      const p = nameProblem(v.name);
+      return p
+        ? [
+            finding(
+              "CSV-01",
+              "error",
+              `metadata.name "${v.name}" is invalid: ${p}`,
+              v.file.file,
+              "metadata.name",
+            ),
+          ]
+        : [];
+    }),
+  },
+  {
+    suite: "default",
+    ...csvChecks("CSV-02", "error", "spec.replaces is a valid CSV name", (v) => {
+      const replaces = v.spec.replaces;
+      if (replaces === undefined || replaces === "") return [];
+      const p = nameProblem(str(replaces));
+      return p
+        ? [
+            finding(
+              "CSV-02",
+              "error",
+              `spec.replaces "${str(replaces)}" is invalid: ${p}`,
+              v.file.file,
+              "spec.replaces",
+            ),
+          ]
+        : [];
+    }),
+  },
+  {
+    suite: "default",
+    ...csvChecks("CSV-03", "warning", "the CSV has annotations", (v) =>
+      v.annotations
+        ? []
+        : [finding("CSV-03", "warning", "annotations not found", v.file.file, "metadata.annotations")],
+    ),
+  },
+  {
+    suite: "default",
+    ...csvChecks("CSV-04", "warning", "alm-examples (or olm.examples) is present", (v) => {
+      const a = v.annotations ?? {};
+      if (a["alm-examples"] !== undefined && a["olm.examples"] !== undefined) {
+        return [
+          finding(
+            "CSV-04",
+            "warning",
+            "both `alm-examples` and `olm.examples` are present. Checking only `alm-examples`",
+            v.file.file,
+            "metadata.annotations",
+          ),
+        ];
+      }
+      return examples(v)
+        ? []
+        : [
+            finding(
+              "CSV-04",
+              "warning",
+              "example annotations not found",
+              v.file.file,
+              "metadata.annotations.alm-examples",
+            ),
+          ];
+    }),
+  },
+  {
+    suite: "default",
+    ...csvChecks("CSV-05", "error", "examples are a JSON list of objects", (v) => {
+      const ex = examples(v);
+      if (!ex) return [];
+      const path = `metadata.annotations.${ex.key}`;
+      if (ex.error) return [finding("CSV-05", "error", `invalid example: ${ex.error}`, v.file.file, path)];
+      if (!Array.isArray(ex.value) || !ex.value.every(isRecord)) {
+        return [
+          finding(
+            "CSV-05",
+            "error",
+            "error decoding example CustomResource: expected a JSON list of objects",
+            v.file.file,
+            path,
+          ),
+        ];
+      }
+      return [];
+    }),
+  },
+  {
+    suite: "default",
+    ...csvChecks("CSV-06", "error", "owned CRD names are <plural>.<group>", (v) =>
+      ownedApis(v)
+        .filter((a) => a.source.startsWith("spec.customresourcedefinitions") && a.name.split(".").length < 3)
+        .map((a) =>
+          finding(
+            "CSV-06",
+            "error",
+            `couldn't parse plural.group from crd name: ${a.name}`,
+            v.file.file,
+            `${a.source}[${a.index}].name`,
+          ),
+        ),
+    ),
+  },
+  {
+    suite: "default",
+    ...csvChecks("CSV-07", "error", "every example is of an API the CSV provides", (v) => {
+      const ex = examples(v);
+      if (!ex || !Array.isArray(ex.value)) return [];
+      const provided = new Set(ownedApis(v).map((a) => `${a.group}/${a.version}, Kind=${a.kind}`));
+      return ex.value.filter(isRecord).flatMap((e, i) => {
+        const gvk = `${str(e.apiVersion)}, Kind=${str(e.kind)}`;
+        return provided.has(gvk)
+          ? []
+          : [
+              finding(
+                "CSV-07",
+                "error",
+                `example must have a provided API: ${gvk}`,
+                v.file.file,
+                `metadata.annotations.${ex.key}[${i}]`,
+              ),
+            ];
+      });
+    }),
+  },
+  {
+    suite: "default",
+    ...csvChecks("CSV-08", "warning", "every provided API has an example", (v) => {
+      const ex = examples(v);
+      const have = new Set(
+        (Array.isArray(ex?.value) ? ex.value : [])
+          .filter(isRecord)
+          .map((e) => `${str(e.apiVersion)}, Kind=${str(e.kind)}`),
+      );
+      return ownedApis(v)
+        .filter((a) => !have.has(`${a.group}/${a.version}, Kind=${a.kind}`))
+        .map((a) =>
+          finding(
+            "CSV-08",
+            "warning",
+            `provided API should have an example annotation: ${a.group}/${a.version}, Kind=${a.kind}`,
+            v.file.file,
+            `${a.source}[${a.index}]`,
+          ),
+        );
+    }),
+  },
+  {
+    suite: "default",
+    ...csvChecks(
+      "CSV-09",
+      "error",
+      "install modes are present, known, unique, and fit conversion webhooks",
+      (v) => {
+        const modes = asRecords(v.spec.installModes);
+        const file = v.file.file;
+        if (modes.length === 0)
+          return [finding("CSV-09", "error", "install modes not found", file, "spec.installModes")];
+        const out: Finding[] = [];
+        const seen = new Set<string>();
+        modes.forEach((m, i) => {
+          if (!INSTALL_MODES.includes(str(m.type)))
+            out.push(
+              finding(
+                "CSV-09",
+                "error",
+                `unknown install mode type "${str(m.type)}"`,
+                file,
+                `spec.installModes[${i}].type`,
+              ),
+            );
+          if (seen.has(str(m.type)))
+            out.push(
+              finding(
+                "CSV-09",
+                "error",
+                `duplicate install mode type "${str(m.type)}"`,
+                file,
+                `spec.installModes[${i}].type`,
+              ),
+            );
+          seen.add(str(m.type));
+        });
+        if (!modes.some((m) => m.supported === true))
+          out.push(
+            finding("CSV-09", "error", "none of InstallModeTypes are supported", file, "spec.installModes"),
+          );
+        const onlyAll = modes.every((m) => (m.type === "AllNamespaces") === (m.supported === true));
+        asRecords(v.spec.webhookdefinitions).forEach((w, i) => {
+          if (w.type === "ConversionWebhook" && !onlyAll) {
+            out.push(
+              finding(
+                "CSV-09",
+                "error",
+                "only AllNamespaces InstallModeType is supported when conversionCRDs is present",
+                file,
+                `spec.webhookdefinitions[${i}]`,
+              ),
+            );
+          }
+        });
+        return out;
+      },
+    ),
+  },
+  {
+    suite: "default",
+    ...csvChecks("CSV-10", "warning", "spec.minKubeVersion is set to a full version", (v) => {
+      const min = v.spec.minKubeVersion;
+      if (min === undefined || min === "") {
+        return [
+          finding(
+            "CSV-10",
+            "warning",
+            `(${v.name}) csv.Spec.minKubeVersion is not informed. It is recommended you provide this information. Otherwise, it would mean that your operator project can be distributed and installed in any cluster version available, which is not necessarily the case for all projects.`,
+            v.file.file,
+            "spec.minKubeVersion",
+          ),
+        ];
+      }
+      return strictSemver(String(min))
+        ? []
+        : [
+            finding(
+              "CSV-10",
+              "error",
+              `(${v.name}) csv.Spec.MinKubeVersion has an invalid value: ${String(min)}`,
+              v.file.file,
+              "spec.minKubeVersion",
+            ),
+          ];
+    }),
+  },
+  {
+    suite: "default",
+    ...csvChecks("CSV-11", "error", "required CSV fields are set", (v) => {
+      const out: Finding[] = [];
+      const file = v.file.file;
+      const missing = (path: string) =>
+        out.push(finding("CSV-11", "error", `required field missing: ${path}`, file, path));
+      if (!str(v.spec.displayName)) missing("spec.displayName");
+      const install = isRecord(v.spec.install) ? v.spec.install : undefined;
+      if (!install) missing("spec.install");
+      else {
+        if (!str(install.strategy)) missing("spec.install.strategy");
+        if (install.strategy === "deployment" && deploymentsOf(v).length === 0)
+          missing("spec.install.spec.deployments");
+      }
+      if (!str(v.spec.version)) missing("spec.version");
+      else if (!semver.valid(str(v.spec.version)))
+        out.push(
+          finding(
+            "CSV-11",
+            "error",
+            `spec.version "${str(v.spec.version)}" is not a semantic version`,
+            file,
+            "spec.version",
+          ),
+        );
+      return out;
+    }),
+  },
+  {
+    suite: "default",
+    ...csvChecks("CSV-12", "error", "olm.* annotations use the right case", (v) => {
+      const right = [
+        "olm.operatorGroup",
+        "olm.operatorNamespace",
+        "olm.targetNamespaces",
+        "olm.providedAPIs",
+        "olm.skipRange",
+      ];
+      return Object.keys(v.annotations ?? {}).flatMap((k) => {
+        const hit = right.find((r) => r.toLowerCase() === k.toLowerCase() && r !== k);
+        return hit
+          ? [
+              finding(
+                "CSV-12",
+                "error",
+                `provided annotation ${k} uses wrong case and should be ${hit} instead`,
+                v.file.file,
+                `metadata.annotations.${k}`,
+              ),
+            ]
+          : [];
+      });
+    }),
+  },
+  {
+    suite: "default",
+    ...csvChecks("CSV-13", "warning", "olm.properties is not used as an annotation", (v) =>
+      v.annotations?.["olm.properties"] !== undefined
+        ? [
+            finding(
+              "CSV-13",
+              "warning",
+              "found olm.properties annotation, please define these properties in metadata/properties.yaml instead",
+              v.file.file,
+              "metadata.annotations.olm.properties",
+            ),
+          ]
+        : [],
+    ),
+  },
+  {
+    suite: "default",
+    ...csvChecks("CSV-14", "error", "apiVersion and kind are set", (v) => [
+      ...(str(v.csv.apiVersion)
+        ? []
+        : [finding("CSV-14", "error", "'apiVersion' is missing", v.file.file, "apiVersion")]),
+    ]),
+  },
+  {
+    suite: "default",
+    ...csvChecks(
+      "CSV-15",
+      "error",
+      "features.operators.openshift.io annotations are known and true/false",
+      (v) =>
+        Object.entries(v.annotations ?? {})
+          .filter(([k]) => k.startsWith(FEATURE_PREFIX))
+          .flatMap(([k, value]) => {
+            const name = k.slice(FEATURE_PREFIX.length);
+            if (!FEATURES.includes(name))
+              return [
+                finding(
+                  "CSV-15",
+                  "error",
+                  `unknown OpenShift feature annotation "${k}" (known: ${FEATURES.join(", ")})`,
+                  v.file.file,
+                  `metadata.annotations.${k}`,
+                ),
+              ];
+            return value === "true" || value === "false"
+              ? []
+              : [
+                  finding(
+                    "CSV-15",
+                    "error",
+                    `OpenShift feature annotation "${k}" must be "true" or "false", not "${String(value)}"`,
+                    v.file.file,
+                    `metadata.annotations.${k}`,
+                  ),
+                ];
+          }),
+    ),
+  },
+  {
+    suite: "default",
+    ...csvChecks("RI-01", "error", "relatedImages entries have a valid image pull spec", (v) =>
+      asRecords(v.spec.relatedImages).flatMap((r, i) => {
+        const image = str(r.image);
+        if (!image)
+          return [
+            finding(
+              "RI-01",
+              "error",
+              `relatedImages[${i}] has an empty image field`,
+              v.file.file,
+              `spec.relatedImages[${i}].image`,
+            ),
+          ];
+        return validPullSpec(image)
+          ? []
+          : [
+              finding(
+                "RI-01",
+                "error",
+                `relatedImages[${i}] has an invalid image pullspec "${image}"`,
+                v.file.file,
+                `spec.relatedImages[${i}].image`,
+              ),
+            ];
+      }),
+    ),
+  },
+  // CRDs.
+  {
+    id: "CRD-01",
+    suite: "default",
+    level: "error",
+    description: "each CRD is valid: name, group, names, scope, one storage version, served versions",
+    run: (b) =>
+      b.crds.flatMap((m) => {
+        const out: Finding[] = [];
+        const at = (path: string, message: string) =>
+          out.push(finding("CRD-01", "error", message, m.file, path));
+        const c = crdInfo(m.object);
+        if (!str(m.object.apiVersion).startsWith("apiextensions.k8s.io/v1"))
+          at("apiVersion", `unsupported CustomResourceDefinition version ${str(m.object.apiVersion)}`);
+        if (!c.group?.includes("."))
+          at("spec.group", `spec.group "${c.group}" should be a domain with at least one dot`);
+        if (!c.plural) at("spec.names.plural", "spec.names.plural: Required value");
+        if (!c.kind) at("spec.names.kind", "spec.names.kind: Required value");
+        if (c.plural && c.group && nameOf(m.object) !== `${c.plural}.${c.group}`) {
+          at(
+            "metadata.name",
+            `metadata.name: Invalid value: "${nameOf(m.object)}": must be spec.names.plural+"."+spec.group`,
+          );
+        }
+        if (!["Namespaced", "Cluster"].includes(str(c.spec.scope)))
+          at(
+            "spec.scope",
+            `spec.scope: Unsupported value: "${str(c.spec.scope)}": supported values: "Cluster", "Namespaced"`,
+          );
+        if (c.versions.length === 0)
+          at(
+            "spec.versions",
+            "spec.versions: Required value: must have exactly one version marked as storage version",
+          );
+        else {
+          const storage = c.versions.filter((v) => v.storage === true).length;
+          if (storage !== 1)
+            at(
+              "spec.versions",
+              "spec.versions: Invalid value: must have exactly one version marked as storage version",
+            );
+          if (!c.versions.some((v) => v.served === true))
+            at(
+              "spec.versions",
+              "spec.versions: Invalid value: must have at least one version marked as served",
+            );
+          const names = c.versions.map((v) => str(v.name));
+          names.forEach((n, i) => {
+            if (names.indexOf(n) !== i)
+              at(`spec.versions[${i}].name`, `spec.versions[${i}].name: Duplicate value: "${n}"`);
+          });
+        }
+        return out;
+      }),
+  },
+  // Bundle-level consistency.
+  {
+    id: "BDL-01",
+    suite: "default",
+    level: "error",
+    description: "no CRD version appears twice",
+    run: (b) => {
+      const seen = new Map<string, string>();
+      const out: Finding[] = [];
+      for (const m of b.crds) {
+        const c = crdInfo(m.object);
+        for (const v of c.versions) {
+          const gvk = `${c.group}/${str(v.name)}, Kind=${c.kind}`;
+          if (seen.has(gvk))
+            out.push(
+              finding(
+                "BDL-01",
+                "error",
+                `duplicate CRD "${gvk}" in bundle "${csvView(b)?.name ?? ""}" (also in ${seen.get(gvk)})`,
+                m.file,
+              ),
+            );
+          else seen.set(gvk, m.file);
+        }
+      }
+      return out;
+    },
+  },
+  {
+    suite: "default",
+    ...csvChecks("BDL-02", "error", "every owned CRD is in the bundle", (v, b) => {
+      const have = new Set(
+        b.crds.flatMap((m) => {
+          const c = crdInfo(m.object);
+          return c.versions.map((ver) => `${c.group}/${str(ver.name)}, Kind=${c.kind}`);
+        }),
+      );
+      return ownedApis(v)
+        .filter((a) => a.source.startsWith("spec.customresourcedefinitions"))
+        .filter((a) => !have.has(`${a.group}/${a.version}, Kind=${a.kind}`))
+        .map((a) =>
+          finding(
+            "BDL-02",
+            "error",
+            `owned CRD "${a.group}/${a.version}, Kind=${a.kind}" not found in bundle "${v.name}"`,
+            v.file.file,
+            `${a.source}[${a.index}]`,
+          ),
+        );
+    }),
+  },
+  {
+    suite: "default",
+    ...csvChecks("BDL-03", "error", "every CRD in the bundle is owned by the CSV", (v, b) => {
+      const owned = new Set(ownedApis(v).map((a) => `${a.group}/${a.kind}`));
+      return b.crds.flatMap((m) => {
+        const c = crdInfo(m.object);
+        return owned.has(`${c.group}/${c.kind}`)
+          ? []
+          : [
+              finding(
+                "BDL-03",
+                "error",
+                `CRD "${c.group}/${str(c.versions[0]?.name)}, Kind=${c.kind}" is present in bundle "${v.name}" but not defined in CSV`,
+                m.file,
+              ),
+            ];
+      });
+    }),
+  },
+  {
+    suite: "default",
+    ...csvChecks(
+      "BDL-04",
+      "error",
+      "no ServiceAccount object duplicates a CSV deployment's service account",
+      (v, b) => {
+        const accounts = new Set(
+          deploymentsOf(v).map((d) =>
+            str(podSpecOf({ kind: "Deployment", spec: d.spec })?.serviceAccountName),
+          ),
+        );
+        return b.manifests
+          .filter((m) => kindOf(m.object) === "ServiceAccount" && accounts.has(nameOf(m.object)))
+          .map((m) =>
+            finding(
+              "BDL-04",
+              "error",
+              `invalid service account found in bundle. This service account ${nameOf(m.object)} in your bundle is not valid, because a service account with the same name was already specified in your CSV. If this was unintentional, please remove the service account from the bundle.`,
+              m.file,
+            ),
+          );
+      },
+    ),
+  },
+  {
+    id: "BDL-05",
+    suite: "default",
+    level: "error",
+    description: "the bundle's compressed size stays under 1 MiB (warning above 85%)",
+    run: (b) => {
+      if (!b.hasManifestsDir || b.manifests.length === 0) return [];
+      const compressed = b.manifests.reduce((n, m) => n + m.compressedSize, 0);
+      const size = b.manifests.reduce((n, m) => n + m.size, 0);
+      if (compressed > MAX_COMPRESSED) {
+        return [
+          finding(
+            "BDL-05",
+            "error",
+            `maximum bundle compressed size with gzip size exceeded: size=~${(compressed / 1024 / 1024).toFixed(2)} MegaByte, max=1 MegaByte. Bundle uncompressed size is ${(size / 1024 / 1024).toFixed(2)} MegaByte`,
+            "manifests/",
+          ),
+        ];
+      }
+      if (compressed > MAX_COMPRESSED * 0.85) {
+        return [
+          finding(
+            "BDL-05",
+            "warning",
+            `nearing maximum bundle compressed size with gzip: size=~${(compressed / 1024 / 1024).toFixed(2)} MegaByte, max=1 MegaByte`,
+            "manifests/",
+          ),
+        ];
+      }
+      return [];
+    },
+  },
+  // Optional: operatorhub.
+  {
+    suite: "operatorhub",
+    ...csvChecks("OH-01", "error", "spec.provider.name is set", (v) =>
+      str(isRecord(v.spec.provider) ? v.spec.provider.name : "").trim()
+        ? []
+        : [
+            finding(
+              "OH-01",
+              "error",
+              "csv.Spec.Provider.Name not specified",
+              v.file.file,
+              "spec.provider.name",
+            ),
+          ],
+    ),
+  },
+  {
+    suite: "operatorhub",
+    ...csvChecks("OH-02", "error", "maintainers have a name and a valid email", (v) =>
+      asRecords(v.spec.maintainers).flatMap((m, i) => {
+        if (!str(m.name) || !str(m.email))
+          return [
+            finding(
+              "OH-02",
+              "error",
+              "csv.Spec.Maintainers elements should contain both name and email",
+              v.file.file,
+              `spec.maintainers[${i}]`,
+            ),
+          ];
+        return /^[^\s@]+@[^\s@]+$/.test(str(m.email))
+          ? []
+          : [
+              finding(
+                "OH-02",
+                "error",
+                `csv.Spec.Maintainers email ${str(m.email)} is invalid`,
+                v.file.file,
+                `spec.maintainers[${i}].email`,
+              ),
+            ];
+      }),
+    ),
+  },
+  {
+    suite: "operatorhub",
+    ...csvChecks("OH-03", "error", "links have a name and a valid URL", (v) =>
+      asRecords(v.spec.links).flatMap((l, i) => {
+        if (!str(l.name) || !str(l.url))
+          return [
+            finding(
+              "OH-03",
+              "error",
+              "csv.Spec.Links elements should contain both name and url",
+              v.file.file,
+              `spec.links[${i}]`,
+            ),
+          ];
+        try {
+          new URL(str(l.url));
+          return [];
+        } catch {
+          return [
+            finding(
+              "OH-03",
+              "error",
+              `csv.Spec.Links url ${str(l.url)} is invalid`,
+              v.file.file,
+              `spec.links[${i}].url`,
+            ),
+          ];
+        }
+      }),
+    ),
+  },
+  {
+    suite: "operatorhub",
+    ...csvChecks("OH-04", "error", "spec.version is set and not 0.0.0", (v) =>
+      str(v.spec.version) && str(v.spec.version) !== "0.0.0"
+        ? []
+        : [finding("OH-04", "error", "csv.Spec.Version must be set", v.file.file, "spec.version")],
+    ),
+  },
+  {
+    suite: "operatorhub",
+    ...csvChecks("OH-05", "error", "one icon with data and a supported media type", (v) => {
+      const icons = asRecords(v.spec.icon);
+      if (icons.length === 0)
+        return [finding("OH-05", "warning", "csv.Spec.Icon not specified", v.file.file, "spec.icon")];
+      if (icons.length !== 1)
+        return [
+          finding("OH-05", "error", `csv.Spec.Icon should only have one element`, v.file.file, "spec.icon"),
+        ];
+      const icon = icons[0]!;
+      if (!str(icon.base64data) || !str(icon.mediatype))
+        return [
+          finding(
+            "OH-05",
+            "error",
+            "csv.Spec.Icon elements should contain both data and mediatype",
+            v.file.file,
+            "spec.icon[0]",
+          ),
+        ];
+      return ["image/gif", "image/jpeg", "image/png", "image/svg+xml"].includes(str(icon.mediatype))
+        ? []
+        : [
+            finding(
+              "OH-05",
+              "error",
+              `csv.Spec.Icon ${str(icon.mediatype)} does not have a valid mediatype`,
+              v.file.file,
+              "spec.icon[0].mediatype",
+            ),
+          ];
+    }),
+  },
+  {
+    suite: "capabilities",
+    ...csvChecks("CAP-01", "error", "the capabilities annotation is a known level", (v) => {
+      const value = v.annotations?.capabilities;
+      return value === undefined || CAPABILITY_LEVELS.includes(str(value))
+        ? []
+        : [
+            finding(
+              "CAP-01",
+              "error",
+              `csv.Metadata.Annotations.Capabilities "${str(value)}" is not a valid capabilities level`,
+              v.file.file,
+              "metadata.annotations.capabilities",
+            ),
+          ];
+    }),
+  },
+  {
+    suite: "categories",
+    ...csvChecks(
+      "CAT-01",
+      "error",
+      "categories are from the standard (or OPERATOR_BUNDLE_CATEGORIES) set",
+      (v, _b, ctx) => {
+        const value = v.annotations?.categories;
+        if (value === undefined) return [];
+        const known = ctx.categories ?? STANDARD_CATEGORIES;
+        return str(value)
+          .split(",")
+          .map((c) => c.trim())
+          .filter((c) => c && !known.includes(c))
+          .map((c) =>
+            finding(
+              "CAT-01",
+              "error",
+              `csv.Metadata.Annotations.Categories "${c}" is not a valid category`,
+              v.file.file,
+              "metadata.annotations.categories",
+            ),
+          );
+      },
+    ),
+  },
+  // Optional: good practices.
+  {
+    suite: "good-practices",
+    ...csvChecks("GP-01", "error", "the CSV installs at least one deployment", (v) =>
+      deploymentsOf(v).length > 0
+        ? []
+        : [
+            finding(
+              "GP-01",
+              "error",
+              "unable to find a deployment to install in the CSV",
+              v.file.file,
+              "spec.install.spec.deployments",
+            ),
+          ],
+    ),
+  },
+  {
+    suite: "good-practices",
+    ...csvChecks("GP-02", "warning", "containers declare resource requests", (v) =>
+      deploymentsOf(v).flatMap((d, i) =>
+        asRecords(podSpecOf({ kind: "Deployment", spec: d.spec })?.containers).flatMap((c, j) =>
+          isRecord(c.resources) && isRecord(c.resources.requests)
+            ? []
+            : [
+                finding(
+                  "GP-02",
+                  "warning",
+                  `unable to find the resource requests for the container: (${str(c.name)}). It is recommended to ensure the resource request for CPU and Memory.`,
+                  v.file.file,
+                  `spec.install.spec.deployments[${i}].spec.template.spec.containers[${j}].resources.requests`,
+                ),
+              ],
+        ),
+      ),
+    ),
+  },
+  {
+    suite: "good-practices",
+    ...csvChecks("GP-03", "warning", "owned and required CRDs have descriptions", (v) => {
+      const crds = isRecord(v.spec.customresourcedefinitions) ? v.spec.customresourcedefinitions : {};
+      return ["owned", "required"].flatMap((key) =>
+        asRecords(crds[key]).flatMap((c, i) =>
+          str(c.description).trim()
+            ? []
+            : [
+                finding(
+                  "GP-03",
+                  "warning",
+                  `${key} CRD "${str(c.name)}" has an empty description`,
+                  v.file.file,
+                  `spec.customresourcedefinitions.${key}[${i}].description`,
+                ),
+              ],
+        ),
+      );
+    }),
+  },
+  {
+    id: "GP-04",
+    suite: "good-practices",
+    level: "warning",
+    description: "channel names start with candidate, stable or fast",
+    run: (b) => {
+      const channels = str(b.annotations?.[ANNOTATION.channels])
+        .split(",")
+        .map((c) => c.trim())
+        .filter(Boolean);
+      const bad = channels.filter((c) => !/^(candidate|stable|fast)/.test(c));
+      return bad.length > 0
+        ? [
+            finding(
+              "GP-04",
+              "warning",
+              `channel(s) [${bad.join(" ")}] are not following the recommended naming convention: https://olm.operatorframework.io/docs/best-practices/channel-naming`,
+              b.annotationsFile,
+              `annotations.${ANNOTATION.channels}`,
+            ),
+          ]
+        : [];
+    },
+  },
+  {
+    suite: "good-practices",
+    ...csvChecks("GP-05", "warning", "the operator does not grant itself CRD creation", (v) =>
+      allRules(v)
+        .filter(({ rule }) => {
+          const groups = asArray(rule.apiGroups).map(String);
+          const resources = asArray(rule.resources).map(String);
+          const verbs = asArray(rule.verbs).map(String);
+          return (
+            (groups.includes("apiextensions.k8s.io") || groups.includes("*")) &&
+            (resources.includes("customresourcedefinitions") || resources.includes("*")) &&
+            verbs.some((x) => ["create", "patch", "*"].includes(x))
+          );
+        })
+        .map(({ path }) =>
+          finding(
+            "GP-05",
+            "warning",
+            "CSV contains permissions to create CRD. An Operator shouldn't deploy or manage other operators (such patterns are known as meta or super operators or that it deploys other operator's CRDs). Operators should ship their CRDs with the bundle.",
+            v.file.file,
+            path,
+          ),
+        ),
+    ),
+  },
+  {
+    suite: "good-practices",
+    ...csvChecks("GP-06", "warning", "the CSV name is <package>.v<semver>", (v) => {
+      const parts = v.name.split(".v");
+      if (parts.length !== 2)
+        return [
+          finding(
+            "GP-06",
+            "warning",
+            `CSV name "${v.name}" is not following the recommended naming convention: <operator-name>.v<semver> e.g. memcached-operator.v0.0.1`,
+            v.file.file,
+            "metadata.name",
+          ),
+        ];
+      return semver.valid(parts[1]!)
+        ? []
+        : [
+            finding(
+              "GP-06",
+              "warning",
+              `CSV name "${v.name}" is not following the versioning convention (MAJOR.MINOR.PATCH e.g 0.0.1)`,
+              v.file.file,
+              "metadata.name",
+            ),
+          ];
+    }),
+  },
+  // Optional: deprecated APIs.
+  removedApiCheck("DEP-01", "1.22"),
+  removedApiCheck("DEP-02", "1.25"),
+  {
+    suite: "deprecated-apis",
+    ...csvChecks("DEP-03", "warning", "RBAC does not ask for APIs removed in Kubernetes 1.25", (v) =>
+      allRules(v).flatMap(({ rule, path }) =>
+        asArray(rule.apiGroups).flatMap((g) =>
+          asArray(rule.resources)
+            .filter((r) => RBAC_125.includes(`${String(g)}/${String(r)}`))
+            .map((r) =>
+              finding(
+                "DEP-03",
+                "warning",
+                `this bundle is using APIs which were deprecated and removed in v1.25: ${String(g)}/${String(r)}; migrate to the current API before Kubernetes 1.25`,
+                v.file.file,
+                path,
+              ),
+            ),
+        ),
+      ),
+    ),
+  },
+  removedApiCheck("DEP-04", "1.26"),
+  {
+    id: "DEP-05",
+    suite: "deprecated-apis",
+    level: "error",
+    description: "--k8s-version and minKubeVersion can be parsed",
+    run: (b, ctx) => {
+      const out: Finding[] = [];
+      if (ctx.k8sVersion && !kubeVersion(ctx.k8sVersion))
+        out.push(
+          finding("DEP-05", "error", `invalid value informed via the k8s key option : ${ctx.k8sVersion}`),
+        );
+      const v = csvView(b);
+      const min = v ? str(v.spec.minKubeVersion) : "";
+      if (v && min && !kubeVersion(min))
+        out.push(
+          finding(
+            "DEP-05",
+            "error",
+            `unable to use csv.Spec.MinKubeVersion to verify the CRD/Webhook apis because it has an invalid value: ${min}`,
+            v.file.file,
+            "spec.minKubeVersion",
+          ),
+        );
+      return out;
+    },
+  },
+  // Optional: community (needs olm.maxOpenShiftVersion when 1.22-removed APIs are used).
+  {
+    suite: "community",
+    ...csvChecks(
+      "COM-01",
+      "error",
+      "bundles using APIs removed in 1.22 pin olm.maxOpenShiftVersion below 4.9",
+      (v, b) => {
+        const removed = new Set(REMOVED["1.22"]);
+        if (!b.manifests.some((m) => removed.has(`${str(m.object.apiVersion)} ${kindOf(m.object)}`)))
+          return [];
+        let max: string | undefined;
+        try {
+          const props = JSON.parse(str(v.annotations?.["olm.properties"]) || "[]") as Array<{
+            type?: string;
+            value?: unknown;
+          }>;
+          max = props.find((p) => p.type === "olm.maxOpenShiftVersion")?.value as string | undefined;
+        } catch {
+          /* reported below as missing */
+        }
+        if (max === undefined)
+          return [
+            finding(
+              "COM-01",
+              "error",
+              "this bundle uses APIs removed in Kubernetes 1.22 (OpenShift 4.9) and does not set olm.maxOpenShiftVersion in the olm.properties annotation",
+              v.file.file,
+              "metadata.annotations.olm.properties",
+            ),
+          ];
+        const parsed = kubeVersion(String(max));
+        return parsed && semver.lt(parsed, "4.9.0")
+          ? []
+          : [
+              finding(
+                "COM-01",
+                "error",
+                `olm.maxOpenShiftVersion ${String(max)} must be lower than 4.9 for a bundle using APIs removed in Kubernetes 1.22`,
+                v.file.file,
+                "metadata.annotations.olm.properties",
+              ),
+            ];
+      },
+    ),
+  },
+  // Optional: OLM v1 compatibility.
+  {
+    suite: "olm-v1",
+    ...csvChecks(
+      "V1-01",
+      "error",
+      "AllNamespaces install mode is supported (OLM v1 installs cluster-wide)",
+      (v) =>
+        asRecords(v.spec.installModes).some((m) => m.type === "AllNamespaces" && m.supported === true)
+          ? []
+          : [
+              finding(
+                "V1-01",
+                "error",
+                "OLM v1 only supports operators that support the AllNamespaces install mode",
+                v.file.file,
+                "spec.installModes",
+              ),
+            ],
+    ),
+  },
+  {
+    suite: "olm-v1",
+    ...csvChecks(
+      "V1-02",
+      "error",
+      "no webhook definitions (OLM v1 does not manage webhook certificates)",
+      (v) =>
+        asRecords(v.spec.webhookdefinitions).length === 0
+          ? []
+          : [
+              finding(
+                "V1-02",
+                "error",
+                "OLM v1 does not support bundles with webhookdefinitions",
+                v.file.file,
+                "spec.webhookdefinitions",
+              ),
+            ],
+    ),
+  },
+  {
+    id: "V1-03",
+    suite: "olm-v1",
+    level: "error",
+    description: "no dependencies (OLM v1 does not resolve them)",
+    run: (b) => {
+      const out: Finding[] = [];
+      const deps = isRecord(b.dependencies) ? asArray(b.dependencies.dependencies) : [];
+      if (deps.length > 0)
+        out.push(
+          finding(
+            "V1-03",
+            "error",
+            "OLM v1 does not support bundle dependencies (metadata/dependencies.yaml)",
+            b.dependenciesFile,
+            "dependencies",
+          ),
+        );
+      const v = csvView(b);
+      const required =
+        v && isRecord(v.spec.customresourcedefinitions)
+          ? asRecords(v.spec.customresourcedefinitions.required)
+          : [];
+      if (v && required.length > 0)
+        out.push(
+          finding(
+            "V1-03",
+            "error",
+            "OLM v1 does not support required CRDs (spec.customresourcedefinitions.required)",
+            v.file.file,
+            "spec.customresourcedefinitions.required",
+          ),
+        );
+      return out;
+    },
+  },
+  {
+    suite: "olm-v1",
+    ...csvChecks("V1-04", "error", "no API service definitions", (v) =>
+      isRecord(v.spec.apiservicedefinitions) && asRecords(v.spec.apiservicedefinitions.owned).length > 0
+        ? [
+            finding(
+              "V1-04",
+              "error",
+              "OLM v1 does not support bundles that own APIServices",
+              v.file.file,
+              "spec.apiservicedefinitions.owned",
+            ),
+          ]
+        : [],
+    ),
+  },
+];
+
+/** Suite names accepted by --select-optional, and the operator-sdk label spellings they replace. */
+export const OPTIONAL_SUITES: Record<string, string[]> = {
+  operatorhub: ["operatorhub"],
+  capabilities: ["capabilities"],
+  categories: ["categories"],
+  "good-practices": ["good-practices"],
+  "deprecated-apis": ["deprecated-apis"],
+  community: ["community"],
+  "olm-v1": ["olm-v1"],
+  "suite=operatorframework": [
+    "operatorhub",
+    "capabilities",
+    "categories",
+    "deprecated-apis",
+    "good-practices",
+  ],
+  "name=operatorhubv2": ["operatorhub"],
+  "name=operatorhub": ["operatorhub", "capabilities", "categories"],
+  "name=capabilities": ["capabilities"],
+  "name=categories": ["categories"],
+  "name=good-practices": ["good-practices"],
+  "name=alpha-deprecated-apis": ["deprecated-apis"],
+  "name=community": ["community"],
+};

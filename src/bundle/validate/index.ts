@@ -1,0 +1,104 @@
+// Bundle validation. Stages: load.ts reads the bundle directory → checks.ts (the table of checks
+// with stable ids: default suite always, optional suites on request) → a sorted report.
+import { readFile, stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { InvalidInputError, UsageError } from "../../common/errors.js";
+import { CHECKS, OPTIONAL_SUITES } from "./checks.js";
+import { loadBundle } from "./load.js";
+import type { CheckContext, Finding, LoadedBundle } from "./types.js";
+
+export { CHECKS, OPTIONAL_SUITES } from "./checks.js";
+export { loadBundle } from "./load.js";
+export type { Check, Finding, LoadedBundle } from "./types.js";
+
+export interface ValidateOptions {
+  /** Optional suites or operator-sdk selectors (e.g. "operatorhub", "suite=operatorframework"). */
+  selectOptional?: string[];
+  k8sVersion?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface ValidationReport {
+  bundle: string;
+  passed: boolean;
+  errors: number;
+  warnings: number;
+  suites: string[];
+  findings: Finding[];
+}
+
+export function resolveSuites(selectors: readonly string[]): string[] {
+  const suites = new Set<string>();
+  for (const raw of selectors) {
+    for (const selector of raw.split(/[,\s]+/).filter(Boolean)) {
+      const hit = OPTIONAL_SUITES[selector];
+      if (!hit) {
+        throw new UsageError(`--select-optional "${selector}" does not match any optional suite`, {
+          hint: `choose from: ${Object.keys(OPTIONAL_SUITES).join(", ")}`,
+        });
+      }
+      for (const s of hit) suites.add(s);
+    }
+  }
+  return [...suites].sort();
+}
+
+async function customCategories(env: NodeJS.ProcessEnv | undefined): Promise<string[] | undefined> {
+  const file = env?.OPERATOR_BUNDLE_CATEGORIES;
+  if (!file) return undefined;
+  try {
+    const parsed = JSON.parse(await readFile(file, "utf8")) as { categories?: unknown };
+    if (Array.isArray(parsed.categories)) return parsed.categories.map(String);
+  } catch {
+    /* fall through */
+  }
+  throw new InvalidInputError(
+    `OPERATOR_BUNDLE_CATEGORIES=${file} must name a JSON file like {"categories": ["..."]}`,
+  );
+}
+
+export function runChecks(bundle: LoadedBundle, suites: readonly string[], ctx: CheckContext): Finding[] {
+  const enabled = new Set(["default", ...suites]);
+  const findings = CHECKS.filter((c) => enabled.has(c.suite)).flatMap((c) => c.run(bundle, ctx));
+  const order = new Map(CHECKS.map((c, i) => [c.id, i]));
+  return findings.sort(
+    (a, b) =>
+      (a.level === b.level ? 0 : a.level === "error" ? -1 : 1) ||
+      (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0) ||
+      (a.file ?? "").localeCompare(b.file ?? "") ||
+      (a.path ?? "").localeCompare(b.path ?? ""),
+  );
+}
+
+/** Validates a bundle directory. A path that does not exist is an error (never an image pull). */
+export async function validateBundleDir(
+  dir: string,
+  options: ValidateOptions = {},
+): Promise<ValidationReport> {
+  const root = resolve(dir);
+  let isDir = false;
+  try {
+    isDir = (await stat(root)).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) {
+    throw new InvalidInputError(`bundle directory ${dir} does not exist`, {
+      hint: "run `tsop bundle` first, or pass the directory that holds manifests/ and metadata/",
+    });
+  }
+  const suites = resolveSuites(options.selectOptional ?? []);
+  const bundle = await loadBundle(root);
+  const categories = await customCategories(options.env);
+  const findings = runChecks(bundle, suites, {
+    ...(options.k8sVersion ? { k8sVersion: options.k8sVersion } : {}),
+    ...(categories ? { categories } : {}),
+  });
+  const errors = findings.filter((f) => f.level === "error").length;
+  return { bundle: dir, passed: errors === 0, errors, warnings: findings.length - errors, suites, findings };
+}
+
+export function formatFinding(f: Finding): string {
+  const where = [f.file, f.path].filter(Boolean).join(": ");
+  return `${f.level === "error" ? "ERROR" : "WARN "} ${f.id.padEnd(7)} ${where ? `${where}: ` : ""}${f.message}`;
+}

@@ -1,0 +1,314 @@
+// `tsop bundle` (an OLM bundle from config/) and `tsop bundle validate [dir|image]`.
+// The bundle domain module is imported inside the actions, so `tsop --help` stays fast.
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { ExitCode, TsopError, UsageError } from "../common/errors.js";
+import { cliContext } from "./context.js";
+import { outputOption } from "./output.js";
+
+interface BundleFlags {
+  version?: string;
+  channels?: string;
+  defaultChannel?: string;
+  package?: string;
+  image?: string;
+  replaces?: string;
+  replacesPrevious?: boolean;
+  skipRange?: string;
+  skips?: string;
+  extraServiceAccounts?: string;
+  outputDir?: string;
+  overwrite?: boolean;
+  interactive?: boolean;
+  yes?: boolean;
+  fbc?: string | boolean;
+  bundleImage?: string;
+  file?: string;
+  skipGenerate?: boolean;
+  useImageDigests?: boolean;
+  registryConfig?: string;
+  skipTlsVerify?: boolean;
+  plainHttp?: boolean;
+  imagesLock?: string;
+  features?: string;
+  categories?: string;
+  output: "text" | "json";
+  [field: string]: unknown;
+}
+
+const FIELD_FLAGS: Array<[string, string, string]> = [
+  ["displayName", "--display-name <text>", "display name (base CSV spec.displayName)"],
+  ["description", "--description <text>", "description (spec.description)"],
+  ["providerName", "--provider-name <name>", "provider name (spec.provider.name)"],
+  ["providerUrl", "--provider-url <url>", "provider URL (spec.provider.url)"],
+  ["keywords", "--keywords <list>", "comma-separated keywords"],
+  ["maintainers", "--maintainers <list>", 'comma-separated maintainers: "Name <email>" or "name:email"'],
+  [
+    "maturity",
+    "--maturity <level>",
+    "maturity: planning, pre-alpha, alpha, beta, stable, mature, inactive, deprecated",
+  ],
+  ["capabilities", "--capabilities <level>", 'capability level, e.g. "Basic Install", "Seamless Upgrades"'],
+  ["icon", "--icon <file>", "icon file (.png, .svg, .jpg, .gif)"],
+  ["links", "--links <list>", 'comma-separated links: "Name=https://..."'],
+  ["minKubeVersion", "--min-kube-version <version>", "minimum Kubernetes version, e.g. 1.28.0"],
+  [
+    "installModes",
+    "--install-modes <list>",
+    "supported install modes: OwnNamespace, SingleNamespace, MultiNamespace, AllNamespaces",
+  ],
+];
+
+function list(value: string | undefined): string[] | undefined {
+  return value === undefined
+    ? undefined
+    : value
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+}
+
+function strictSemver(value: string): string {
+  if (
+    !/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/.test(value) ||
+    /(^|\.)0\d/.test(value.split(/[-+]/)[0] ?? "")
+  ) {
+    throw new InvalidArgumentError(`"${value}" is not a semantic version such as 0.0.1 (no leading "v").`);
+  }
+  return value;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function bundleGenerateCommand(command: Command): Command {
+  command
+    .description("build an OLM bundle (CSV, CRDs, metadata, scorecard config) from config/ or -f manifests")
+    .addOption(
+      new Option("--version <semver>", "bundle version, e.g. 0.0.1 (CSV <package>.v<version>)").argParser(
+        strictSemver,
+      ),
+    )
+    .option("--channels <list>", "comma-separated channels (default: alpha)")
+    .option("--default-channel <name>", "default channel; must be one of --channels")
+    .option("--package <name>", "package name (default: PROJECT projectName)")
+    .option("--image <ref>", "operator image for the manager container (in memory; no file is changed)")
+    .option("--replaces <csv>", "CSV this version replaces, e.g. my-operator.v0.0.1")
+    .option("--replaces-previous", "set --replaces from the bundle already in --output-dir")
+    .option("--skip-range <range>", "olm.skipRange, e.g. '>=0.1.0 <0.2.0'")
+    .option("--skips <list>", "comma-separated CSV names this version skips")
+    .option("--extra-service-accounts <list>", "more service accounts whose RBAC goes into the CSV")
+    .option("--output-dir <dir>", "bundle directory (default: bundle)")
+    .option("--no-overwrite", "keep an existing metadata/annotations.yaml and bundle.Dockerfile")
+    .option("--interactive", "ask for the base CSV fields again (needs a terminal)")
+    .option("-y, --yes", "accept defaults instead of asking")
+    .option("-f, --file <file>", "read rendered manifests from a multi-document file, or - for stdin")
+    .option("--skip-generate", "do not run `tsop generate` first")
+    .option("--features <list>", "OpenShift features, e.g. disconnected=true,fips-compliant=false")
+    .option("--categories <list>", "comma-separated OperatorHub categories")
+    .option(
+      "--fbc [dir]",
+      "also write a file-based catalog fragment to <dir>/<package>/catalog.yaml (default dir: catalog)",
+    )
+    .option("--bundle-image <ref>", "bundle image for --fbc (default: <image repo>-bundle:v<version>)")
+    .option("--use-image-digests", "pin every image in the bundle to its digest (needs registry access)")
+    .option("--registry-config <file>", "auth file for --use-image-digests (default: docker/podman chain)")
+    .option("--skip-tls-verify", "do not verify registry TLS certificates (--use-image-digests)")
+    .option("--plain-http", "talk plain HTTP to registries (--use-image-digests)")
+    .option("--images-lock <file>", "digest lock file to reuse and update (--use-image-digests)");
+  for (const [, flag, help] of FIELD_FLAGS) command.option(flag, `base CSV: ${help}`);
+  return command
+    .addOption(outputOption(["text", "json"]))
+    .addHelpText(
+      "after",
+      "\nThe base CSV (config/manifests/bases/<package>.clusterserviceversion.yaml) is created on the first run\n" +
+        "from flags, tsop.bundle.yaml and prompts; afterwards edit it freely.\n\nExamples:\n" +
+        "  tsop bundle --version 0.0.1 --image quay.io/me/my-operator:v0.0.1\n" +
+        "  kustomize build config/manifests | tsop bundle -f - --version 0.0.2 --replaces-previous\n" +
+        "  tsop bundle validate ./bundle --select-optional operatorhub",
+    )
+    .action(async (flags: BundleFlags, cmd: Command) => {
+      const ctx = await cliContext(cmd);
+      const { bundle, inquirerPrompter } = await import("../bundle/index.js");
+      const fields: Record<string, string> = {};
+      const opts = cmd.opts<Record<string, unknown>>();
+      for (const [key] of FIELD_FLAGS) if (typeof opts[key] === "string") fields[key] = opts[key] as string;
+      const result = await bundle(
+        {
+          cwd: ctx.cwd,
+          env: ctx.env,
+          tty: ctx.interactive,
+          prompter: inquirerPrompter(),
+          fields,
+          ...(flags.version !== undefined ? { version: flags.version } : {}),
+          ...(flags.channels !== undefined ? { channels: list(flags.channels)! } : {}),
+          ...(flags.defaultChannel !== undefined ? { defaultChannel: flags.defaultChannel } : {}),
+          ...(flags.package !== undefined ? { package: flags.package } : {}),
+          ...(flags.image !== undefined ? { image: flags.image } : {}),
+          ...(flags.replaces !== undefined ? { replaces: flags.replaces } : {}),
+          ...(flags.replacesPrevious ? { replacesPrevious: true } : {}),
+          ...(flags.skipRange !== undefined ? { skipRange: flags.skipRange } : {}),
+          ...(flags.skips !== undefined ? { skips: list(flags.skips)! } : {}),
+          ...(flags.extraServiceAccounts !== undefined
+            ? { extraServiceAccounts: list(flags.extraServiceAccounts)! }
+            : {}),
+          ...(flags.outputDir !== undefined ? { outputDir: flags.outputDir } : {}),
+          overwrite: flags.overwrite !== false,
+          interactive: Boolean(flags.interactive),
+          yes: Boolean(flags.yes),
+          ...(flags.fbc !== undefined ? { fbc: typeof flags.fbc === "string" ? flags.fbc : "catalog" } : {}),
+          ...(flags.bundleImage !== undefined ? { bundleImage: flags.bundleImage } : {}),
+          ...(flags.file !== undefined ? { file: flags.file } : {}),
+          ...(flags.file === "-" ? { stdin: await readStdin() } : {}),
+          skipGenerate: Boolean(flags.skipGenerate),
+          useImageDigests: Boolean(flags.useImageDigests),
+          registry: {
+            ...(flags.registryConfig !== undefined ? { registryConfig: flags.registryConfig } : {}),
+            ...(flags.skipTlsVerify ? { skipTlsVerify: true } : {}),
+            ...(flags.plainHttp ? { plainHttp: true } : {}),
+            ...(flags.imagesLock !== undefined ? { lockFile: flags.imagesLock } : {}),
+          },
+          ...(flags.features !== undefined ? { features: flags.features } : {}),
+          ...(flags.categories !== undefined ? { categories: list(flags.categories)! } : {}),
+        },
+        ctx.reporter,
+      );
+      if (flags.output === "json") ctx.out(JSON.stringify(result, null, 2));
+    });
+}
+
+/** A local path, or something that can only be an image reference (registry host, tag or digest)? */
+export function looksLikeImage(arg: string): boolean {
+  if (/^(\.{1,2}|~)?\//.test(arg) || arg.endsWith("/") || arg === "." || arg === "..") return false;
+  if (arg.includes("@sha256:")) return true;
+  const first = arg.split("/")[0] ?? "";
+  const hasRegistry =
+    arg.includes("/") && (first.includes(".") || first.includes(":") || first === "localhost");
+  const last = arg.split("/").pop() ?? "";
+  return hasRegistry || last.includes(":");
+}
+
+interface ValidateFlags {
+  selectOptional?: string[];
+  listOptional?: boolean;
+  k8sVersion?: string;
+  strict?: boolean;
+  output: "text" | "json";
+  registryConfig?: string;
+  skipTlsVerify?: boolean;
+  plainHttp?: boolean;
+}
+
+function validateCommand(): Command {
+  return new Command("validate")
+    .description("validate a bundle directory (or a bundle image) against OLM's rules")
+    .argument("[dir|image]", "bundle directory or image reference", "bundle")
+    .option(
+      "--select-optional <suites...>",
+      "also run optional suites: operatorhub, capabilities, categories, good-practices, deprecated-apis, community, olm-v1 (or suite=operatorframework)",
+    )
+    .option("--list-optional", "list the optional suites and their checks")
+    .option(
+      "--k8s-version <version>",
+      "Kubernetes version the deprecated-apis suite judges against, e.g. 1.29",
+    )
+    .option("--strict", "fail (exit 1) on warnings too")
+    .option("--registry-config <file>", "auth file for pulling an image (default: docker/podman chain)")
+    .option("--skip-tls-verify", "do not verify registry TLS certificates")
+    .option("--plain-http", "talk plain HTTP to the registry")
+    .addOption(outputOption(["text", "json"]))
+    .addHelpText(
+      "after",
+      "\nExit codes: 0 valid (warnings allowed), 1 errors found (or warnings with --strict), 2 usage error.",
+    )
+    .action(async (target: string, flags: ValidateFlags, cmd: Command) => {
+      const ctx = await cliContext(cmd);
+      const { validateBundleDir, formatFinding } = await import("../bundle/index.js");
+      if (flags.listOptional) {
+        const { CHECKS } = await import("../bundle/validate/index.js");
+        const rows = CHECKS.filter((c) => c.suite !== "default").map(
+          (c) => `${c.suite.padEnd(16)} ${c.id.padEnd(7)} ${c.description}`,
+        );
+        ctx.out(`SUITE            CHECK   DESCRIPTION\n${rows.join("\n")}`);
+        return;
+      }
+      let dir = resolve(ctx.cwd, target);
+      let cleanup: (() => Promise<void>) | undefined;
+      const exists = await stat(dir).then(
+        () => true,
+        () => false,
+      );
+      if (!exists && looksLikeImage(target)) {
+        const pulled = await pullImage(target, flags, ctx.reporter);
+        dir = pulled.dir;
+        cleanup = pulled.cleanup;
+      }
+      try {
+        const report = await validateBundleDir(dir, {
+          ...(flags.selectOptional ? { selectOptional: flags.selectOptional } : {}),
+          ...(flags.k8sVersion ? { k8sVersion: flags.k8sVersion } : {}),
+          env: ctx.env,
+        });
+        report.bundle = target;
+        const failed = report.errors > 0 || (flags.strict === true && report.warnings > 0);
+        if (flags.output === "json") ctx.out(JSON.stringify({ ...report, passed: !failed }, null, 2));
+        else {
+          for (const f of report.findings) ctx.out(formatFinding(f));
+          const summary = `${report.errors} error(s), ${report.warnings} warning(s)`;
+          if (failed) ctx.reporter.error(`bundle ${target} is not valid: ${summary}`);
+          else ctx.reporter.success(`bundle ${target} is valid${report.warnings > 0 ? ` (${summary})` : ""}`);
+        }
+        if (failed) process.exitCode = ExitCode.failure;
+      } finally {
+        await cleanup?.();
+      }
+    });
+}
+
+async function pullImage(
+  ref: string,
+  flags: ValidateFlags,
+  reporter: import("../common/reporter.js").Reporter,
+) {
+  const { mkdtemp, rm } = await import("node:fs/promises");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const specifier = "../images/index.js";
+  const images = (await import(specifier)) as {
+    pullBundleImage?: (
+      ref: string,
+      dest: string,
+      o: Record<string, unknown>,
+    ) => Promise<{ digest: string; dir: string }>;
+  };
+  if (!images.pullBundleImage) {
+    throw new UsageError(
+      `${ref} is not a directory, and pulling bundle images is not available in this build`,
+    );
+  }
+  const dest = await mkdtemp(join(tmpdir(), "tsop-bundle-"));
+  try {
+    const pulled = await images.pullBundleImage(ref, dest, {
+      ...(flags.registryConfig ? { registryConfig: flags.registryConfig } : {}),
+      ...(flags.skipTlsVerify ? { skipTlsVerify: true } : {}),
+      ...(flags.plainHttp ? { plainHttp: true } : {}),
+      reporter,
+    });
+    reporter.info(`pulled ${ref} (${pulled.digest})`);
+    return { dir: pulled.dir, cleanup: () => rm(dest, { recursive: true, force: true }) };
+  } catch (error) {
+    await rm(dest, { recursive: true, force: true });
+    if (error instanceof TsopError) throw error;
+    throw new TsopError(`cannot pull bundle image ${ref}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+export function bundleCommand(): Command {
+  const command = bundleGenerateCommand(new Command("bundle"));
+  command.addCommand(validateCommand());
+  return command;
+}
