@@ -148,9 +148,9 @@ export class KubeClient {
   /** REST path of a collection or object. */
   pathOf(info: ResourceInfo, namespace?: string, name?: string, subresource?: string): string {
     let path = info.group === "" ? `/api/${info.version}` : `/apis/${info.group}/${info.version}`;
-    if (info.namespaced && namespace) path += `/namespaces/${encodeURIComponent(namespace)}`;
+    if (info.namespaced && namespace) path += `/namespaces/${segment(namespace)}`;
     path += `/${info.plural}`;
-    if (name) path += `/${encodeURIComponent(name)}`;
+    if (name) path += `/${segment(name)}`;
     if (subresource) path += `/${subresource}`;
     return path;
   }
@@ -311,7 +311,7 @@ export class KubeClient {
     try {
       const text = await this.call({
         method: "GET",
-        path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}/log`,
+        path: `/api/v1/namespaces/${segment(namespace)}/pods/${segment(pod)}/log`,
         query: { container, tailLines: String(tailLines) },
         verb: "get",
         resource: "pods/log",
@@ -555,6 +555,11 @@ export class KubeClient {
       }
     }
   }
+}
+
+/** Escapes a path segment as Go's url package does (":" and "@" stay, e.g. "system:controller:x"). */
+function segment(text: string): string {
+  return encodeURIComponent(text).replace(/%3A/gi, ":").replace(/%40/g, "@");
 }
 
 function parseStatus(body: Buffer): ApiStatus | undefined {

@@ -126,9 +126,12 @@ export function request(spec: RequestSpec): Promise<HttpResponse> {
   return new Promise((resolve, reject) => {
     const url = new URL(spec.url);
     const mod = url.protocol === "https:" ? https : http;
+    // Always frame the body: Node does not chunk DELETE bodies, which would desync keep-alive.
+    const headers = { ...spec.headers };
+    if (spec.body !== undefined) headers["content-length"] = String(Buffer.byteLength(spec.body));
     const req = mod.request(
       url,
-      { method: spec.method, headers: spec.headers, agent: spec.agent, signal: spec.signal },
+      { method: spec.method, headers, agent: spec.agent, signal: spec.signal },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
@@ -154,9 +157,12 @@ export function openStream(spec: RequestSpec): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
     const url = new URL(spec.url);
     const mod = url.protocol === "https:" ? https : http;
+    // Always frame the body: Node does not chunk DELETE bodies, which would desync keep-alive.
+    const headers = { ...spec.headers };
+    if (spec.body !== undefined) headers["content-length"] = String(Buffer.byteLength(spec.body));
     const req = mod.request(
       url,
-      { method: spec.method, headers: spec.headers, agent: spec.agent, signal: spec.signal },
+      { method: spec.method, headers, agent: spec.agent, signal: spec.signal },
       resolve,
     );
     req.on("error", reject);

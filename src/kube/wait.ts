@@ -1,6 +1,7 @@
 // Watch-based waits for a set of objects: one list+watch loop per kind and namespace, relisting
 // when a watch drops, answers 410 Gone or stays quiet too long (the relist fallback). Progress is
 // reported per object; a timeout or a terminal failure ends with diagnostics for what is pending.
+import { setMaxListeners } from "node:events";
 import { TimeoutError, TsopError } from "../common/errors.js";
 import { formatDuration } from "../common/duration.js";
 import type { Reporter } from "../common/reporter.js";
@@ -60,6 +61,8 @@ export async function waitFor(
 
   const progress = options.reporter.progress(`waiting for ${options.what}`);
   const controller = new AbortController();
+  // One listener per watched kind and per watch: more than Node's default warning threshold.
+  setMaxListeners(0, controller.signal);
   const stopOnParent = () => controller.abort();
   options.signal?.addEventListener("abort", stopOnParent);
   let settle: (value: "done" | "timeout" | "failed" | "aborted") => void = () => {};

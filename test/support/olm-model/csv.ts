@@ -381,8 +381,10 @@ async function installDeployments(ctx: ModelContext, csv: KubeObject): Promise<v
     spec: Record<string, unknown>;
     label?: Record<string, string>;
   }>) {
-    const spec = JSON.parse(JSON.stringify(d.spec ?? {})) as Record<string, any>; // eslint-disable-line
-    const template = (spec.template ??= {});
+    // biome-ignore lint/suspicious/noExplicitAny: deep edits of an unstructured pod template
+    const spec = JSON.parse(JSON.stringify(d.spec ?? {})) as Record<string, any>;
+    spec.template ??= {};
+    const template = spec.template;
     template.metadata ??= {};
     template.metadata.annotations = {
       ...(template.metadata.annotations ?? {}),

@@ -27,6 +27,7 @@
  * ClusterRoles, OperatorConditions, webhooks, APIServices, dependency resolution across packages,
  * skipRange or InstallPlan garbage collection; events are created with generated names.
  */
+import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { KubeClient } from "../../../src/kube/client.js";
 import { NoKindMatchError } from "../../../src/kube/errors.js";
@@ -121,6 +122,7 @@ export class OlmModel {
   private readonly onError: ((error: unknown) => void) | undefined;
 
   start(): void {
+    setMaxListeners(0, this.controller.signal);
     for (const [apiVersion, kind] of WATCHED) this.loops.push(this.watchLoop(apiVersion, kind));
     this.trigger();
   }
