@@ -1,0 +1,15 @@
+// tsop/testing: an in-memory Kubernetes API server for tests, spoken to over real HTTP.
+// Pipeline: http (auth, faults, routing) → engine (admission, concurrency, finalizers) → store
+// (resourceVersion, history) → watch streams; controllers (GC, namespaces, CRDs) and the optional
+// workloads simulation run after every write.
+export type { FaultMatch, FaultSpec, Faults } from "./faults.js";
+export type { Authorizer } from "./http.js";
+export {
+  type ForbidRule,
+  type RequestRecord,
+  startTestCluster,
+  type TestCluster,
+  type TestClusterOptions,
+} from "./server.js";
+export type { KObj, RequestAttributes, UserInfo } from "./types.js";
+export type { WorkloadOptions } from "./workloads.js";

@@ -1,0 +1,382 @@
+// startTestCluster(): wires store, registry, engine, controllers, watches and the HTTP front into
+// a node:http server on 127.0.0.1 with a kubeconfig for it.
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { builtinAdmissions } from "./builtins.js";
+import { Controllers } from "./controllers.js";
+import { installCrdSupport } from "./crd.js";
+import { Engine, groupVersion } from "./engine.js";
+import { Faults } from "./faults.js";
+import { type Authorizer, checkAccess, handle, type HttpContext } from "./http.js";
+import { builtinDefs, Registry } from "./resources.js";
+import { ApiError, qualifiedResource } from "./status.js";
+import { Store, type StoreEvent } from "./store.js";
+import type { KObj, RequestAttributes, ResourceDef, UserInfo } from "./types.js";
+import { WatchHub } from "./watch.js";
+import { type WorkloadOptions, Workloads } from "./workloads.js";
+
+export interface TestClusterOptions {
+  /** Bearer token of the kubeconfig user (random by default). */
+  token?: string;
+  /** Extra tokens and the users they authenticate as (for RBAC tests). */
+  users?: Record<string, string | UserInfo>;
+  /** Name of the kubeconfig user (default "tsop-test"). */
+  userName?: string;
+  /** Events kept for watch replay; older resourceVersions answer 410 Gone (default 1000). */
+  watchCacheSize?: number;
+  /** How often watches with allowWatchBookmarks get a BOOKMARK (default 1000 ms). */
+  bookmarkIntervalMs?: number;
+  /** Delay before a new CRD becomes Established and served (default 0: at once). */
+  crdEstablishDelayMs?: number;
+  /** Simulate kubelet and workload controllers (pods, Deployments, ReplicaSets, Jobs). */
+  workloads?: boolean | WorkloadOptions;
+  /** Authorization hook: return false or a reason string to answer 403 Forbidden. */
+  authorize?: Authorizer;
+  /** Namespaces created at start besides default, kube-system, kube-public, kube-node-lease. */
+  namespaces?: string[];
+  /** Objects created at start (any kind, including CRDs). */
+  objects?: KObj[];
+  /** /version answer (gitVersion, default "v1.31.0"). */
+  kubernetesVersion?: string;
+}
+
+/** One forbid rule: every listed attribute must match (omitted = any). */
+export interface ForbidRule {
+  user?: string;
+  verb?: string | string[];
+  group?: string;
+  resource?: string;
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+  /** Appended to the Forbidden message (e.g. an RBAC explanation). */
+  reason?: string;
+}
+
+export interface RequestRecord {
+  method: string;
+  path: string;
+  status: number;
+  user: string;
+}
+
+export interface TestCluster {
+  /** "http://127.0.0.1:PORT" */
+  url: string;
+  /** Kubeconfig YAML (cluster, user and context "tsop-test", namespace default, token auth). */
+  kubeconfig: string;
+  /** The kubeconfig written to a temporary file (removed by stop()). */
+  kubeconfigPath: string;
+  /** The kubeconfig user's bearer token. */
+  token: string;
+  faults: Faults;
+  /** Requests served so far (method, path with query, status, user), oldest first (last 5000). */
+  requests: RequestRecord[];
+  /** Drops every open watch stream. */
+  closeWatches(): void;
+  /** Number of open watch streams. */
+  openWatches(): number;
+  /** Forgets watch history: any older resourceVersion now answers 410 Gone. */
+  compact(): void;
+  /** Current global resourceVersion. */
+  resourceVersion(): string;
+  /** Answer 403 Forbidden to matching requests; returns a function that lifts the rule. */
+  forbid(rule: ForbidRule): () => void;
+  /** Images whose pulls fail in workloads mode (ErrImagePull → ImagePullBackOff). */
+  markImageUnpullable(image: string | RegExp): void;
+  /** Direct read of a stored object as served at apiVersion (undefined when absent). */
+  get(apiVersion: string, kind: string, name: string, namespace?: string): KObj | undefined;
+  /** Direct list of stored objects as served at apiVersion. */
+  list(apiVersion: string, kind: string, namespace?: string): KObj[];
+  /** Creates an object with the server's rules (admission, validation), bypassing HTTP and auth. */
+  create(obj: KObj): KObj;
+  /** Resolves with the object once `predicate` holds (checks now, then on every change). */
+  waitFor(
+    apiVersion: string,
+    kind: string,
+    name: string,
+    namespace: string | undefined,
+    predicate: (obj: KObj | undefined) => boolean,
+    timeoutMs?: number,
+  ): Promise<KObj | undefined>;
+  stop(): Promise<void>;
+}
+
+function kubeconfigYaml(url: string, token: string, user: string): string {
+  return [
+    "apiVersion: v1",
+    "kind: Config",
+    "clusters:",
+    "- name: tsop-test",
+    "  cluster:",
+    `    server: ${url}`,
+    // Plain HTTP on loopback: @kubernetes/client-node only allows http:// servers with this set.
+    "    insecure-skip-tls-verify: true",
+    "contexts:",
+    "- name: tsop-test",
+    "  context:",
+    "    cluster: tsop-test",
+    `    user: ${user}`,
+    "    namespace: default",
+    "current-context: tsop-test",
+    "preferences: {}",
+    "users:",
+    `- name: ${user}`,
+    "  user:",
+    `    token: ${token}`,
+    "",
+  ].join("\n");
+}
+
+function ruleMatches(rule: ForbidRule, a: RequestAttributes): boolean {
+  const verbs = rule.verb === undefined ? undefined : Array.isArray(rule.verb) ? rule.verb : [rule.verb];
+  return (
+    (rule.user === undefined || rule.user === a.user.name) &&
+    (verbs === undefined || verbs.includes(a.verb)) &&
+    (rule.group === undefined || rule.group === a.group) &&
+    (rule.resource === undefined || rule.resource === a.resource) &&
+    (rule.subresource === undefined || rule.subresource === a.subresource) &&
+    (rule.namespace === undefined || rule.namespace === a.namespace) &&
+    (rule.name === undefined || rule.name === a.name)
+  );
+}
+
+export async function startTestCluster(options: TestClusterOptions = {}): Promise<TestCluster> {
+  const token = options.token ?? randomBytes(16).toString("hex");
+  const userName = options.userName ?? "tsop-test";
+  const tokens = new Map<string, UserInfo>([
+    [token, { name: userName, groups: ["system:masters", "system:authenticated"] }],
+  ]);
+  for (const [t, u] of Object.entries(options.users ?? {})) {
+    tokens.set(t, typeof u === "string" ? { name: u, groups: ["system:authenticated"] } : u);
+  }
+  const store = new Store(options.watchCacheSize ?? 1000);
+  const registry = new Registry(builtinDefs());
+  let controllers: Controllers | undefined;
+  const engine = new Engine(store, registry, () => controllers?.kick());
+  controllers = new Controllers(engine);
+  engine.admissions.push(...builtinAdmissions);
+  const timers = new Set<NodeJS.Timeout>();
+  installCrdSupport(engine, options.crdEstablishDelayMs ?? 0, timers);
+  const watches = new WatchHub(engine, options.bookmarkIntervalMs ?? 1000);
+  const faults = new Faults();
+  const rules: ForbidRule[] = [];
+  const authorizers: Authorizer[] = [
+    (a) => {
+      const rule = rules.find((r) => ruleMatches(r, a));
+      return rule ? (rule.reason ?? false) : undefined;
+    },
+  ];
+  if (options.authorize) authorizers.push(options.authorize);
+  const requests: RequestRecord[] = [];
+  const gitVersion = options.kubernetesVersion ?? "v1.31.0";
+  const [major, minor] = gitVersion.replace(/^v/, "").split(".");
+
+  const workloads = options.workloads
+    ? new Workloads(engine, options.workloads === true ? {} : options.workloads)
+    : undefined;
+
+  const ctx: HttpContext = {
+    engine,
+    watches,
+    faults,
+    tokens,
+    authorizers,
+    maxBodyBytes: 3 * 1024 * 1024,
+    version: {
+      major,
+      minor,
+      gitVersion,
+      gitCommit: "0000000000000000000000000000000000000000",
+      gitTreeState: "clean",
+      buildDate: "2024-08-13T07:28:49Z",
+      goVersion: "go1.22.5",
+      compiler: "gc",
+      platform: "linux/amd64",
+    },
+    onRequest: (entry) => {
+      requests.push(entry);
+      if (requests.length > 5000) requests.shift();
+    },
+    virtual: (def, body, user) => accessReview(def, body, user, ctx),
+  };
+
+  const nsDef = registry.find("", "v1", "namespaces")!;
+  for (const ns of [
+    "default",
+    "kube-system",
+    "kube-public",
+    "kube-node-lease",
+    ...(options.namespaces ?? []),
+  ]) {
+    engine.create(nsDef, "", { metadata: { name: ns } }, { manager: "kube-apiserver" });
+  }
+  for (const obj of options.objects ?? []) createDirect(engine, obj);
+
+  const server: Server = createServer((req, res) => {
+    handle(ctx, req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  const kubeconfig = kubeconfigYaml(url, token, userName);
+  const dir = await mkdtemp(join(tmpdir(), "tsop-test-cluster-"));
+  const kubeconfigPath = join(dir, "kubeconfig");
+  await writeFile(kubeconfigPath, kubeconfig, { mode: 0o600 });
+  workloads?.start();
+
+  const defFor = (apiVersion: string, kind: string): ResourceDef => {
+    const def = registry.byKind(apiVersion, kind);
+    if (!def) throw new Error(`no resource serves ${kind} in ${apiVersion}`);
+    return def;
+  };
+
+  let stopped = false;
+  return {
+    url,
+    kubeconfig,
+    kubeconfigPath,
+    token,
+    faults,
+    requests,
+    closeWatches: () => watches.closeAll(),
+    openWatches: () => watches.size,
+    compact: () => store.compact(),
+    resourceVersion: () => String(store.currentRv()),
+    forbid(rule) {
+      rules.push(rule);
+      return () => {
+        const i = rules.indexOf(rule);
+        if (i >= 0) rules.splice(i, 1);
+      };
+    },
+    markImageUnpullable(image) {
+      if (!workloads) throw new Error("markImageUnpullable needs startTestCluster({ workloads: true })");
+      workloads.markUnpullable(image);
+    },
+    get(apiVersion, kind, name, namespace = "") {
+      const def = defFor(apiVersion, kind);
+      const obj = store.get(def.storageKey, def.namespaced ? namespace : "", name);
+      return obj ? engine.present(def, obj) : undefined;
+    },
+    list(apiVersion, kind, namespace = "") {
+      const def = defFor(apiVersion, kind);
+      return store.list(def.storageKey, def.namespaced ? namespace : "").map((o) => engine.present(def, o));
+    },
+    create: (obj) => createDirect(engine, obj),
+    waitFor(apiVersion, kind, name, namespace, predicate, timeoutMs = 10_000) {
+      const def = defFor(apiVersion, kind);
+      const read = () => {
+        const obj = store.get(def.storageKey, def.namespaced ? (namespace ?? "") : "", name);
+        return obj ? engine.present(def, obj) : undefined;
+      };
+      return new Promise((resolve, reject) => {
+        const first = read();
+        if (predicate(first)) {
+          resolve(first);
+          return;
+        }
+        const timer = setTimeout(() => {
+          unsubscribe();
+          reject(
+            new Error(
+              `timed out after ${timeoutMs} ms waiting for ${kind} ${namespace ? `${namespace}/` : ""}${name}`,
+            ),
+          );
+        }, timeoutMs);
+        const unsubscribe = store.subscribe((e: StoreEvent) => {
+          if (e.storageKey !== def.storageKey || e.object.metadata.name !== name) return;
+          const now = read();
+          if (predicate(now)) {
+            clearTimeout(timer);
+            unsubscribe();
+            resolve(now);
+          }
+        });
+      });
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      controllers?.stop();
+      workloads?.stop();
+      for (const t of timers) clearTimeout(t);
+      watches.closeAll();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function createDirect(engine: Engine, obj: KObj): KObj {
+  const def = engine.registry.byKind(String(obj.apiVersion), String(obj.kind));
+  if (!def) throw new Error(`no resource serves ${obj.kind} in ${obj.apiVersion}`);
+  return engine.create(def, def.namespaced ? (obj.metadata?.namespace ?? "default") : "", obj, {
+    manager: "tsop-test",
+  });
+}
+
+/** SelfSubjectAccessReview / SubjectAccessReview answered by the forbid rules and authorize hook. */
+function accessReview(def: ResourceDef, body: KObj, requester: UserInfo, ctx: HttpContext): KObj {
+  const spec = body.spec ?? {};
+  const ra = spec.resourceAttributes;
+  const user: UserInfo =
+    def.kind === "SubjectAccessReview"
+      ? { name: String(spec.user ?? ""), groups: spec.groups ?? [] }
+      : requester;
+  if (!ra) {
+    if (!spec.nonResourceAttributes) {
+      throw new ApiError(
+        422,
+        `${def.kind}.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified`,
+        "Invalid",
+      );
+    }
+    return {
+      ...body,
+      apiVersion: groupVersion(def),
+      kind: def.kind,
+      metadata: { creationTimestamp: null },
+      status: { allowed: true },
+    };
+  }
+  const attrs: RequestAttributes = {
+    user,
+    verb: String(ra.verb ?? ""),
+    group: String(ra.group ?? ""),
+    version: String(ra.version ?? ""),
+    resource: String(ra.resource ?? ""),
+    subresource: String(ra.subresource ?? ""),
+    namespace: String(ra.namespace ?? ""),
+    name: String(ra.name ?? ""),
+    path: "",
+  };
+  const verdict = checkAccess(ctx, attrs);
+  const status: KObj = { allowed: verdict === true };
+  if (verdict !== true) {
+    status.denied = true;
+    if (verdict) status.reason = verdict;
+  }
+  void qualifiedResource;
+  return {
+    ...body,
+    apiVersion: groupVersion(def),
+    kind: def.kind,
+    metadata: { creationTimestamp: null },
+    status,
+  };
+}

@@ -1,0 +1,179 @@
+// Raw-HTTP helpers for the test-server suites: fetch with the cluster's token, JSON in and out,
+// and a reader for watch streams.
+import type { TestCluster } from "../../src/testing/index.js";
+
+export interface HttpResult {
+  status: number;
+  headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are arbitrary JSON
+  body: any;
+  text: string;
+}
+
+export async function http(
+  cluster: TestCluster,
+  method: string,
+  path: string,
+  body?: unknown,
+  options: { contentType?: string; token?: string | null; accept?: string } = {},
+): Promise<HttpResult> {
+  const headers: Record<string, string> = {};
+  const token = options.token === undefined ? cluster.token : options.token;
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  if (options.accept) headers.accept = options.accept;
+  let payload: string | undefined;
+  if (body !== undefined) {
+    payload = typeof body === "string" ? body : JSON.stringify(body);
+    headers["content-type"] = options.contentType ?? "application/json";
+  }
+  const res = await fetch(cluster.url + path, { method, headers, body: payload });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text === "" ? undefined : JSON.parse(text);
+  } catch {
+    parsed = text;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+export interface WatchEvent {
+  type: string;
+  // biome-ignore lint/suspicious/noExplicitAny: watch objects are arbitrary JSON
+  object: any;
+}
+
+/** Opens a watch and collects events; `next(n)` resolves once n events arrived in total. */
+export async function openWatch(cluster: TestCluster, path: string) {
+  const controller = new AbortController();
+  const res = await fetch(cluster.url + path, {
+    headers: { authorization: `Bearer ${cluster.token}` },
+    signal: controller.signal,
+  });
+  const events: WatchEvent[] = [];
+  let ended = false;
+  const waiters: Array<() => void> = [];
+  const notify = () => {
+    for (const w of waiters.splice(0)) w();
+  };
+  const pump = (async () => {
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        let nl = buffer.indexOf("\n");
+        while (nl >= 0) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          if (line.trim()) events.push(JSON.parse(line));
+          nl = buffer.indexOf("\n");
+        }
+        notify();
+      }
+    } catch {
+      // aborted
+    }
+    ended = true;
+    notify();
+  })();
+  return {
+    status: res.status,
+    events,
+    get ended() {
+      return ended;
+    },
+    async next(count: number, timeoutMs = 5000): Promise<WatchEvent[]> {
+      const deadline = Date.now() + timeoutMs;
+      while (events.length < count && !ended) {
+        if (Date.now() > deadline)
+          throw new Error(`watch: wanted ${count} events, got ${JSON.stringify(events)}`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 50);
+        });
+      }
+      return events;
+    },
+    async closed(timeoutMs = 5000): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      while (!ended) {
+        if (Date.now() > deadline) throw new Error("watch did not end");
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 50);
+        });
+      }
+      await pump;
+    },
+    stop() {
+      controller.abort();
+    },
+  };
+}
+
+export function configMap(name: string, data: Record<string, string> = {}, namespace = "default") {
+  return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace }, data };
+}
+
+export const memcachedCrd = {
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: "memcacheds.cache.example.com" },
+  spec: {
+    group: "cache.example.com",
+    names: {
+      kind: "Memcached",
+      listKind: "MemcachedList",
+      plural: "memcacheds",
+      singular: "memcached",
+      shortNames: ["mc"],
+    },
+    scope: "Namespaced",
+    versions: [
+      {
+        name: "v1alpha1",
+        served: true,
+        storage: true,
+        subresources: {
+          status: {},
+          scale: {
+            specReplicasPath: ".spec.size",
+            statusReplicasPath: ".status.replicas",
+            labelSelectorPath: ".status.selector",
+          },
+        },
+        additionalPrinterColumns: [{ name: "Size", type: "integer", jsonPath: ".spec.size" }],
+        schema: {
+          openAPIV3Schema: {
+            type: "object",
+            properties: {
+              apiVersion: { type: "string" },
+              kind: { type: "string" },
+              metadata: { type: "object" },
+              spec: {
+                type: "object",
+                required: ["size"],
+                properties: {
+                  size: { type: "integer", minimum: 1, maximum: 5 },
+                  image: { type: "string", default: "memcached:1.6" },
+                },
+              },
+              status: {
+                type: "object",
+                properties: {
+                  replicas: { type: "integer" },
+                  selector: { type: "string" },
+                  nodes: { type: "array", items: { type: "string" } },
+                },
+              },
+            },
+          },
+        },
+      },
+    ],
+  },
+};
