@@ -7,6 +7,7 @@
 //   helpers.ts (createOrUpdate, finalizers, status), conditions.ts, related-image.ts
 export * from "./decorators.js";
 export * from "./schema.js";
+export * from "./field-decorators.js";
 export {
   Client,
   type ApplyOptions,

@@ -1,0 +1,209 @@
+// The Memcached sample operator, run by a real Manager against the in-memory API server.
+import { afterEach, describe, expect, it } from "vitest";
+import type { KubeObjectLike } from "../../src/runtime/client.js";
+import { findCondition } from "../../src/runtime/conditions.js";
+import type { Manager } from "../../src/runtime/manager.js";
+import { FINALIZER, Memcached, MemcachedReconciler } from "./fixtures/memcached.js";
+import { type Harness, harness, httpGet, sample } from "./support/cluster.js";
+import { waitFor } from "./support/wait.js";
+
+const DEPLOYMENT = { apiVersion: "apps/v1", kind: "Deployment" } as const;
+const EVENT = { apiVersion: "v1", kind: "Event" } as const;
+type Obj = KubeObjectLike & {
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    generation?: number;
+    finalizers?: string[];
+    ownerReferences?: Array<Record<string, unknown>>;
+  };
+  spec?: Record<string, unknown> & { replicas?: number };
+  status?: Record<string, unknown>;
+  reason?: string;
+};
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+});
+
+async function startOperator(h: Harness, options: Parameters<Harness["startManager"]>[0] = {}) {
+  const manager = await h.startManager(options);
+  const reconciler = new MemcachedReconciler();
+  await manager
+    .controller(Memcached)
+    .owns(DEPLOYMENT)
+    .withOptions({ maxConcurrentReconciles: 2 })
+    .complete(reconciler);
+  const running = manager.start();
+  running.catch(() => {});
+  await waitFor(
+    "manager ready",
+    async () => manager.healthProbeUrl && (await httpGet(`${manager.healthProbeUrl}/readyz`)).status === 200,
+  );
+  return { manager, reconciler, running };
+}
+
+const key = { namespace: "default", name: "cache" };
+
+async function createMemcached(h: Harness, size: number) {
+  return h.client.create<Obj>({
+    apiVersion: "cache.example.com/v1alpha1",
+    kind: "Memcached",
+    metadata: { name: key.name, namespace: key.namespace },
+    spec: { size },
+  });
+}
+
+async function waitAvailable(h: Harness, size: number, generation: number) {
+  return waitFor(`Memcached Available with ${size} replicas at generation ${generation}`, async () => {
+    const mc = await h.client.get<Obj>({ apiVersion: "cache.example.com/v1alpha1", kind: "Memcached" }, key);
+    const c = mc && findCondition(mc as never, "Available");
+    return c?.status === "True" &&
+      c.observedGeneration === generation &&
+      c.message === `${size}/${size} replicas available`
+      ? mc
+      : undefined;
+  });
+}
+
+async function deployments(h: Harness) {
+  return h.client.list<Obj>(DEPLOYMENT, { namespace: "default" });
+}
+
+async function eventReasons(h: Harness): Promise<string[]> {
+  return (await h.client.list<Obj>(EVENT, { namespace: "default" })).map((e) => e.reason as string).sort();
+}
+
+async function setSize(h: Harness, size: number) {
+  await h.client.patch({ kind: Memcached, key }, { spec: { size } });
+}
+
+describe("Memcached operator", () => {
+  it("creates an owned Deployment, reports status and conditions, follows spec changes, cleans up through its finalizer", async () => {
+    h = await harness({ workloads: true });
+    const { manager } = await startOperator(h);
+    const created = await createMemcached(h, 2);
+
+    const mc = await waitAvailable(h, 2, 1);
+    expect(mc.metadata.finalizers).toEqual([FINALIZER]);
+    expect(mc.status?.readyReplicas).toBe(2);
+    const [dep] = await deployments(h);
+    expect(dep?.metadata.ownerReferences).toEqual([
+      {
+        apiVersion: "cache.example.com/v1alpha1",
+        kind: "Memcached",
+        name: "cache",
+        uid: created.metadata.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
+    expect(dep?.spec?.replicas).toBe(2);
+    const firstTransition = findCondition(mc as never, "Available")?.lastTransitionTime;
+
+    await setSize(h, 3);
+    const scaled = await waitAvailable(h, 3, 2);
+    const deps = await deployments(h);
+    expect(deps).toHaveLength(1);
+    expect(deps[0]?.spec?.replicas).toBe(3);
+    // One spec change → exactly one Deployment update (server defaults are not mistaken for drift).
+    expect(deps[0]?.metadata.generation).toBe(2);
+    // Available stayed True from generation 1 to 2 → no transition (unless it dipped to False while scaling).
+    const cond = findCondition(scaled as never, "Available");
+    expect(cond?.observedGeneration).toBe(2);
+    expect(typeof firstTransition).toBe("string");
+
+    await waitFor("events", async () => (await eventReasons(h as Harness)).includes("DeploymentUpdated"));
+    expect(await eventReasons(h)).toEqual(expect.arrayContaining(["DeploymentCreated", "DeploymentUpdated"]));
+
+    const metrics = await httpGet(`${manager.metricsUrl}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(
+      sample(metrics.body, 'controller_runtime_reconcile_total{controller="memcached",result="success"}'),
+    ).toBeGreaterThan(0);
+    expect(metrics.body).toContain('controller_runtime_reconcile_time_seconds_count{controller="memcached"}');
+    expect(metrics.body).toContain('workqueue_depth{name="memcached"}');
+    expect(sample(metrics.body, 'controller_runtime_max_concurrent_reconciles{controller="memcached"}')).toBe(
+      2,
+    );
+    expect((await httpGet(`${manager.healthProbeUrl}/healthz`)).status).toBe(200);
+    expect((await httpGet(`${manager.healthProbeUrl}/readyz?verbose`)).body).toContain("[+]informers ok");
+
+    await h.client.delete({ kind: Memcached, key });
+    await waitFor("Memcached gone", async () => (await h?.client.get(Memcached, key)) === undefined);
+    expect(await deployments(h)).toEqual([]);
+    await waitFor("DeploymentDeleted event (the finalizer ran)", async () =>
+      (await eventReasons(h as Harness)).includes("DeploymentDeleted"),
+    );
+  });
+
+  it("survives 500s, status conflicts, closed watches and 410 Gone without losing or duplicating work", async () => {
+    h = await harness({ workloads: true });
+    const { faults } = h.cluster;
+    // The Deployment create fails twice, the first status updates conflict twice.
+    faults.add({
+      method: "POST",
+      path: "/apis/apps/v1/namespaces/default/deployments",
+      status: 500,
+      count: 2,
+    });
+    faults.add({ method: "PUT", path: /\/memcacheds\/cache\/status$/, status: 409, count: 2 });
+    const { manager, reconciler } = await startOperator(h);
+    await createMemcached(h, 1);
+    await waitAvailable(h, 1, 1);
+    expect(faults.pending()).toBe(0);
+    expect(await deployments(h)).toHaveLength(1);
+
+    // Watches dropped: the next change still arrives.
+    h.cluster.closeWatches();
+    await setSize(h, 2);
+    await waitAvailable(h, 2, 2);
+
+    // Watch history lost (410 on re-watch) and the relist itself fails once: changes made while
+    // disconnected are found by the relist.
+    faults.add({ method: "GET", path: /\/memcacheds$/, watch: true, status: 410, count: 1 });
+    faults.add({ method: "GET", path: /\/memcacheds$/, watch: false, status: 500, count: 1 });
+    h.cluster.closeWatches();
+    await setSize(h, 3);
+    await waitAvailable(h, 3, 3);
+
+    // The informer relisted (after its retry) and its cache holds the latest generation.
+    const informer = await manager.informerFor(Memcached);
+    await waitFor("the Memcached cache to catch up", () => informer.get(key)?.metadata?.generation === 3);
+    const deps = await deployments(h);
+    expect(deps).toHaveLength(1);
+    expect(deps[0]?.spec?.replicas).toBe(3);
+    expect(deps[0]?.metadata.generation).toBe(3); // created, then exactly one update per spec change
+    expect(reconciler.calls.every((r) => r.namespace === "default" && r.name === "cache")).toBe(true);
+
+    const metrics = (await httpGet(`${manager.metricsUrl}/metrics`)).body;
+    expect(
+      sample(metrics, 'controller_runtime_reconcile_errors_total{controller="memcached"}'),
+    ).toBeGreaterThanOrEqual(2);
+    expect(
+      sample(metrics, 'tsop_informer_relists_total{resource="memcacheds.cache.example.com"}'),
+    ).toBeGreaterThanOrEqual(2);
+    expect((await httpGet(`${manager.healthProbeUrl}/healthz`)).status).toBe(200);
+  });
+
+  it("is not ready until its caches have synced", async () => {
+    h = await harness({ workloads: true });
+    h.cluster.faults.latency(1500, {
+      method: "GET",
+      path: "/apis/cache.example.com/v1alpha1/memcacheds",
+      watch: false,
+    });
+    const manager: Manager = await h.startManager();
+    await manager.controller(Memcached).owns(DEPLOYMENT).complete(new MemcachedReconciler());
+    void manager.start().catch(() => {});
+    const notReady = await waitFor("a /readyz answer", async () =>
+      manager.healthProbeUrl ? httpGet(`${manager.healthProbeUrl}/readyz`) : undefined,
+    );
+    expect(notReady.status).toBe(500);
+    expect(notReady.body).toContain("caches not synced: memcacheds.cache.example.com");
+    await waitFor("ready", async () => (await httpGet(`${manager.healthProbeUrl}/readyz`)).status === 200);
+  });
+});
