@@ -4,6 +4,7 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { ExitCode, TsopError, UsageError } from "../common/errors.js";
+import { bundlePushCommand } from "./bundle-push.js";
 import { cliContext } from "./context.js";
 import { outputOption } from "./output.js";
 
@@ -308,7 +309,9 @@ async function pullImage(
 }
 
 export function bundleCommand(): Command {
-  const command = bundleGenerateCommand(new Command("bundle"));
+  // Options after `validate` belong to validate (both have -o), so parse positionally.
+  const command = bundleGenerateCommand(new Command("bundle").enablePositionalOptions());
   command.addCommand(validateCommand());
+  command.addCommand(bundlePushCommand());
   return command;
 }

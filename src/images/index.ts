@@ -11,7 +11,10 @@
 //   pull.ts          registry → verified blobs → safe extraction (extract.ts)
 export { RegistryClient, type RegistryClientOptions } from "./client.js";
 export { RegistryError, type RegistryFailureKind, UnsafeArchiveError } from "./errors.js";
+export { type BuiltImage, buildBundleImage } from "./bundle-image.js";
 export { type PinOptions, type PinResult, pinBundleImages } from "./pin.js";
+export { type PullOptions, type PullResult, pullBundleImage } from "./pull.js";
+export { type BundlePushOptions, type BundlePushResult, pushBundle, pushImage, writeOciLayout } from "./push.js";
 export {
   canonicalReference,
   familiarReference,

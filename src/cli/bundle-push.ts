@@ -1,0 +1,81 @@
+// `tsop bundle push <image>`: build the bundle image from a bundle directory without a container
+// engine and push it (or write an OCI image layout); prints the manifest digest on stdout.
+import { resolve } from "node:path";
+import { Command } from "commander";
+import { cliContext } from "./context.js";
+import { outputOption } from "./output.js";
+
+export interface RegistryFlags {
+  registryConfig?: string;
+  skipTlsVerify?: boolean;
+  plainHttp?: boolean | string;
+  caFile?: string;
+}
+
+/** The registry access flags (also usable by other image commands). */
+export function addRegistryFlags(command: Command): Command {
+  return command
+    .option("--registry-config <file>", "registry auth file (default: $REGISTRY_AUTH_FILE, podman, docker)")
+    .option("--skip-tls-verify", "do not verify registry TLS certificates (insecure)")
+    .option(
+      "--plain-http [registries]",
+      "use plain HTTP: for every registry, or only the comma-separated host[:port] list",
+    )
+    .option("--ca-file <pem>", "extra CA certificates to trust (also: SSL_CERT_FILE)");
+}
+
+export function registryOptions(flags: RegistryFlags, cwd: string) {
+  return {
+    ...(flags.registryConfig ? { registryConfig: resolve(cwd, flags.registryConfig) } : {}),
+    ...(flags.skipTlsVerify ? { skipTlsVerify: true } : {}),
+    ...(flags.plainHttp === true
+      ? { plainHttp: true }
+      : typeof flags.plainHttp === "string"
+        ? {
+            plainHttp: flags.plainHttp
+              .split(",")
+              .map((s) => s.trim())
+              .filter(Boolean),
+          }
+        : {}),
+    ...(flags.caFile ? { caFile: resolve(cwd, flags.caFile) } : {}),
+  };
+}
+
+interface PushFlags extends RegistryFlags {
+  dir: string;
+  ociLayout?: string;
+  output: "text" | "json";
+}
+
+export function bundlePushCommand(): Command {
+  const command = new Command("push")
+    .description("build the bundle image (FROM scratch, reproducible) and push it; prints its digest")
+    .argument("<image>", "where to push, e.g. quay.io/me/my-operator-bundle:v0.0.1")
+    .option("--dir <dir>", "bundle directory holding manifests/, metadata/ and tests/", "bundle")
+    .option("--oci-layout <dir>", "write an OCI image layout to <dir> instead of pushing");
+  addRegistryFlags(command);
+  return command
+    .addOption(outputOption(["text", "json"]))
+    .addHelpText(
+      "after",
+      "\nThe image has one layer (/manifests, /metadata, /tests; fixed mtimes from SOURCE_DATE_EPOCH or 0,\n" +
+        "uid/gid 0, sorted entries) and the labels of metadata/annotations.yaml: the same bundle gives the\n" +
+        "same digest.\n\nExamples:\n" +
+        "  tsop bundle push quay.io/me/my-operator-bundle:v0.0.1\n" +
+        "  tsop bundle push localhost:5000/my-operator-bundle:v0.0.1 --plain-http=localhost:5000\n" +
+        "  tsop bundle push my-operator-bundle:v0.0.1 --oci-layout ./bundle-oci",
+    )
+    .action(async (image: string, flags: PushFlags, cmd: Command) => {
+      const ctx = await cliContext(cmd);
+      const { pushBundle } = await import("../images/index.js");
+      const result = await pushBundle(image, {
+        dir: resolve(ctx.cwd, flags.dir),
+        ...(flags.ociLayout ? { ociLayout: resolve(ctx.cwd, flags.ociLayout) } : {}),
+        ...registryOptions(flags, ctx.cwd),
+        env: ctx.env,
+        reporter: ctx.reporter,
+      });
+      ctx.out(flags.output === "json" ? JSON.stringify(result, null, 2) : result.digest);
+    });
+}
