@@ -15,7 +15,13 @@ export interface OlmEnv {
   releases: ReleaseServer;
   cacheDir: string;
   /** Options every olm call needs (kubeconfig, base URL, cache, fast retries). */
-  base: { kubeconfig: string; baseUrl: string; cacheDir: string; env: NodeJS.ProcessEnv; retry: { baseDelayMs: number; maxDelayMs: number } };
+  base: {
+    kubeconfig: string;
+    baseUrl: string;
+    cacheDir: string;
+    env: NodeJS.ProcessEnv;
+    retry: { baseDelayMs: number; maxDelayMs: number };
+  };
   /** The same as CLI flags. */
   flags: string[];
   stop(): Promise<void>;
@@ -24,7 +30,10 @@ export interface OlmEnv {
 export async function startOlmEnv(
   options: { installed?: boolean; cluster?: TestClusterOptions; model?: Partial<OlmModelOptions> } = {},
 ): Promise<OlmEnv> {
-  const cluster = await startTestCluster({ workloads: { podStartMs: 10, jobDurationMs: 20 }, ...options.cluster });
+  const cluster = await startTestCluster({
+    workloads: { podStartMs: 10, jobDurationMs: 20 },
+    ...options.cluster,
+  });
   const model = await startOlmModel({ kubeconfigPath: cluster.kubeconfigPath, ...options.model });
   const releases = await startReleaseServer();
   const cacheDir = await mkdtemp(join(tmpdir(), "tsop-olm-cache-"));

@@ -17,7 +17,12 @@ describe("olm install (domain)", () => {
     const result = await olmInstall({ ...env.base, version: "0.28.0", timeoutMs: 30_000, reporter });
     expect(result.version).toBe("v0.28.0");
     expect(result.verdict).toBe("healthy");
-    const csv = env.cluster.get("operators.coreos.com/v1alpha1", "ClusterServiceVersion", "packageserver", "olm");
+    const csv = env.cluster.get(
+      "operators.coreos.com/v1alpha1",
+      "ClusterServiceVersion",
+      "packageserver",
+      "olm",
+    );
     expect(csv?.status?.phase).toBe("Succeeded");
     const applied = env.cluster.get("v1", "Namespace", "olm");
     expect(JSON.stringify(applied?.metadata?.managedFields)).toContain('"manager":"tsop"');
