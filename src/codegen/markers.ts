@@ -494,7 +494,9 @@ export const TAGS: readonly TagMarker<any>[] = [
     decorator: "ExternalDocs",
     priority: 10,
     parse(text: string) {
-      const [url, ...rest] = text.trim().split(/\s+/);
+      const s = parseString(text);
+      if (s instanceof ParseFailure) return s;
+      const [url, ...rest] = s.split(/\s+/);
       if (!url) return new ParseFailure("a URL is required");
       try {
         new URL(url);
@@ -630,7 +632,7 @@ export const TAGS: readonly TagMarker<any>[] = [
     places: ["field"],
     usage: "@optional",
     help: "Not required, whatever the type says (prefer `?`).",
-    decorator: "Optional",
+    decorator: "OptionalField",
     priority: 10,
     parse: parseFlag,
     apply(_schema: Schema, v: boolean, ctx: ApplyContext) {
@@ -642,7 +644,7 @@ export const TAGS: readonly TagMarker<any>[] = [
     places: ["field"],
     usage: "@required",
     help: "Required even though the property is optional in TypeScript.",
-    decorator: "Required",
+    decorator: "RequiredField",
     priority: 10,
     parse: parseFlag,
     apply(_schema: Schema, v: boolean, ctx: ApplyContext) {

@@ -587,11 +587,14 @@ export class SchemaBuilder {
         properties[name] = { type: "object" };
         continue;
       }
+      // KubeObject<Spec> without a Status: the base class's `status?: unknown` is not part of the schema.
+      if (root && isTsopFile(decl.getSourceFile().fileName) && c.getTypeOfSymbol(prop).flags & ts.TypeFlags.Unknown) continue;
       const field = this.fieldSchema(prop, decl, ownerName, type.isIntersection(), parentRules);
       if (!field) continue;
       properties[name] = field.schema;
       if (field.required) required.push(name);
     }
+    if (Object.keys(properties).length === 0) delete schema.properties;
     if (required.length) schema.required = required.sort();
     if (parentRules.length) schema[VALIDATIONS] = parentRules;
     return schema;
