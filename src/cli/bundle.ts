@@ -182,6 +182,27 @@ function bundleGenerateCommand(command: Command): Command {
     });
 }
 
+/**
+ * commander lets the parent `bundle` command claim options it shares with `validate` (-o,
+ * --registry-config, ...) wherever they appear; give them back to validate.
+ */
+function withParentFlags<T extends object>(own: T, cmd: Command): T {
+  const parent = cmd.parent;
+  if (!parent) return own;
+  const out = { ...own } as Record<string, unknown>;
+  for (const [key, value] of Object.entries(parent.opts())) {
+    if (parent.getOptionValueSource(key) === "cli" && cmd.getOptionValueSource(key) !== "cli" && key in out)
+      out[key] = value;
+    if (
+      parent.getOptionValueSource(key) === "cli" &&
+      !(key in out) &&
+      cmd.options.some((o) => o.attributeName() === key)
+    )
+      out[key] = value;
+  }
+  return out as T;
+}
+
 /** A local path, or something that can only be an image reference (registry host, tag or digest)? */
 export function looksLikeImage(arg: string): boolean {
   if (/^(\.{1,2}|~)?\//.test(arg) || arg.endsWith("/") || arg === "." || arg === "..") return false;
@@ -226,8 +247,9 @@ function validateCommand(): Command {
       "after",
       "\nExit codes: 0 valid (warnings allowed), 1 errors found (or warnings with --strict), 2 usage error.",
     )
-    .action(async (target: string, flags: ValidateFlags, cmd: Command) => {
+    .action(async (target: string, own: ValidateFlags, cmd: Command) => {
       const ctx = await cliContext(cmd);
+      const flags = withParentFlags(own, cmd);
       const { validateBundleDir, formatFinding } = await import("../bundle/index.js");
       if (flags.listOptional) {
         const { CHECKS } = await import("../bundle/validate/index.js");
@@ -309,8 +331,7 @@ async function pullImage(
 }
 
 export function bundleCommand(): Command {
-  // Options after `validate` belong to validate (both have -o), so parse positionally.
-  const command = bundleGenerateCommand(new Command("bundle").enablePositionalOptions());
+  const command = bundleGenerateCommand(new Command("bundle"));
   command.addCommand(validateCommand());
   command.addCommand(bundlePushCommand());
   return command;
