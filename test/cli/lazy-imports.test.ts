@@ -1,0 +1,67 @@
+// `tsop --help`, `--version` and offline commands must stay fast: a loader hook in a child process
+// records every module the CLI resolves, and the heavy ones may appear only when a command needs them.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { TSOP_BIN } from "../support/cli.js";
+
+const dir = mkdtempSync(join(tmpdir(), "tsop-lazy-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const HEAVY = [
+  "@kubernetes/client-node",
+  "typescript",
+  "handlebars",
+  "@inquirer",
+  "ora",
+  "ajv",
+  "tar-stream",
+  "execa",
+  "yaml",
+];
+
+/** Packages (node_modules/<name>) resolved while running `tsop <args>`. */
+function packagesLoaded(args: string[]): string[] {
+  const trace = join(dir, `trace-${Math.random().toString(36).slice(2)}.txt`);
+  writeFileSync(trace, "");
+  const hooks = join(dir, "hooks.mjs");
+  writeFileSync(
+    hooks,
+    `import { appendFileSync } from "node:fs";
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(process.env.TSOP_TRACE, result.url + "\\n");
+  return result;
+}
+`,
+  );
+  const register = join(dir, "register.mjs");
+  writeFileSync(
+    register,
+    `import { register } from "node:module"; register(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+  );
+  execFileSync(process.execPath, ["--import", pathToFileURL(register).href, TSOP_BIN, ...args], {
+    env: { ...process.env, TSOP_TRACE: trace },
+    stdio: ["ignore", "ignore", "ignore"],
+  });
+  const urls = readFileSync(trace, "utf8").split("\n").filter(Boolean);
+  const names = urls.flatMap((url) => {
+    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+    return match?.[1] ? [match[1]] : [];
+  });
+  return [...new Set(names)].sort();
+}
+
+describe("lazy imports", () => {
+  it.each([[["--help"]], [["--version"]], [["version"]], [["bundle", "--help"]], [["completion", "bash"]]])(
+    "tsop %j loads no heavy package",
+    (args) => {
+      const loaded = packagesLoaded(args);
+      expect(loaded).toContain("commander");
+      for (const heavy of HEAVY) expect(loaded, `${args.join(" ")} loaded ${heavy}`).not.toContain(heavy);
+    },
+  );
+});
