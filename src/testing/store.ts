@@ -28,6 +28,8 @@ export class Store {
   /** Watches from a resourceVersion older than this answer 410 Gone. */
   private compactedRv = 1;
   private listeners = new Set<StoreListener>();
+  private pending: StoreEvent[] = [];
+  private dispatching = false;
 
   constructor(private readonly historySize: number) {}
 
@@ -118,6 +120,16 @@ export class Store {
       const dropped = this.history.shift()!;
       this.compactedRv = dropped.rv;
     }
-    for (const l of [...this.listeners]) l(event);
+    // A listener may write (nested put); queue so every listener sees events in resourceVersion order.
+    this.pending.push(event);
+    if (this.dispatching) return;
+    this.dispatching = true;
+    try {
+      for (let e = this.pending.shift(); e; e = this.pending.shift()) {
+        for (const l of [...this.listeners]) l(e);
+      }
+    } finally {
+      this.dispatching = false;
+    }
   }
 }
