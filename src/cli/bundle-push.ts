@@ -42,6 +42,23 @@ export function registryOptions(flags: RegistryFlags, cwd: string) {
   };
 }
 
+/**
+ * The parent `bundle` command defines some of the same flags (--registry-config, -o, ...) and
+ * commander lets it claim them wherever they appear; hand those values to this subcommand.
+ */
+function flagsWithParent<T extends object>(own: T, cmd: Command): T {
+  const parent = cmd.parent;
+  if (!parent) return own;
+  const out: Record<string, unknown> = { ...own };
+  for (const option of cmd.options) {
+    const key = option.attributeName();
+    if (parent.getOptionValueSource(key) === "cli" && cmd.getOptionValueSource(key) !== "cli") {
+      out[key] = parent.opts()[key];
+    }
+  }
+  return out as T;
+}
+
 interface PushFlags extends RegistryFlags {
   dir: string;
   ociLayout?: string;
@@ -66,8 +83,9 @@ export function bundlePushCommand(): Command {
         "  tsop bundle push localhost:5000/my-operator-bundle:v0.0.1 --plain-http=localhost:5000\n" +
         "  tsop bundle push my-operator-bundle:v0.0.1 --oci-layout ./bundle-oci",
     )
-    .action(async (image: string, flags: PushFlags, cmd: Command) => {
+    .action(async (image: string, own: PushFlags, cmd: Command) => {
       const ctx = await cliContext(cmd);
+      const flags = flagsWithParent(own, cmd);
       const { pushBundle } = await import("../images/index.js");
       const result = await pushBundle(image, {
         dir: resolve(ctx.cwd, flags.dir),

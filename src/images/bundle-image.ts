@@ -58,12 +58,20 @@ async function collect(root: string, dir: string, entries: Entry[]): Promise<voi
     const relPath = `${rel}/${name}`;
     if (info.isDirectory()) await collect(root, full, entries);
     else if (info.isFile()) {
-      entries.push({ path: relPath, type: "file", content: await readFile(full), mode: info.mode & 0o111 ? 0o755 : 0o644 });
-    } else {
-      throw new InvalidInputError(`${full} is not a regular file or directory; a bundle image holds only those`, {
-        location: { file: full },
-        hint: "Replace the link with a copy of the file.",
+      entries.push({
+        path: relPath,
+        type: "file",
+        content: await readFile(full),
+        mode: info.mode & 0o111 ? 0o755 : 0o644,
       });
+    } else {
+      throw new InvalidInputError(
+        `${full} is not a regular file or directory; a bundle image holds only those`,
+        {
+          location: { file: full },
+          hint: "Replace the link with a copy of the file.",
+        },
+      );
     }
   }
 }
@@ -159,7 +167,11 @@ export async function buildBundleImage(dir: string, options: BuildOptions = {}):
   const tar = await tarEntries(entries, new Date((epoch ?? 0) * 1000));
   const layer = gzipSync(tar, { level: 9 });
   const diffId = sha256Digest(tar);
-  const layerDescriptor = { mediaType: MediaType.ociLayerGzip, digest: sha256Digest(layer), size: layer.length };
+  const layerDescriptor = {
+    mediaType: MediaType.ociLayerGzip,
+    digest: sha256Digest(layer),
+    size: layer.length,
+  };
   const config = Buffer.from(
     JSON.stringify({
       architecture: "amd64",
@@ -169,7 +181,11 @@ export async function buildBundleImage(dir: string, options: BuildOptions = {}):
       rootfs: { type: "layers", diff_ids: [diffId] },
     }),
   );
-  const configDescriptor = { mediaType: MediaType.ociConfig, digest: sha256Digest(config), size: config.length };
+  const configDescriptor = {
+    mediaType: MediaType.ociConfig,
+    digest: sha256Digest(config),
+    size: config.length,
+  };
   const manifestJson: ImageManifest = {
     schemaVersion: 2,
     mediaType: MediaType.ociManifest,
@@ -182,7 +198,11 @@ export async function buildBundleImage(dir: string, options: BuildOptions = {}):
     diffId,
     config,
     manifest,
-    manifestDescriptor: { mediaType: MediaType.ociManifest, digest: sha256Digest(manifest), size: manifest.length },
+    manifestDescriptor: {
+      mediaType: MediaType.ociManifest,
+      digest: sha256Digest(manifest),
+      size: manifest.length,
+    },
     layerDescriptor,
     configDescriptor,
     labels,

@@ -73,7 +73,9 @@ export async function extractLayer(
     tar = compression === "gzip" ? gunzipSync(blob, { maxOutputLength: limits.maxTotalBytes }) : blob;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
-      throw new UnsafeArchiveError(`${label} decompresses to more than ${limits.maxTotalBytes} bytes; refusing it`);
+      throw new UnsafeArchiveError(
+        `${label} decompresses to more than ${limits.maxTotalBytes} bytes; refusing it`,
+      );
     }
     throw new UnsafeArchiveError(`${label} is not valid gzip data: ${(error as Error).message}`);
   }
@@ -111,11 +113,14 @@ export async function extractLayer(
     };
     const parts = components(name);
     if (typeof parts === "string") throw refuse(name, parts);
-    if (++state.entries > limits.maxEntries) throw refuse(name, `is past the limit of ${limits.maxEntries} entries`);
+    if (++state.entries > limits.maxEntries)
+      throw refuse(name, `is past the limit of ${limits.maxEntries} entries`);
     const size = header.size ?? 0;
-    if (size > limits.maxFileBytes) throw refuse(name, `is ${size} bytes, more than the limit of ${limits.maxFileBytes}`);
+    if (size > limits.maxFileBytes)
+      throw refuse(name, `is ${size} bytes, more than the limit of ${limits.maxFileBytes}`);
     state.bytes += size;
-    if (state.bytes > limits.maxTotalBytes) throw refuse(name, `takes the image past ${limits.maxTotalBytes} bytes`);
+    if (state.bytes > limits.maxTotalBytes)
+      throw refuse(name, `takes the image past ${limits.maxTotalBytes} bytes`);
     const type = header.type ?? "file";
     if (type === "character-device" || type === "block-device" || type === "fifo") {
       throw refuse(name, `is a ${type.replace("-", " ")}; bundle images hold files only`);
@@ -129,7 +134,8 @@ export async function extractLayer(
       const target = header.linkname ?? "";
       if (target.startsWith("/")) throw refuse(name, `is a symlink to an absolute path (${target})`);
       const resolved = posix.normalize(posix.join(parts.slice(0, -1).join("/") || ".", target));
-      if (resolved === ".." || resolved.startsWith("../")) throw refuse(name, `is a symlink escaping the target (${target})`);
+      if (resolved === ".." || resolved.startsWith("../"))
+        throw refuse(name, `is a symlink escaping the target (${target})`);
     }
     const top = parts[0];
     if (parts.length === 0 || (options.include && (!top || !options.include.includes(top)))) {
@@ -140,7 +146,8 @@ export async function extractLayer(
     if (base.startsWith(WHITEOUT)) {
       const parent = await ensureDir(parts.slice(0, -1), name);
       if (base === OPAQUE) {
-        for (const child of await readdir(parent)) await rm(join(parent, child), { recursive: true, force: true });
+        for (const child of await readdir(parent))
+          await rm(join(parent, child), { recursive: true, force: true });
       } else {
         await rm(join(parent, base.slice(WHITEOUT.length)), { recursive: true, force: true });
       }
@@ -160,7 +167,8 @@ export async function extractLayer(
       await drain();
     } else if (type === "link") {
       const lp = linkParts as string[];
-      if (options.include && !options.include.includes(lp[0] ?? "")) throw refuse(name, "is a hard link outside the bundle");
+      if (options.include && !options.include.includes(lp[0] ?? ""))
+        throw refuse(name, "is a hard link outside the bundle");
       let source = root;
       for (const [i, part] of lp.entries()) {
         source = join(source, part);
@@ -175,7 +183,10 @@ export async function extractLayer(
     } else {
       const chunks: Buffer[] = [];
       for await (const chunk of entry) chunks.push(chunk as Buffer);
-      await writeFile(target, Buffer.concat(chunks), { mode: (header.mode ?? 0o644) & 0o111 ? 0o755 : 0o644, flag: "wx" });
+      await writeFile(target, Buffer.concat(chunks), {
+        mode: (header.mode ?? 0o644) & 0o111 ? 0o755 : 0o644,
+        flag: "wx",
+      });
     }
   }
 }

@@ -14,7 +14,13 @@ export { RegistryError, type RegistryFailureKind, UnsafeArchiveError } from "./e
 export { type BuiltImage, buildBundleImage } from "./bundle-image.js";
 export { type PinOptions, type PinResult, pinBundleImages } from "./pin.js";
 export { type PullOptions, type PullResult, pullBundleImage } from "./pull.js";
-export { type BundlePushOptions, type BundlePushResult, pushBundle, pushImage, writeOciLayout } from "./push.js";
+export {
+  type BundlePushOptions,
+  type BundlePushResult,
+  pushBundle,
+  pushImage,
+  writeOciLayout,
+} from "./push.js";
 export {
   canonicalReference,
   familiarReference,

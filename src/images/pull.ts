@@ -55,14 +55,21 @@ async function prepareDestination(destDir: string): Promise<void> {
   });
   if (entries === undefined) return;
   if (entries.length > 0) {
-    throw new InvalidInputError(`${destDir} already exists and is not empty; refusing to unpack a bundle over it`, {
-      hint: "Choose a new directory or remove the existing one.",
-    });
+    throw new InvalidInputError(
+      `${destDir} already exists and is not empty; refusing to unpack a bundle over it`,
+      {
+        hint: "Choose a new directory or remove the existing one.",
+      },
+    );
   }
   await rmdir(destDir);
 }
 
-export async function pullBundleImage(reference: string, destDir: string, options: PullOptions = {}): Promise<PullResult> {
+export async function pullBundleImage(
+  reference: string,
+  destDir: string,
+  options: PullOptions = {},
+): Promise<PullResult> {
   const ref = parseReference(reference);
   const dest = resolve(destDir);
   const client = options.client ?? new RegistryClient(options);
@@ -79,9 +86,13 @@ export async function pullBundleImage(reference: string, destDir: string, option
       manifest = await client.getManifest(ref, chosen.digest);
     }
     if (!isImageManifestMediaType(manifest.mediaType)) {
-      throw new RegistryError("protocol", `${familiarReference(ref)} has an unsupported manifest type "${manifest.mediaType}"`, {
-        hint: "tsop reads OCI and Docker v2 schema 2 images.",
-      });
+      throw new RegistryError(
+        "protocol",
+        `${familiarReference(ref)} has an unsupported manifest type "${manifest.mediaType}"`,
+        {
+          hint: "tsop reads OCI and Docker v2 schema 2 images.",
+        },
+      );
     }
     const image = manifest.json as unknown as ImageManifest;
     if (!image.config || !Array.isArray(image.layers)) {
@@ -90,7 +101,9 @@ export async function pullBundleImage(reference: string, destDir: string, option
     const configBlob = await client.getBlob(ref.registry, ref.repository, image.config, 1024 * 1024);
     let labels: Record<string, string> = {};
     try {
-      const config = JSON.parse(configBlob.toString("utf8")) as { config?: { Labels?: Record<string, string> } };
+      const config = JSON.parse(configBlob.toString("utf8")) as {
+        config?: { Labels?: Record<string, string> };
+      };
       labels = config.config?.Labels ?? {};
     } catch {
       throw new RegistryError("protocol", `${familiarReference(ref)}: the image config is not valid JSON`);
@@ -101,9 +114,13 @@ export async function pullBundleImage(reference: string, destDir: string, option
     for (const layer of image.layers) {
       const compression = layerCompression(layer.mediaType);
       if (!compression) {
-        throw new RegistryError("protocol", `${familiarReference(ref)}: layer type "${layer.mediaType}" is not supported`, {
-          hint: "tsop unpacks tar and tar+gzip layers.",
-        });
+        throw new RegistryError(
+          "protocol",
+          `${familiarReference(ref)}: layer type "${layer.mediaType}" is not supported`,
+          {
+            hint: "tsop unpacks tar and tar+gzip layers.",
+          },
+        );
       }
       progress?.update(`Pulling ${familiarReference(ref)}: layer ${layer.digest.slice(0, 19)}`);
       const blob = await client.getBlob(ref.registry, ref.repository, layer, maxLayerBytes);

@@ -38,7 +38,13 @@ export async function pushImage(
     reporter.debug(`blob ${result.digest}: ${result.how}`);
     blobs.push({ digest: result.digest, how: result.how });
   }
-  await client.putManifest(ref.registry, ref.repository, ref.tag ?? digest, image.manifest, image.manifestDescriptor.mediaType);
+  await client.putManifest(
+    ref.registry,
+    ref.repository,
+    ref.tag ?? digest,
+    image.manifest,
+    image.manifestDescriptor.mediaType,
+  );
   return { reference: familiarReference(ref), digest, size: image.manifestDescriptor.size, blobs };
 }
 
@@ -102,12 +108,21 @@ export async function pushBundle(image: string, options: BundlePushOptions): Pro
     ...(options.sourceDateEpoch !== undefined ? { sourceDateEpoch: options.sourceDateEpoch } : {}),
     ...(options.env ? { env: options.env } : {}),
   });
-  reporter.debug(`bundle image ${built.manifestDescriptor.digest}: ${built.files.length} entries, layer ${built.layer.length} bytes`);
-  const base = { image: familiarReference(ref), digest: built.manifestDescriptor.digest, labels: built.labels, files: built.files };
+  reporter.debug(
+    `bundle image ${built.manifestDescriptor.digest}: ${built.files.length} entries, layer ${built.layer.length} bytes`,
+  );
+  const base = {
+    image: familiarReference(ref),
+    digest: built.manifestDescriptor.digest,
+    labels: built.labels,
+    files: built.files,
+  };
   if (options.ociLayout) {
     const refName = ref.tag ?? "latest";
     await writeOciLayout(options.ociLayout, built, refName);
-    reporter.success(`Wrote ${familiarReference(ref)} to the OCI layout ${options.ociLayout} (tag ${refName})`);
+    reporter.success(
+      `Wrote ${familiarReference(ref)} to the OCI layout ${options.ociLayout} (tag ${refName})`,
+    );
     return { ...base, destination: `${options.ociLayout}:${refName}` };
   }
   const client = new RegistryClient({ ...options, reporter });
