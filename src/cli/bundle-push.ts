@@ -49,7 +49,7 @@ export function registryOptions(flags: RegistryFlags, cwd: string) {
 function flagsWithParent<T extends object>(own: T, cmd: Command): T {
   const parent = cmd.parent;
   if (!parent) return own;
-  const out: Record<string, unknown> = { ...own };
+  const out = { ...own } as Record<string, unknown>;
   for (const option of cmd.options) {
     const key = option.attributeName();
     if (parent.getOptionValueSource(key) === "cli" && cmd.getOptionValueSource(key) !== "cli") {
