@@ -133,8 +133,11 @@ export async function init(options: InitOptions, reporter: Reporter): Promise<In
   // Docs and ignore files may be the user's own: kept when they exist. Everything else collides.
   const keepIfExists = new Set(["README.md", ".gitignore", ".dockerignore"]);
   const actions: FileAction[] = [];
+  // Files for commands this tsop does not have are left out.
+  const onlyWith: Record<string, boolean> = { "tsop.bundle.yaml": data.hasBundle };
   for (const template of await listTemplates("init")) {
     const path = targetPath(template, "init");
+    if (onlyWith[path] === false) continue;
     actions.push({ kind: "template", path, template, ifExists: keepIfExists.has(path) ? "skip" : "error" });
   }
   actions.push({
