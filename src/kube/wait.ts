@@ -7,7 +7,7 @@ import { formatDuration } from "../common/duration.js";
 import type { Reporter } from "../common/reporter.js";
 import type { KubeClient } from "./client.js";
 import { diagnose } from "./diagnostics.js";
-import { NoKindMatchError } from "./errors.js";
+import { NoKindMatchError, NotFoundError } from "./errors.js";
 import { describeRef, type KubeObject, type ObjectRef, refKey } from "./objects.js";
 
 export interface CheckResult {
@@ -28,6 +28,8 @@ export interface WaitOptions {
   reporter: Reporter;
   /** What is being waited for, for the progress line and errors (e.g. "OLM deployments"). */
   what: string;
+  /** The command's whole budget, named in the timeout message when it differs from timeoutMs. */
+  totalTimeoutMs?: number;
   /** Relist at least this often even if the watch looks alive (default 10 s). */
   relistIntervalMs?: number;
   signal?: AbortSignal;
@@ -145,7 +147,7 @@ export async function waitFor(
   }
   progress.fail(`${options.what}: timed out`);
   throw new TimeoutError(
-    `timed out after ${formatDuration(options.timeoutMs)} waiting for ${options.what}:\n  ${sections.join("\n  ")}`,
+    `timed out after ${formatDuration(options.totalTimeoutMs ?? options.timeoutMs)} waiting for ${options.what}:\n  ${sections.join("\n  ")}`,
     {
       hint: "the conditions, events and pod states above show what is stuck; raise --timeout if it is only slow",
     },
@@ -174,7 +176,7 @@ async function watchGroup(
         );
       failures = 0;
     } catch (error) {
-      if (!(error instanceof NoKindMatchError)) throw error;
+      if (!(error instanceof NoKindMatchError) && !(error instanceof NotFoundError)) throw error;
       // The kind is not served (yet, or any more): every target of this kind is absent.
       for (const state of byName.values()) update(state, undefined);
       await pause(Math.min(250 * 2 ** failures++, 2000), signal);

@@ -81,6 +81,7 @@ export async function olmInstall(options: InstallOptions): Promise<InstallResult
       });
       await waitFor(client, readinessTargets(release), {
         timeoutMs: remaining(),
+        totalTimeoutMs: options.timeoutMs,
         reporter,
         what: "OLM to become ready",
       });

@@ -83,7 +83,7 @@ export async function olmUninstall(options: UninstallOptions): Promise<Uninstall
       await waitFor(
         client,
         refs.map((ref) => ({ ref, check: goneCheck })),
-        { timeoutMs: remaining(), reporter, what },
+        { timeoutMs: remaining(), totalTimeoutMs: options.timeoutMs, reporter, what },
       );
     };
 

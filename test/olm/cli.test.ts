@@ -13,8 +13,6 @@ afterEach(async () => {
   env = undefined;
 });
 
-const OLM_IMAGE = "quay.io/operator-framework/olm:v0.28.0";
-
 describe("tsop olm install | status | uninstall", () => {
   it("installs fresh, reports healthy in every format, refuses a second install, uninstalls, reports absent", async () => {
     env = await startOlmEnv();
