@@ -1,0 +1,220 @@
+// The cluster layer against tsop/testing over HTTP: error mapping (401, 403 naming the verb and
+// resource), retries on 5xx/429, dependency-ordered server-side apply, and watch-based waits that
+// survive dropped watches and 410 Gone, with diagnostics on timeout.
+import { afterEach, describe, expect, it } from "vitest";
+import { TimeoutError } from "../../src/common/errors.js";
+import { MemoryReporter } from "../../src/common/reporter.js";
+import { applyAll } from "../../src/kube/apply.js";
+import { KubeClient } from "../../src/kube/client.js";
+import { ForbiddenError, KubeApiError, UnauthorizedError } from "../../src/kube/errors.js";
+import type { KubeObject } from "../../src/kube/objects.js";
+import { deploymentCheck, waitFor } from "../../src/kube/wait.js";
+import { startTestCluster, type TestCluster } from "../../src/testing/index.js";
+import { testdir } from "../support/testdir.js";
+
+let cluster: TestCluster | undefined;
+let client: KubeClient | undefined;
+afterEach(async () => {
+  client?.close();
+  await cluster?.stop();
+  cluster = undefined;
+  client = undefined;
+});
+
+async function setup(
+  options: Parameters<typeof startTestCluster>[0] = {},
+): Promise<{ cluster: TestCluster; client: KubeClient }> {
+  cluster = await startTestCluster(options);
+  client = await KubeClient.connect({
+    kubeconfig: cluster.kubeconfigPath,
+    env: {},
+    retry: { baseDelayMs: 10, maxDelayMs: 50 },
+  });
+  return { cluster, client };
+}
+
+const widgetCrd: KubeObject = {
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: "widgets.example.com" },
+  spec: {
+    group: "example.com",
+    names: { kind: "Widget", plural: "widgets", singular: "widget", listKind: "WidgetList" },
+    scope: "Namespaced",
+    versions: [
+      {
+        name: "v1",
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: "object",
+            properties: { spec: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+          },
+        },
+      },
+    ],
+  },
+};
+
+describe("error mapping", () => {
+  it("says which verb on which resource was forbidden", async () => {
+    const { cluster, client } = await setup();
+    cluster.forbid({ verb: "list", resource: "deployments" });
+    const err = await client.list("apps/v1", "Deployment", { namespace: "team" }).catch((e) => e);
+    expect(err).toBeInstanceOf(ForbiddenError);
+    expect(err.message).toContain(
+      'forbidden: user "tsop-test" may not list deployments.apps in namespace "team"',
+    );
+    expect(err.hint).toContain("RBAC permission to list deployments.apps");
+    cluster.forbid({ verb: "create", resource: "namespaces" });
+    const err2 = await client
+      .create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "x" } })
+      .catch((e) => e);
+    expect(err2.message).toContain("may not create namespaces at cluster scope");
+  });
+
+  it("reports expired credentials (401) with what to do", async () => {
+    const { cluster } = await setup();
+    const stale = cluster.kubeconfig.replace(/token: .*/, "token: expired-token");
+    const dir = await testdir({ "stale.yaml": stale });
+    const other = await KubeClient.connect({ kubeconfig: `${dir}/stale.yaml`, env: {} });
+    const err = await other.get({ apiVersion: "v1", kind: "Namespace", name: "default" }).catch((e) => e);
+    other.close();
+    expect(err).toBeInstanceOf(UnauthorizedError);
+    expect(err.message).toContain(
+      `the API server at ${cluster.url} rejected the credentials of user "tsop-test" (401 Unauthorized)`,
+    );
+    expect(err.hint).toContain("expired");
+  });
+
+  it("retries 500s and 429s with backoff, then gives up naming the request", async () => {
+    const { cluster, client } = await setup();
+    cluster.faults.add({ path: "/api/v1/namespaces/default", status: 500, count: 2 });
+    cluster.faults.add({ path: "/api/v1/namespaces/default", status: 429, count: 1, retryAfterSeconds: 0 });
+    expect(await client.get({ apiVersion: "v1", kind: "Namespace", name: "default" })).toMatchObject({
+      metadata: { name: "default" },
+    });
+    expect(cluster.faults.injected).toBe(3);
+    cluster.faults.add({ path: "/api/v1/namespaces/default", status: 503, count: Number.POSITIVE_INFINITY });
+    const err = await client.get({ apiVersion: "v1", kind: "Namespace", name: "default" }).catch((e) => e);
+    expect(err).toBeInstanceOf(KubeApiError);
+    expect(err.message).toMatch(
+      /the API server kept failing on get namespaces "default": 503 .*\(after 6 attempts\)/,
+    );
+  });
+});
+
+describe("apply", () => {
+  it("applies CRDs first (waiting until Established), namespaces next, then the rest, with field manager tsop", async () => {
+    const { cluster, client } = await setup({ crdEstablishDelayMs: 100 });
+    const objects: KubeObject[] = [
+      {
+        apiVersion: "example.com/v1",
+        kind: "Widget",
+        metadata: { name: "w", namespace: "shop" },
+        spec: { size: 3 },
+      },
+      { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm", namespace: "shop" }, data: { a: "1" } },
+      {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRole",
+        metadata: { name: "widget-viewer" },
+        rules: [],
+      },
+      { apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } },
+      widgetCrd,
+    ];
+    const reporter = new MemoryReporter();
+    const applied = await applyAll(client, objects, { reporter, timeoutMs: 10_000 });
+    expect(applied.map((a) => `${a.ref.kind}/${a.ref.name}:${a.action}`)).toEqual([
+      "CustomResourceDefinition/widgets.example.com:created",
+      "Namespace/shop:created",
+      "ClusterRole/widget-viewer:created",
+      "Widget/w:created",
+      "ConfigMap/cm:created",
+    ]);
+    expect(reporter.text()).toContain("CustomResourceDefinition widgets.example.com: established");
+    const widget = cluster.get("example.com/v1", "Widget", "w", "shop");
+    expect(widget?.metadata?.managedFields?.[0]?.manager).toBe("tsop");
+    const again = await applyAll(client, objects, { reporter, timeoutMs: 10_000 });
+    expect(again.every((a) => a.action === "configured")).toBe(true);
+  });
+});
+
+describe("waits", () => {
+  it("keep going through dropped watches and 410 Gone (relist), reporting per-object progress", async () => {
+    const { cluster, client } = await setup({ workloads: { podStartMs: 300 } });
+    await client.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "app" } });
+    const deployment = (name: string): KubeObject => ({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name, namespace: "app" },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: name } },
+        template: {
+          metadata: { labels: { app: name } },
+          spec: { containers: [{ name: "c", image: "example.com/app:1" }] },
+        },
+      },
+    });
+    await client.apply(deployment("a"));
+    await client.apply(deployment("b"));
+    const dropper = setInterval(() => {
+      cluster.closeWatches();
+      cluster.compact();
+    }, 50);
+    const reporter = new MemoryReporter();
+    try {
+      await waitFor(
+        client,
+        ["a", "b"].map((name) => ({
+          ref: { apiVersion: "apps/v1", kind: "Deployment", namespace: "app", name },
+          check: deploymentCheck,
+        })),
+        { timeoutMs: 15_000, reporter, what: "deployments", relistIntervalMs: 1000 },
+      );
+    } finally {
+      clearInterval(dropper);
+    }
+    expect(reporter.text()).toContain("success: Deployment app/a: available (1/1)");
+    expect(reporter.text()).toContain("success: Deployment app/b: available (1/1)");
+  });
+
+  it("time out with the object's conditions, its pods' waiting reasons and the wait's budget", async () => {
+    const { client } = await setup({
+      workloads: { podStartMs: 10, unpullableImages: ["example.com/missing:1"] },
+    });
+    await client.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "app" } });
+    await client.apply({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "broken", namespace: "app" },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: "broken" } },
+        template: {
+          metadata: { labels: { app: "broken" } },
+          spec: { containers: [{ name: "main", image: "example.com/missing:1" }] },
+        },
+      },
+    });
+    const err = await waitFor(
+      client,
+      [
+        {
+          ref: { apiVersion: "apps/v1", kind: "Deployment", namespace: "app", name: "broken" },
+          check: deploymentCheck,
+        },
+      ],
+      { timeoutMs: 1500, reporter: new MemoryReporter(), what: "the app" },
+    ).catch((e) => e);
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(err.exitCode).toBe(3);
+    expect(err.message).toContain("timed out after 1.5s waiting for the app");
+    expect(err.message).toContain("Deployment app/broken: 0/1 replicas available");
+    expect(err.message).toMatch(/condition Available=False/);
+    expect(err.message).toMatch(/container main waiting: (ErrImagePull|ImagePullBackOff)/);
+  });
+});
