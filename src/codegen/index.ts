@@ -63,9 +63,14 @@ export async function generate(options: GenerateOptions, reporter: Reporter): Pr
   const loaded = loadProgram(configPath);
   const diags = new Diagnostics(cwd);
   for (const sf of loaded.sourceFiles) {
-    for (const d of loaded.program.getSyntacticDiagnostics(sf)) {
-      if (d.start !== undefined)
-        diags.atPosition(sf, d.start, msg.tsSyntax(ts.flattenDiagnosticMessageText(d.messageText, " ")));
+    // Only the first syntax error of a file: the ones after it are usually its echoes.
+    const first = loaded.program.getSyntacticDiagnostics(sf)[0];
+    if (first?.start !== undefined) {
+      diags.atPosition(
+        sf,
+        first.start,
+        msg.tsSyntax(ts.flattenDiagnosticMessageText(first.messageText, " ")),
+      );
     }
   }
   const classes = classesOf(loaded.sourceFiles);

@@ -751,22 +751,22 @@ export const FOREIGN_TAGS = new Set([
   "name",
 ]);
 
+/** Edit distance counting a swap of neighbours as one edit (optimal string alignment). */
 function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  const at = (i: number, j: number) => (d[i] as number[])[j] as number;
   for (let i = 1; i <= a.length; i++) {
-    let prev = row[0] as number;
-    row[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j] as number;
-      row[j] = Math.min(
-        (row[j] as number) + 1,
-        (row[j - 1] as number) + 1,
-        prev + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-      prev = tmp;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        v = Math.min(v, at(i - 2, j - 2) + 1);
+      (d[i] as number[])[j] = v;
     }
   }
-  return row[b.length] as number;
+  return at(a.length, b.length);
 }
 
 /** The closest name within a small edit distance (case-insensitive), for "did you mean". */

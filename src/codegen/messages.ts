@@ -8,7 +8,7 @@ export const msg = {
   tsSyntax: (text: string): Message => ({
     code: "TSOP1000",
     message: `TypeScript syntax error: ${text}`,
-    hint: "decorators cannot be placed on interfaces or type members; use JSDoc tags there",
+    hint: "fix the syntax (tsc reports the same); decorators are not allowed on interface members: use JSDoc tags (@minimum 1) there",
   }),
   notConstant: (what: string): Message => ({
     code: "TSOP1001",

@@ -44,7 +44,9 @@ describe("golden CRD and RBAC outputs", () => {
     it(name, async () => {
       const dir = join(FIXTURES, name);
       const optionsFile = join(dir, "case.json");
-      const options: CaseOptions = existsSync(optionsFile) ? JSON.parse(readFileSync(optionsFile, "utf8")) : {};
+      const options: CaseOptions = existsSync(optionsFile)
+        ? JSON.parse(readFileSync(optionsFile, "utf8"))
+        : {};
       const out = await testdir();
       const reporter = new MemoryReporter();
       const result = await generate(

@@ -25,6 +25,13 @@ function where(diags: Diagnostics, node: ts.Node): string {
   return diags.locate(node);
 }
 
+function sourceOrder(a: ResourceVersion, b: ResourceVersion): [ResourceVersion, ResourceVersion] {
+  const fa = a.at.getSourceFile().fileName;
+  const fb = b.at.getSourceFile().fileName;
+  const aFirst = fa === fb ? a.at.pos <= b.at.pos : fa < fb;
+  return aFirst ? [a, b] : [b, a];
+}
+
 function checkNames(r: ResourceVersion, diags: Diagnostics): boolean {
   const before = diags.items.length;
   const at = (key: string) => r.nodes[key] ?? r.at;
@@ -113,7 +120,12 @@ export function assembleCrds(
     const name = `${first.plural}.${first.group}`;
     const claimed = plurals.get(name);
     if (claimed) {
-      diags.at(first.nodes.plural ?? first.at, msg.duplicatePlural(name, where(diags, claimed.at)));
+      // Reported at the later declaration in the source, naming the earlier one.
+      const [earlier, later] = sourceOrder(claimed, first);
+      diags.at(
+        later.nodes.plural ?? later.at,
+        msg.duplicatePlural(name, where(diags, earlier.nodes.plural ?? earlier.at)),
+      );
       continue;
     }
     plurals.set(name, first);

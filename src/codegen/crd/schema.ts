@@ -377,7 +377,7 @@ export class SchemaBuilder {
       ) as Array<string | number | boolean>;
       schema = this.enumOf(values, this.checker.typeToString(type), site);
     } else {
-      const text = this.checker.typeToString(type);
+      const text = members.map((m) => this.checker.typeToString(m)).join(" | ");
       const numberAndString =
         members.length === 2 &&
         members.some((m) => m.flags & ts.TypeFlags.NumberLike) &&
@@ -588,7 +588,12 @@ export class SchemaBuilder {
         continue;
       }
       // KubeObject<Spec> without a Status: the base class's `status?: unknown` is not part of the schema.
-      if (root && isTsopFile(decl.getSourceFile().fileName) && c.getTypeOfSymbol(prop).flags & ts.TypeFlags.Unknown) continue;
+      if (
+        root &&
+        isTsopFile(decl.getSourceFile().fileName) &&
+        c.getTypeOfSymbol(prop).flags & ts.TypeFlags.Unknown
+      )
+        continue;
       const field = this.fieldSchema(prop, decl, ownerName, type.isIntersection(), parentRules);
       if (!field) continue;
       properties[name] = field.schema;
