@@ -18,7 +18,7 @@ import {
   type ProjectResource,
   readProject,
 } from "../project/index.js";
-import { appendToYamlList } from "./yaml-edit.js";
+import { addDeploymentEnv, appendToYamlList } from "./yaml-edit.js";
 import { type FileAction, type FileResult, executePlan } from "./machinery.js";
 import { messages } from "./messages.js";
 
@@ -199,6 +199,14 @@ export async function createApi(options: CreateApiOptions, reporter: Reporter): 
     });
   }
   if (withController) {
+    // The workload image as a RELATED_IMAGE_ variable of the manager, so bundles list (and pin) it.
+    actions.push({
+      kind: "edit",
+      path: "config/manager/manager.yaml",
+      edit: (text, file) =>
+        addDeploymentEnv(text, file, "manager", `RELATED_IMAGE_${data.upperKind}`, DEFAULT_WORKLOAD_IMAGE),
+      ifMissing: "skip",
+    });
     actions.push({
       kind: "template",
       path: `src/controllers/${kindFile}.controller.ts`,

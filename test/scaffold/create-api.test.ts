@@ -2,7 +2,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parse } from "yaml";
+import { parse, parseAllDocuments } from "yaml";
 import { runTsop } from "../support/cli.js";
 import { readTree, testdir } from "../support/testdir.js";
 import { createApi, scaffoldProject } from "./helpers.js";
@@ -59,6 +59,15 @@ describe("tsop create api", () => {
       "bases/cache.example.com_memcacheds.yaml",
       "bases/infra.example.com_clusters.yaml",
     ]);
+
+    const manager = parseAllDocuments(tree["config/manager/manager.yaml"]!)
+      .map((d) => d.toJS())
+      .find((d) => d.kind === "Deployment");
+    expect(manager.spec.template.spec.containers[0].env.slice(1)).toEqual([
+      { name: "RELATED_IMAGE_MEMCACHED", value: "docker.io/nginxinc/nginx-unprivileged:1.27-alpine" },
+      { name: "RELATED_IMAGE_CLUSTER", value: "docker.io/nginxinc/nginx-unprivileged:1.27-alpine" },
+    ]);
+    expect(tree["config/manager/manager.yaml"]).toContain("# reads them at run time.");
 
     const project = parse(tree.PROJECT!);
     expect(project.resources).toEqual([

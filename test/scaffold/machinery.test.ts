@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { executePlan } from "../../src/scaffold/machinery.js";
 import { fragmentExists, insertAtMarker, markerComment } from "../../src/scaffold/markers.js";
-import { appendToYamlList } from "../../src/scaffold/yaml-edit.js";
+import { addDeploymentEnv, appendToYamlList } from "../../src/scaffold/yaml-edit.js";
 import { readTree, testdir } from "../support/testdir.js";
 
 const MAIN = `import { a } from "a";
@@ -166,5 +166,44 @@ describe("appendToYamlList", () => {
     expect(() =>
       appendToYamlList("resources: nope\n", "config/crd/kustomization.yaml", "resources", "x"),
     ).toThrow("config/crd/kustomization.yaml: resources must be a list");
+  });
+});
+
+describe("addDeploymentEnv", () => {
+  const manifest = `apiVersion: v1
+kind: Namespace
+metadata:
+  name: system
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: controller-manager
+spec:
+  template:
+    spec:
+      containers:
+      - name: sidecar
+        image: x
+      - name: manager # the operator
+        image: controller:latest
+`;
+
+  it("adds the variable to the named container once, keeping the other documents and comments", () => {
+    const once = addDeploymentEnv(manifest, "m.yaml", "manager", "RELATED_IMAGE_A", "a:1");
+    expect(once).toContain("kind: Namespace");
+    expect(once).toContain("---\n");
+    expect(once).toContain(
+      "- name: manager # the operator\n        image: controller:latest\n        env:\n        - name: RELATED_IMAGE_A\n          value: a:1\n",
+    );
+    expect(addDeploymentEnv(once, "m.yaml", "manager", "RELATED_IMAGE_A", "other:2")).toBe(once);
+    const twice = addDeploymentEnv(once, "m.yaml", "manager", "RELATED_IMAGE_B", "b:1");
+    expect(twice).toContain(
+      "- name: RELATED_IMAGE_A\n          value: a:1\n        - name: RELATED_IMAGE_B\n          value: b:1\n",
+    );
+  });
+
+  it("leaves a file without that container alone", () => {
+    expect(addDeploymentEnv(manifest, "m.yaml", "operator", "RELATED_IMAGE_A", "a:1")).toBe(manifest);
   });
 });
