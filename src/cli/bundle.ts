@@ -259,9 +259,9 @@ function validateCommand(): Command {
         ctx.out(`SUITE            CHECK   DESCRIPTION\n${rows.join("\n")}`);
         return;
       }
-      let dir = resolve(ctx.cwd, target);
+      let dir = target;
       let cleanup: (() => Promise<void>) | undefined;
-      const exists = await stat(dir).then(
+      const exists = await stat(resolve(ctx.cwd, target)).then(
         () => true,
         () => false,
       );

@@ -75,6 +75,7 @@ export async function validateBundleDir(
   dir: string,
   options: ValidateOptions = {},
 ): Promise<ValidationReport> {
+  const suites = resolveSuites(options.selectOptional ?? []);
   const root = resolve(dir);
   let isDir = false;
   try {
@@ -87,7 +88,6 @@ export async function validateBundleDir(
       hint: "run `tsop bundle` first, or pass the directory that holds manifests/ and metadata/",
     });
   }
-  const suites = resolveSuites(options.selectOptional ?? []);
   const bundle = await loadBundle(root);
   const categories = await customCategories(options.env);
   const findings = runChecks(bundle, suites, {
