@@ -134,7 +134,7 @@ export function parseKeyValues(text: string): Record<string, string> | ParseFail
   while (rest.length > 0) {
     re.lastIndex = 0;
     const m = re.exec(rest);
-    if (!m || !m[1] || m[2] === undefined) return new ParseFailure(`cannot parse '${rest}' as key=value`);
+    if (!m?.[1] || m[2] === undefined) return new ParseFailure(`cannot parse '${rest}' as key=value`);
     let value = m[2];
     if (value.startsWith('"')) {
       try {
@@ -312,7 +312,7 @@ function count(
 
 // ---------------------------------------------------------------- the table
 
-export const TAGS: readonly TagMarker<any>[] = [
+export const TAGS: readonly TagMarker<unknown>[] = [
   bound("minimum", "Minimum", "Smallest allowed value (numbers)."),
   bound("maximum", "Maximum", "Largest allowed value (numbers)."),
   {
@@ -699,8 +699,8 @@ export const CLASS_DECORATORS: readonly DecoratorMarker[] = [
   },
 ];
 
-export const TAG_BY_NAME: ReadonlyMap<string, TagMarker<any>> = new Map(TAGS.map((t) => [t.name, t]));
-export const TAG_BY_DECORATOR: ReadonlyMap<string, TagMarker<any>> = new Map(
+export const TAG_BY_NAME: ReadonlyMap<string, TagMarker<unknown>> = new Map(TAGS.map((t) => [t.name, t]));
+export const TAG_BY_DECORATOR: ReadonlyMap<string, TagMarker<unknown>> = new Map(
   TAGS.filter((t) => t.decorator).map((t) => [t.decorator as string, t]),
 );
 

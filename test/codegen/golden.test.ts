@@ -22,7 +22,7 @@ interface CaseOptions {
 
 const cases = readdirSync(FIXTURES).filter((name) => existsSync(join(FIXTURES, name, "tsconfig.json")));
 
-export function parseYaml(text: string): unknown[] {
+function parseYaml(text: string): unknown[] {
   return parseAllDocuments(text).map((d) => {
     const value = d.toJS() as { metadata?: { annotations?: Record<string, string> } };
     if (value?.metadata?.annotations) {

@@ -105,10 +105,10 @@ export function expectDiagnostic(
   const { line, column } = positionOf(source, at);
   const found = outcome.diagnostics.filter((d) => d.code === code);
   expect(found.map((d) => `${d.file}:${d.line}:${d.column} ${d.message}`)).toContainEqual(
-    expect.stringMatching(new RegExp(`^${escape(file)}:${line}:${column} .*${escape(message)}`)),
+    expect.stringMatching(new RegExp(`^${escapeRegExp(file)}:${line}:${column} .*${escapeRegExp(message)}`)),
   );
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -286,7 +286,7 @@ function checkPath(
       return;
     }
   }
-  if (types && node && node.type && !types.includes(node.type))
+  if (types && node?.type && !types.includes(node.type))
     diags.at(at, msg.path(what, path, `must be ${types.join(" or ")}, found ${node.type}`));
 }
 

@@ -103,7 +103,7 @@ export class Flattener {
     if (schema["x-kubernetes-list-type"] === "map") {
       const item = schema.items;
       if (!keys?.length) this.diags.at(at, msg.listMapKey("@listType map needs at least one @listMapKey"));
-      else if (!item || item.type !== "object" || !item.properties)
+      else if (item?.type !== "object" || !item.properties)
         this.diags.at(at, msg.listMapKey("@listType map needs object items"));
       else {
         for (const key of keys) {

@@ -188,7 +188,7 @@ export class SchemaBuilder {
     return out;
   }
 
-  private refFromNode(type: ts.Type, node: ts.TypeReferenceNode, site: Site): Schema | undefined {
+  private refFromNode(_type: ts.Type, node: ts.TypeReferenceNode, site: Site): Schema | undefined {
     const sym = resolveAlias(this.checker, this.checker.getSymbolAtLocation(node.typeName));
     if (!sym) return undefined;
     const decl = sym.declarations?.[0];
