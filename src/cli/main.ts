@@ -12,6 +12,8 @@ import { generateCommand } from "./generate.js";
 import { createCommand } from "./create.js";
 import { initCommand } from "./init.js";
 import { olmCommand } from "./olm.js";
+import { cleanupCommand } from "./cleanup.js";
+import { runCommand } from "./run.js";
 import { versionCommand } from "./version.js";
 
 export function buildProgram({ versionFlag = true }: { versionFlag?: boolean } = {}): Command {
@@ -38,6 +40,8 @@ export function buildProgram({ versionFlag = true }: { versionFlag?: boolean } =
   program.addCommand(olmCommand());
   program.addCommand(bundleCommand());
   program.addCommand(bundleCommand());
+  program.addCommand(runCommand());
+  program.addCommand(cleanupCommand());
   program.addCommand(completionCommand(() => program));
 
   applyRecursively(program, (c) => c.exitOverride());

@@ -8,6 +8,8 @@ export const ExitCode = {
   usage: 2,
   /** A wait ran out of time (olm install, run bundle, cleanup). */
   timeout: 3,
+  /** OLM reported the operator cannot be installed (catalog, resolution, install plan or CSV failed). */
+  installFailed: 4,
   /** The user interrupted the command (SIGINT); the conventional 128 + 2. */
   interrupted: 130,
 } as const;

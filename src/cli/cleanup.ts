@@ -1,0 +1,60 @@
+// `tsop cleanup <package>`: flags → options → src/olm/run (imported lazily) → table of what was deleted.
+import { Command, Option } from "commander";
+import { cliContext } from "./context.js";
+import { addClusterFlags, type ClusterFlags, timeoutOption } from "./flags.js";
+import { formatTable, renderData } from "./output.js";
+
+interface CleanupFlags extends ClusterFlags {
+  timeout: number;
+  deleteCrds?: boolean;
+  dryRun?: boolean;
+  output: "table" | "json" | "yaml";
+}
+
+export function cleanupCommand(): Command {
+  const command = new Command("cleanup")
+    .description("remove an operator that `tsop run bundle` installed, and everything tsop created for it")
+    .argument("<package>", "OLM package name of the operator")
+    .option(
+      "--delete-crds",
+      "also delete the CRDs the operator owns, and with them every custom resource (never CRDs it only requires)",
+    )
+    .option("--dry-run", "list what would be deleted and change nothing")
+    .addOption(timeoutOption("5m", "how long to wait for the deletions"))
+    .addOption(
+      new Option("-o, --output <format>", "output format")
+        .choices(["table", "json", "yaml"])
+        .default("table"),
+    );
+  addClusterFlags(command);
+  command.action(async (pkg: string, flags: CleanupFlags, cmd: Command) => {
+    const ctx = await cliContext(cmd);
+    const { cleanup } = await import("../olm/run/index.js");
+    const result = await cleanup({
+      kubeconfig: flags.kubeconfig,
+      context: flags.context,
+      namespace: flags.namespace,
+      env: ctx.env,
+      interactive: ctx.interactive,
+      reporter: ctx.reporter,
+      packageName: pkg,
+      timeoutMs: flags.timeout,
+      deleteCrds: flags.deleteCrds,
+      dryRun: flags.dryRun,
+    });
+    if (flags.output !== "table") return ctx.out(await renderData(result, flags.output));
+    if (result.items.length === 0) return;
+    ctx.out(
+      formatTable(
+        ["KIND", "NAMESPACE", "NAME", "ACTION"],
+        result.items.map((i) => [
+          i.kind,
+          i.namespace ?? "",
+          i.name,
+          i.reason ? `${i.action} (${i.reason})` : i.action,
+        ]),
+      ),
+    );
+  });
+  return command;
+}

@@ -1,0 +1,202 @@
+// `tsop run bundle | bundle-upgrade`: flags → options → src/olm/run (imported lazily) → output.
+// Ctrl-C aborts the run through an AbortSignal, so tsop removes what it created before exiting 130.
+import { Command, Option } from "commander";
+import { CATALOG_INIT_IMAGE, OPM_IMAGE } from "../common/pins.js";
+import { parseDuration } from "../common/duration.js";
+import { type CliContext, cliContext } from "./context.js";
+import { addClusterFlags, type ClusterFlags, durationArg, timeoutOption } from "./flags.js";
+import { renderData } from "./output.js";
+
+interface PullFlags {
+  skipTlsVerify?: boolean;
+  plainHttp?: boolean;
+  registryConfig?: string;
+}
+
+interface SharedFlags extends ClusterFlags, PullFlags {
+  timeout: number;
+  pullSecretName?: string;
+  serviceAccount?: string;
+  initImage: string;
+  securityContextConfig: "restricted" | "legacy";
+  csvFailedGrace: number;
+  output: "text" | "json" | "yaml";
+}
+
+interface BundleFlags extends SharedFlags {
+  createNamespace?: boolean;
+  installMode?: string;
+  indexImage: string;
+  dryRun?: boolean;
+  keepOnFailure?: boolean;
+}
+
+interface UpgradeFlags extends SharedFlags {
+  rollbackOnFailure?: boolean;
+}
+
+function sharedFlags(command: Command): Command {
+  addClusterFlags(command);
+  return command
+    .addOption(timeoutOption("10m", "how long the whole run may take"))
+    .option(
+      "--pull-secret-name <name>",
+      "secret in the namespace OLM uses to pull the bundle image (and the registry pod its images)",
+    )
+    .option(
+      "--service-account <name>",
+      "service account of the registry pod (default: the namespace's default)",
+    )
+    .option(
+      "--init-image <image>",
+      "image of the init container that unpacks the catalog (needs sh and gzip)",
+      CATALOG_INIT_IMAGE,
+    )
+    .addOption(
+      new Option(
+        "--security-context-config <config>",
+        'security context of the registry pod: restricted passes Pod Security "restricted"',
+      )
+        .choices(["restricted", "legacy"])
+        .default("restricted"),
+    )
+    .option(
+      "--skip-tls-verify",
+      "skip TLS verification when tsop pulls the bundle image (not for the cluster's pulls)",
+    )
+    .option("--plain-http", "pull the bundle image over plain HTTP (local registries)")
+    .option(
+      "--registry-config <file>",
+      "registry credentials file for tsop's pull (default: docker/podman auth files)",
+    )
+    .addOption(
+      new Option(
+        "--csv-failed-grace <duration>",
+        "how long a CSV may stay Failed while OLM retries it (Go duration)",
+      )
+        .argParser(durationArg)
+        .default(parseDuration("1m"), "1m"),
+    );
+}
+
+/** Aborts on the first Ctrl-C (tsop then cleans up); a second Ctrl-C stops at once. */
+function interruptSignal(): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const onSigint = () => {
+    if (controller.signal.aborted) {
+      process.removeListener("SIGINT", onSigint);
+      process.kill(process.pid, "SIGINT");
+      return;
+    }
+    process.stderr.write("\ninterrupted: removing what this run created (Ctrl-C again to stop at once)\n");
+    controller.abort();
+  };
+  process.on("SIGINT", onSigint);
+  return { signal: controller.signal, dispose: () => process.removeListener("SIGINT", onSigint) };
+}
+
+function baseOptions(flags: SharedFlags, ctx: CliContext, signal: AbortSignal) {
+  return {
+    kubeconfig: flags.kubeconfig,
+    context: flags.context,
+    namespace: flags.namespace,
+    env: ctx.env,
+    interactive: ctx.interactive,
+    reporter: ctx.reporter,
+    timeoutMs: flags.timeout,
+    pullSecretName: flags.pullSecretName,
+    serviceAccount: flags.serviceAccount,
+    initImage: flags.initImage,
+    securityContext: flags.securityContextConfig,
+    skipTlsVerify: flags.skipTlsVerify,
+    plainHttp: flags.plainHttp,
+    registryConfig: flags.registryConfig,
+    csvFailedGraceMs: flags.csvFailedGrace,
+    signal,
+  };
+}
+
+export function runCommand(): Command {
+  const run = new Command("run").description("run an operator bundle in a cluster through OLM");
+
+  const bundle = sharedFlags(
+    new Command("bundle")
+      .description("install an operator from its bundle image through OLM and wait until its CSV succeeds")
+      .argument("<bundle-image>", "bundle image reference (as pushed by `tsop bundle push`)"),
+  )
+    .option("--create-namespace", "create the namespace if it does not exist")
+    .option(
+      "--install-mode <mode>",
+      "AllNamespaces | OwnNamespace | SingleNamespace=<ns> | MultiNamespace=<ns1>,<ns2> (default: from the CSV)",
+    )
+    .option("--index-image <image>", "image that serves the catalog (opm)", OPM_IMAGE)
+    .option("--dry-run", "print every object the run would create and change nothing")
+    .option("--keep-on-failure", "leave what this run created in the cluster when it fails (for debugging)")
+    .addOption(
+      new Option("-o, --output <format>", "output format (with --dry-run: the objects as yaml or json)")
+        .choices(["text", "yaml", "json"])
+        .default("text"),
+    );
+  bundle.action(async (image: string, flags: BundleFlags, command: Command) => {
+    const ctx = await cliContext(command);
+    const interrupt = interruptSignal();
+    try {
+      const { runBundle } = await import("../olm/run/index.js");
+      const result = await runBundle({
+        ...baseOptions(flags, ctx, interrupt.signal),
+        image,
+        createNamespace: flags.createNamespace,
+        installMode: flags.installMode,
+        indexImage: flags.indexImage,
+        dryRun: flags.dryRun,
+        keepOnFailure: flags.keepOnFailure,
+      });
+      if (result.dryRun) {
+        if (flags.output === "json")
+          return ctx.out(await renderData({ apiVersion: "v1", kind: "List", items: result.objects }, "json"));
+        const docs = await Promise.all(result.objects.map((o) => renderData(o, "yaml")));
+        return ctx.out(docs.map((d) => `---\n${d}`).join(""));
+      }
+      const { objects: _objects, ...summary } = result;
+      if (flags.output !== "text") return ctx.out(await renderData(summary, flags.output));
+      ctx.out(
+        `${result.csv} installed in namespace ${result.namespace} (CatalogSource ${result.catalogSource}, Subscription ${result.subscription}, InstallPlan ${result.installPlan ?? "-"})`,
+      );
+    } finally {
+      interrupt.dispose();
+    }
+  });
+
+  const upgrade = sharedFlags(
+    new Command("bundle-upgrade")
+      .description("upgrade an operator installed by `tsop run bundle` to a newer bundle image")
+      .argument("<bundle-image>", "bundle image of the new version"),
+  )
+    .option(
+      "--rollback-on-failure",
+      "if the upgrade fails, point the catalog back to the previous bundle set",
+    )
+    .addOption(
+      new Option("-o, --output <format>", "output format").choices(["text", "yaml", "json"]).default("text"),
+    );
+  upgrade.action(async (image: string, flags: UpgradeFlags, command: Command) => {
+    const ctx = await cliContext(command);
+    const interrupt = interruptSignal();
+    try {
+      const { bundleUpgrade } = await import("../olm/run/index.js");
+      const result = await bundleUpgrade({
+        ...baseOptions(flags, ctx, interrupt.signal),
+        image,
+        rollbackOnFailure: flags.rollbackOnFailure,
+      });
+      if (flags.output !== "text") return ctx.out(await renderData(result, flags.output));
+      ctx.out(
+        `${result.packageName} upgraded from ${result.from.csv} to ${result.to.csv} in namespace ${result.namespace}`,
+      );
+    } finally {
+      interrupt.dispose();
+    }
+  });
+
+  return run.addCommand(bundle).addCommand(upgrade);
+}

@@ -1,0 +1,235 @@
+// The file-based catalog tsop serves for a package (spec §2.5): one olm.package, one channel
+// (tsop-run-bundle) whose entries chain the served bundles with `replaces`, and one olm.bundle per
+// bundle carrying its manifests as olm.bundle.object properties. Serialised deterministically
+// (sorted keys) and packed into gzip ConfigMap payloads that each stay below the 1 MiB limit.
+import { gunzipSync, gzipSync } from "node:zlib";
+import { parseAllDocuments, stringify } from "yaml";
+import { InvalidInputError } from "../../common/errors.js";
+import type { KubeObject } from "../../kube/objects.js";
+import type { LoadedBundle } from "./bundle-source.js";
+import { csvVersion } from "./bundle-source.js";
+import { RUN_CHANNEL } from "./names.js";
+
+export type Blob = Record<string, unknown>;
+
+export interface ChannelEntry {
+  name: string;
+  replaces?: string;
+  skipRange?: string;
+}
+
+export interface CatalogContent {
+  packageName: string;
+  channel: string;
+  entries: ChannelEntry[];
+  /** olm.bundle blobs, in the order they were added. */
+  bundles: Blob[];
+}
+
+/** Bytes of compressed catalog per ConfigMap: the object limit is 1 MiB; keep room for metadata. */
+export const CONFIGMAP_PAYLOAD_LIMIT = 1024 * 1024 - 16 * 1024;
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.keys(value as object)
+        .sort()
+        .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
+function groupOfCrdName(name: string): string {
+  return name.split(".").slice(1).join(".");
+}
+
+/** The olm.bundle blob for a bundle, as `opm render` produces it from the image. */
+export function bundleBlob(bundle: LoadedBundle): Blob {
+  const csv = bundle.csv;
+  const spec = csv.spec ?? {};
+  const properties: Array<{ type: string; value: unknown }> = [
+    { type: "olm.package", value: { packageName: bundle.packageName, version: csvVersion(csv) } },
+  ];
+  const gvks = new Map<string, { group: string; kind: string; version: string }>();
+  for (const owned of (spec.customresourcedefinitions?.owned ?? []) as Array<Record<string, string>>) {
+    const gvk = {
+      group: groupOfCrdName(owned.name ?? ""),
+      kind: owned.kind ?? "",
+      version: owned.version ?? "",
+    };
+    gvks.set(JSON.stringify(gvk), gvk);
+  }
+  for (const crd of bundle.objects.filter((o) => o.kind === "CustomResourceDefinition")) {
+    for (const v of (crd.spec?.versions ?? []) as Array<{ name?: string }>) {
+      const gvk = { group: crd.spec?.group ?? "", kind: crd.spec?.names?.kind ?? "", version: v.name ?? "" };
+      gvks.set(JSON.stringify(gvk), gvk);
+    }
+  }
+  for (const gvk of gvks.values()) properties.push({ type: "olm.gvk", value: gvk });
+  for (const required of (spec.customresourcedefinitions?.required ?? []) as Array<Record<string, string>>) {
+    properties.push({
+      type: "olm.gvk.required",
+      value: {
+        group: groupOfCrdName(required.name ?? ""),
+        kind: required.kind ?? "",
+        version: required.version ?? "",
+      },
+    });
+  }
+  const byTypeThenValue = (a: { type: string; value: unknown }, b: { type: string; value: unknown }) =>
+    a.type.localeCompare(b.type) ||
+    JSON.stringify(sortKeys(a.value)).localeCompare(JSON.stringify(sortKeys(b.value)));
+  properties.sort(byTypeThenValue);
+  for (const obj of bundle.objects) {
+    properties.push({
+      type: "olm.bundle.object",
+      value: { data: Buffer.from(JSON.stringify(obj)).toString("base64") },
+    });
+  }
+
+  const images = new Map<string, string>();
+  for (const r of (spec.relatedImages ?? []) as Array<{ name?: string; image?: string }>) {
+    if (r.image && !images.has(r.image)) images.set(r.image, r.name ?? "");
+  }
+  if (!images.has(bundle.image)) images.set(bundle.image, "");
+  for (const d of (spec.install?.spec?.deployments ?? []) as Array<{ spec?: KubeObject["spec"] }>) {
+    const pod = d.spec?.template?.spec ?? {};
+    for (const c of [...(pod.initContainers ?? []), ...(pod.containers ?? [])] as Array<{
+      name?: string;
+      image?: string;
+    }>) {
+      if (c.image && !images.has(c.image)) images.set(c.image, c.name ?? "");
+    }
+  }
+  const relatedImages = [...images]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([image, name]) => (name ? { image, name } : { image }));
+  return {
+    schema: "olm.bundle",
+    name: csv.metadata.name,
+    package: bundle.packageName,
+    image: bundle.image,
+    properties,
+    relatedImages,
+  };
+}
+
+/** A catalog serving exactly one bundle (what `run bundle` starts with). */
+export function singleBundleCatalog(bundle: LoadedBundle): CatalogContent {
+  return {
+    packageName: bundle.packageName,
+    channel: RUN_CHANNEL,
+    entries: [{ name: bundle.csv.metadata.name ?? "" }],
+    bundles: [bundleBlob(bundle)],
+  };
+}
+
+/** The channel head: the entry nothing else replaces (the newest of a replaces chain). */
+export function channelHead(content: CatalogContent): ChannelEntry | undefined {
+  const replaced = new Set(content.entries.map((e) => e.replaces).filter(Boolean));
+  const heads = content.entries.filter((e) => !replaced.has(e.name));
+  return heads.length === 1 ? heads[0] : undefined;
+}
+
+/** The catalog with `bundle` added as the new head, replacing `replaces`. */
+export function withUpgrade(content: CatalogContent, bundle: LoadedBundle, replaces: string): CatalogContent {
+  const name = bundle.csv.metadata.name ?? "";
+  const entry: ChannelEntry = { name, replaces };
+  const skipRange = bundle.csv.metadata.annotations?.["olm.skipRange"];
+  if (skipRange) entry.skipRange = skipRange;
+  return {
+    ...content,
+    entries: [...content.entries, entry],
+    bundles: [...content.bundles, bundleBlob(bundle)],
+  };
+}
+
+export function catalogDocuments(content: CatalogContent): Blob[] {
+  const entries = content.entries.map((e) => sortKeys(e) as Blob);
+  const bundles = [...content.bundles].sort((a, b) => String(a.name).localeCompare(String(b.name)));
+  return [
+    { schema: "olm.package", name: content.packageName, defaultChannel: content.channel },
+    { schema: "olm.channel", name: content.channel, package: content.packageName, entries },
+    ...bundles,
+  ].map((d) => sortKeys(d) as Blob);
+}
+
+/** YAML documents, each prefixed with `---`, keys sorted: byte-identical for the same content. */
+export function serializeCatalog(content: CatalogContent): string[] {
+  return catalogDocuments(content).map((doc) => `---\n${stringify(doc, { lineWidth: 0 })}`);
+}
+
+/** Reads back what serializeCatalog wrote (from the ConfigMaps of an earlier run). */
+export function parseCatalog(texts: string[], packageName: string): CatalogContent {
+  const content: CatalogContent = { packageName, channel: RUN_CHANNEL, entries: [], bundles: [] };
+  for (const text of texts) {
+    for (const doc of parseAllDocuments(text)) {
+      const blob = doc.toJS() as Blob | null;
+      if (!blob || typeof blob !== "object") continue;
+      if (blob.schema === "olm.channel" && blob.package === packageName) {
+        content.channel = String(blob.name);
+        content.entries.push(...((blob.entries ?? []) as ChannelEntry[]));
+      } else if (blob.schema === "olm.bundle" && blob.package === packageName) {
+        content.bundles.push(blob);
+      }
+    }
+  }
+  return content;
+}
+
+/**
+ * Packs documents into gzip payloads of at most `limit` bytes each, in order. A single document
+ * that does not fit even alone is an error naming it (operator-sdk writes it and the API rejects it).
+ */
+export function partitionCatalog(documents: string[], limit = CONFIGMAP_PAYLOAD_LIMIT): Buffer[] {
+  const payloads: Buffer[] = [];
+  let current: string[] = [];
+  let currentRaw = 0;
+  let currentGzip: Buffer | undefined;
+  const close = () => {
+    if (current.length === 0) return;
+    payloads.push(currentGzip ?? gzipSync(current.join("")));
+    current = [];
+    currentRaw = 0;
+    currentGzip = undefined;
+  };
+  for (const doc of documents) {
+    const size = Buffer.byteLength(doc);
+    // Compress only when the raw text could exceed the limit: gzip never grows text much.
+    if (currentRaw + size > limit - 64) {
+      const candidate = gzipSync([...current, doc].join(""));
+      if (candidate.length > limit) {
+        close();
+        const alone = gzipSync(doc);
+        if (alone.length > limit) {
+          const name = /\nname: (.*)\n/.exec(doc)?.[1] ?? "a catalog document";
+          throw new InvalidInputError(
+            `the catalog entry for ${name} is ${alone.length} bytes compressed, more than a ConfigMap can hold (${limit} bytes)`,
+            {
+              hint: "make the bundle smaller (e.g. shorter CRD descriptions with tsop generate --max-desc-len)",
+            },
+          );
+        }
+        current = [doc];
+        currentRaw = size;
+        currentGzip = alone;
+        continue;
+      }
+      current.push(doc);
+      currentRaw += size;
+      currentGzip = candidate;
+      continue;
+    }
+    current.push(doc);
+    currentRaw += size;
+    currentGzip = undefined;
+  }
+  close();
+  return payloads;
+}
+
+export function unpackPayload(base64: string): string {
+  return gunzipSync(Buffer.from(base64, "base64")).toString("utf8");
+}

@@ -1,0 +1,174 @@
+// `tsop cleanup <package>`: label-driven and idempotent. Finds what tsop created for the package in
+// the namespace (Subscriptions, CatalogSources, registry Pods/Services, catalog ConfigMaps, its
+// OperatorGroup) plus what OLM made from them (InstallPlans, the package's CSVs), and optionally the
+// CRDs those CSVs own (never CRDs they only require, never CRDs another operator uses). Deletes in
+// a safe order and waits until everything is gone; --dry-run only lists.
+import type { KubeObject, ObjectRef } from "../../kube/objects.js";
+import { describeRef, refOf } from "../../kube/objects.js";
+import { type ClusterOptions, connect, listIn, requireOlm, servedBundles } from "./cluster.js";
+import { messages } from "./messages.js";
+import { LABELS, MANAGED_BY, packageSelector, V1, V1ALPHA1 } from "./names.js";
+import { deleteAndWait, deleteOrder } from "./session.js";
+
+export interface CleanupOptions extends ClusterOptions {
+  packageName: string;
+  timeoutMs: number;
+  deleteCrds?: boolean;
+  dryRun?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface CleanupItem {
+  kind: string;
+  namespace?: string;
+  name: string;
+  action: "deleted" | "would delete" | "kept";
+  reason?: string;
+}
+
+export interface CleanupResult {
+  namespace: string;
+  packageName: string;
+  dryRun: boolean;
+  items: CleanupItem[];
+}
+
+const CRD = "apiextensions.k8s.io/v1";
+
+export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
+  const { reporter, packageName: pkg } = options;
+  const conn = await connect(options);
+  const client = conn.client;
+  try {
+    const namespace = options.namespace ?? client.namespace;
+    await requireOlm(client);
+    const selector = packageSelector(pkg);
+    const targets: ObjectRef[] = [];
+    const kept: CleanupItem[] = [];
+
+    const subs = (await listIn(client, V1ALPHA1, "Subscription", namespace, selector)).filter(
+      (s) => !s.spec?.name || s.spec.name === pkg,
+    );
+    const catalogs = await listIn(client, V1ALPHA1, "CatalogSource", namespace, selector);
+    targets.push(...subs.map(refOf), ...catalogs.map(refOf));
+    for (const kind of ["Pod", "Service", "ConfigMap"])
+      targets.push(...(await listIn(client, "v1", kind, namespace, selector)).map(refOf));
+
+    // OLM's objects for these Subscriptions: InstallPlans and the package's CSVs.
+    const subNames = new Set(subs.map((s) => s.metadata.name));
+    for (const ip of await listIn(client, V1ALPHA1, "InstallPlan", namespace)) {
+      if ((ip.metadata.ownerReferences ?? []).some((o) => o.kind === "Subscription" && subNames.has(o.name)))
+        targets.push(refOf(ip));
+    }
+    const csvNames = new Set<string>();
+    for (const s of subs)
+      for (const n of [s.status?.installedCSV, s.status?.currentCSV]) if (n) csvNames.add(n);
+    for (const c of catalogs) for (const b of servedBundles(c)) csvNames.add(b.csv);
+    const allCsvs = await listIn(client, V1ALPHA1, "ClusterServiceVersion", "");
+    const csvs = allCsvs.filter(
+      (c) =>
+        c.metadata.namespace === namespace &&
+        csvNames.has(c.metadata.name ?? "") &&
+        !c.metadata.labels?.["olm.copiedFrom"],
+    );
+    targets.push(...csvs.map(refOf));
+
+    // The OperatorGroup only if tsop created it and no other Subscription in the namespace needs it.
+    const groups = (await listIn(client, V1, "OperatorGroup", namespace)).filter(
+      (g) => g.metadata.labels?.[LABELS.managedBy] === MANAGED_BY,
+    );
+    if (groups.length > 0) {
+      const others = (await listIn(client, V1ALPHA1, "Subscription", namespace)).filter(
+        (s) => !subNames.has(s.metadata.name),
+      );
+      for (const g of groups) {
+        if (others.length === 0) targets.push(refOf(g));
+        else
+          kept.push({
+            ...item(refOf(g), "kept"),
+            reason: `still used by Subscription(s) ${others.map((s) => s.metadata.name).join(", ")}`,
+          });
+      }
+    }
+
+    // CRDs: owned by the package's CSVs, not owned or required by any other operator's CSV.
+    const owned = new Set(csvs.flatMap((c) => crdNames(c, "owned")));
+    const usedElsewhere = new Set(
+      allCsvs
+        .filter(
+          (c) =>
+            !csvs.some((m) => m.metadata.uid === c.metadata.uid) &&
+            !c.metadata.labels?.["olm.copiedFrom"] &&
+            !csvNames.has(c.metadata.name ?? ""),
+        )
+        .flatMap((c) => [...crdNames(c, "owned"), ...crdNames(c, "required")]),
+    );
+    for (const name of [...owned].sort()) {
+      const ref: ObjectRef = { apiVersion: CRD, kind: "CustomResourceDefinition", name };
+      if (!(await client.get(ref))) continue;
+      if (usedElsewhere.has(name))
+        kept.push({ ...item(ref, "kept"), reason: "another operator's CSV owns or requires it" });
+      else if (options.deleteCrds) targets.push(ref);
+      else
+        kept.push({
+          ...item(ref, "kept"),
+          reason: "owned CRD; pass --delete-crds to delete it (and every custom resource of it)",
+        });
+    }
+
+    const ordered = deleteOrder(targets);
+    if (ordered.length === 0) {
+      reporter.warn(messages.cleanupNothing(pkg, namespace));
+      return { namespace, packageName: pkg, dryRun: options.dryRun ?? false, items: kept };
+    }
+    if (options.dryRun) {
+      return {
+        namespace,
+        packageName: pkg,
+        dryRun: true,
+        items: [...ordered.map((r) => item(r, "would delete")), ...kept],
+      };
+    }
+    reporter.info(`Deleting ${ordered.length} object(s) of package ${pkg} in namespace ${namespace}`);
+    const outcome = await deleteAndWait(client, ordered, {
+      reporter,
+      timeoutMs: options.timeoutMs,
+      what: `the objects of package ${pkg} to be deleted`,
+      signal: options.signal,
+    });
+    if (outcome.left.length > 0) {
+      const { TimeoutError } = await import("../../common/errors.js");
+      throw new TimeoutError(
+        `cleanup of package ${pkg} did not finish:\n${outcome.left.map((l) => `  - ${l}`).join("\n")}`,
+        {
+          hint: "objects with finalizers wait for their controllers (OLM for CSVs); run tsop cleanup again, or raise --timeout",
+        },
+      );
+    }
+    reporter.success(`Removed package ${pkg} from namespace ${namespace}`);
+    return {
+      namespace,
+      packageName: pkg,
+      dryRun: false,
+      items: [...outcome.deleted.map((r) => item(r, "deleted")), ...kept],
+    };
+  } finally {
+    if (conn.owned) client.close();
+  }
+}
+
+function crdNames(csv: KubeObject, which: "owned" | "required"): string[] {
+  return ((csv.spec?.customresourcedefinitions?.[which] ?? []) as Array<{ name?: string }>)
+    .map((d) => d.name ?? "")
+    .filter(Boolean);
+}
+
+function item(ref: ObjectRef, action: CleanupItem["action"]): CleanupItem {
+  const out: CleanupItem = { kind: ref.kind, name: ref.name, action };
+  if (ref.namespace) out.namespace = ref.namespace;
+  return out;
+}
+
+export function describeItem(i: CleanupItem): string {
+  return describeRef({ apiVersion: "", kind: i.kind, name: i.name, namespace: i.namespace });
+}

@@ -1,0 +1,190 @@
+// Cluster helpers shared by run bundle, bundle-upgrade and cleanup: connecting, preflight lookups,
+// the diagnostics tsop adds to a failed phase, and rollback of what a run created.
+import { TsopError } from "../../common/errors.js";
+import type { Reporter } from "../../common/reporter.js";
+import { KubeClient } from "../../kube/client.js";
+import { diagnose } from "../../kube/diagnostics.js";
+import { NoKindMatchError } from "../../kube/errors.js";
+import { describeRef, type KubeObject, type ObjectRef, refOf } from "../../kube/objects.js";
+import { conditionLines } from "./checks.js";
+import { messages } from "./messages.js";
+import { ANNOTATIONS, V1ALPHA1 } from "./names.js";
+import { deleteAndWait, isInterrupted, PhaseError, type Session } from "./session.js";
+
+export interface ClusterOptions {
+  kubeconfig?: string;
+  context?: string;
+  namespace?: string;
+  env?: NodeJS.ProcessEnv;
+  interactive?: boolean;
+  reporter: Reporter;
+  /** Client tuning (tests shorten retries). */
+  retry?: { attempts?: number; baseDelayMs?: number; maxDelayMs?: number };
+  /** An already connected client (tests, library use); not closed by tsop. */
+  client?: KubeClient;
+}
+
+export async function connect(options: ClusterOptions): Promise<{ client: KubeClient; owned: boolean }> {
+  if (options.client) return { client: options.client, owned: false };
+  const client = await KubeClient.connect({
+    kubeconfig: options.kubeconfig,
+    context: options.context,
+    namespace: options.namespace,
+    env: options.env ?? process.env,
+    interactive: options.interactive ?? false,
+    retry: options.retry,
+    onRetry: (what, attempt, detail) =>
+      options.reporter.debug(`retrying ${what} (attempt ${attempt + 1}): ${detail}`),
+  });
+  return { client, owned: true };
+}
+
+export async function requireOlm(client: KubeClient): Promise<void> {
+  try {
+    await client.resource(V1ALPHA1, "CatalogSource");
+  } catch (error) {
+    if (error instanceof NoKindMatchError) {
+      const m = messages.olmMissing();
+      throw new TsopError(m.message, { hint: m.hint });
+    }
+    throw error;
+  }
+}
+
+export async function listIn(
+  client: KubeClient,
+  apiVersion: string,
+  kind: string,
+  namespace: string,
+  labelSelector?: string,
+) {
+  try {
+    return (await client.list(apiVersion, kind, { namespace, labelSelector })).items;
+  } catch (error) {
+    if (error instanceof NoKindMatchError) return [];
+    throw error;
+  }
+}
+
+/** The bundles a tsop catalog serves, from its annotation. */
+export function servedBundles(catalog: KubeObject): Array<{ image: string; csv: string; version: string }> {
+  try {
+    const parsed = JSON.parse(catalog.metadata.annotations?.[ANNOTATIONS.bundles] ?? "[]");
+    return Array.isArray(parsed) ? parsed : [];
+  } catch {
+    return [];
+  }
+}
+
+export function ownerReferenceTo(obj: KubeObject) {
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    name: obj.metadata.name ?? "",
+    uid: obj.metadata.uid ?? "",
+    controller: false,
+    blockOwnerDeletion: false,
+  };
+}
+
+/** Extra lines for a failed phase: catalog connection, registry pod state and log tail, Subscription conditions. */
+export async function phaseDiagnostics(
+  client: KubeClient,
+  phase: string,
+  refs: { catalog?: ObjectRef; pod?: ObjectRef; subscription?: ObjectRef },
+): Promise<string[]> {
+  const lines: string[] = [];
+  const get = (ref: ObjectRef | undefined) =>
+    ref ? client.get(ref).catch(() => undefined) : Promise.resolve(undefined);
+  if (phase !== "registry pod" && refs.catalog) {
+    const cs = await get(refs.catalog);
+    if (cs) {
+      const state = cs.status?.connectionState;
+      lines.push(
+        `${describeRef(refs.catalog)}: connection ${state?.lastObservedState ?? "not observed"}${state?.address ? ` (${state.address})` : ""}${cs.status?.reason ? `; ${cs.status.reason}: ${cs.status.message ?? ""}` : ""}`,
+      );
+    }
+  }
+  if ((phase === "catalog" || phase === "subscription") && refs.pod) {
+    const pod = await get(refs.pod);
+    const details = await diagnose(client, refs.pod, pod);
+    lines.push(`${describeRef(refs.pod)}:`, ...details.map((l) => `  ${l}`));
+  }
+  if (phase === "install plan" || phase === "csv") {
+    const sub = await get(refs.subscription);
+    if (sub && refs.subscription) {
+      const conds = conditionLines(sub).filter((l) => !l.includes("=False"));
+      if (conds.length) lines.push(`${describeRef(refs.subscription)}:`, ...conds.map((l) => `  ${l}`));
+    }
+  }
+  return lines;
+}
+
+/** Deletes what a failed run created (unless kept) and returns the final error to throw. */
+export async function failRun(
+  session: Session,
+  error: unknown,
+  options: {
+    refs: { catalog?: ObjectRef; pod?: ObjectRef; subscription?: ObjectRef };
+    rollback: ObjectRef[];
+    keepOnFailure: boolean;
+  },
+): Promise<TsopError> {
+  const phaseError = error instanceof PhaseError ? error : new PhaseError("preparing", error);
+  const { client, reporter } = session;
+  if (!isInterrupted(phaseError.original)) {
+    const extra = await phaseDiagnostics(client, phaseError.phase, options.refs).catch(() => []);
+    phaseError.details.push(...extra);
+  }
+  let summary = "";
+  if (options.keepOnFailure) {
+    summary = options.rollback.length ? messages.keptOnFailure(options.rollback) : messages.cleanedUp(0);
+  } else if (options.rollback.length === 0) {
+    summary = messages.cleanedUp(0);
+  } else {
+    reporter.warn(`${session.command} failed; removing what this run created`);
+    const outcome = await deleteAndWait(client, options.rollback, {
+      reporter,
+      timeoutMs: 60_000,
+      what: "the objects this run created to be deleted",
+    });
+    summary =
+      outcome.left.length === 0
+        ? messages.cleanedUp(outcome.deleted.length)
+        : `could not remove everything this run created:\n${outcome.left.map((l) => `  - ${l}`).join("\n")}`;
+  }
+  const text = [
+    messages.failed(session.command, describePhase(phaseError.phase), phaseError.message),
+    ...(phaseError.details.length
+      ? ["More from the cluster:", ...phaseError.details.map((l) => `  ${l}`)]
+      : []),
+    summary,
+  ].join("\n");
+  return new TsopError(text, {
+    hint: phaseError.hint,
+    exitCode: phaseError.exitCode,
+    cause: phaseError.original,
+  });
+}
+
+const PHASE_TEXT: Record<string, string> = {
+  preparing: "preparing",
+  preflight: "checking the cluster",
+  "create catalog": "creating the catalog",
+  "registry pod": "waiting for the registry pod",
+  catalog: "waiting for the CatalogSource to be READY",
+  "operator group": "creating the OperatorGroup",
+  subscription: "waiting for the Subscription to resolve",
+  "install plan": "approving and running the InstallPlan",
+  csv: "waiting for the ClusterServiceVersion to succeed",
+  "old csv": "waiting for the previous ClusterServiceVersion to be replaced",
+  "switch catalog": "switching the catalog to the new bundle set",
+};
+
+export function describePhase(phase: string): string {
+  return PHASE_TEXT[phase] ?? phase;
+}
+
+export function refFor(obj: KubeObject): ObjectRef {
+  return refOf(obj);
+}

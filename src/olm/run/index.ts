@@ -1,0 +1,22 @@
+// Running a bundle through OLM: `tsop run bundle`, `tsop run bundle-upgrade`, `tsop cleanup`.
+// Stages: bundle-source.ts (pull + read the bundle) → install-mode.ts (flag, CSV modes, existing
+// OperatorGroup) → catalog.ts (FBC, gzip partitions) → plan.ts (every object, pure; --dry-run stops
+// here) → run-bundle.ts / bundle-upgrade.ts (create, then watch-based phases in checks.ts and
+// install-flow.ts; session.ts tracks what was created; cluster.ts adds diagnostics and rolls back)
+// → cleanup.ts (label-driven removal). names.ts holds names and labels; messages.ts the wording.
+export { type BundleUpgradeOptions, type BundleUpgradeResult, bundleUpgrade } from "./bundle-upgrade.js";
+export {
+  type CleanupItem,
+  type CleanupOptions,
+  type CleanupResult,
+  cleanup,
+  describeItem,
+} from "./cleanup.js";
+export { parseInstallMode } from "./install-mode.js";
+export { planObjects, planRunBundle } from "./plan.js";
+export {
+  DEFAULT_CSV_FAILED_GRACE_MS,
+  type RunBundleOptions,
+  type RunBundleResult,
+  runBundle,
+} from "./run-bundle.js";

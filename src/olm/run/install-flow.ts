@@ -1,0 +1,86 @@
+// The OLM half of a run, shared by run bundle and bundle-upgrade: wait for the Subscription to point
+// at a new InstallPlan, approve it only if it installs exactly the expected CSV, wait for the plan
+// to complete and the CSV to reach Succeeded (watch-based, with OLM's reasons on failure).
+import { TsopError } from "../../common/errors.js";
+import type { KubeObject, ObjectRef } from "../../kube/objects.js";
+import { waitFor } from "../../kube/wait.js";
+import { csvCheck, installPlanCheck, subscriptionCheck } from "./checks.js";
+import { messages } from "./messages.js";
+import { V1ALPHA1 } from "./names.js";
+import type { Session } from "./session.js";
+
+export interface InstallFlowResult {
+  installPlan: string;
+  csv: KubeObject;
+}
+
+export async function resolveAndInstall(
+  session: Session,
+  subscription: ObjectRef,
+  options: { csvName: string; previousPlan?: string; csvFailedGraceMs: number },
+): Promise<InstallFlowResult> {
+  const { client, reporter } = session;
+  const namespace = subscription.namespace ?? "";
+  const resolved = await session.phase("subscription", () =>
+    waitFor(client, [{ ref: subscription, check: subscriptionCheck(options.previousPlan) }], {
+      timeoutMs: session.remaining("the Subscription resolved"),
+      reporter,
+      what: `Subscription ${namespace}/${subscription.name} to be resolved`,
+      signal: session.signal,
+    }),
+  );
+  const sub = [...resolved.values()][0];
+  const planRef = sub?.status?.installPlanRef as { name: string; namespace?: string } | undefined;
+  const planName = planRef?.name ?? "";
+  const plan: ObjectRef = {
+    apiVersion: V1ALPHA1,
+    kind: "InstallPlan",
+    namespace: planRef?.namespace ?? namespace,
+    name: planName,
+  };
+
+  await session.phase("install plan", async () => {
+    const current = await client.get(plan);
+    const names = (current?.spec?.clusterServiceVersionNames ?? []) as string[];
+    if (!names.includes(options.csvName)) {
+      const m = messages.planWithoutCsv(planName, options.csvName, names);
+      throw new TsopError(m.message, { hint: m.hint });
+    }
+    const others = names.filter((n) => n !== options.csvName);
+    if (others.length > 0) {
+      const m = messages.foreignPlan(planName, options.csvName, others);
+      throw new TsopError(m.message, { hint: m.hint });
+    }
+    if (current?.spec?.approved !== true) {
+      session.checkInterrupted();
+      await client.mergePatch(plan, { spec: { approved: true } });
+      reporter.success(`Approved InstallPlan ${planName} (installs ${options.csvName})`);
+    }
+    await waitFor(client, [{ ref: plan, check: installPlanCheck }], {
+      timeoutMs: session.remaining("the InstallPlan completed"),
+      reporter,
+      what: `InstallPlan ${namespace}/${planName} to complete`,
+      signal: session.signal,
+    });
+  });
+
+  const csvRef: ObjectRef = {
+    apiVersion: V1ALPHA1,
+    kind: "ClusterServiceVersion",
+    namespace,
+    name: options.csvName,
+  };
+  const grace = options.csvFailedGraceMs;
+  const done = await session.phase("csv", () =>
+    waitFor(client, [{ ref: csvRef, check: csvCheck(grace) }], {
+      timeoutMs: session.remaining("the ClusterServiceVersion succeeded"),
+      reporter,
+      what: `ClusterServiceVersion ${namespace}/${options.csvName} to succeed`,
+      signal: session.signal,
+      // Re-evaluate a Failed CSV's grace period even when no event arrives.
+      relistIntervalMs: Math.max(250, Math.min(10_000, Math.floor(grace / 2))),
+    }),
+  );
+  const csv = [...done.values()][0] as KubeObject;
+  return { installPlan: planName, csv };
+}

@@ -1,0 +1,170 @@
+// One command's cluster session: the client, the overall deadline and the interrupt signal, what
+// this run created (for rollback), and phase wrapping so a failure says which phase broke and why.
+import { ExitCode, TimeoutError, TsopError } from "../../common/errors.js";
+import { formatDuration } from "../../common/duration.js";
+import type { Reporter } from "../../common/reporter.js";
+import type { KubeClient } from "../../kube/client.js";
+import { describeRef, type KubeObject, type ObjectRef, refKey, refOf } from "../../kube/objects.js";
+import { goneCheck, WaitFailedError, waitFor } from "../../kube/wait.js";
+
+export class Session {
+  readonly created: ObjectRef[] = [];
+  private readonly started = Date.now();
+  readonly phases: Array<{ phase: string; ms: number }> = [];
+
+  constructor(
+    readonly client: KubeClient,
+    readonly reporter: Reporter,
+    readonly timeoutMs: number,
+    readonly signal: AbortSignal | undefined,
+    readonly command: string,
+  ) {}
+
+  elapsed(): number {
+    return Date.now() - this.started;
+  }
+
+  /** Budget left for the next wait; a TimeoutError once the overall --timeout is spent. */
+  remaining(what: string): number {
+    const left = this.timeoutMs - this.elapsed();
+    if (left <= 0) {
+      throw new TimeoutError(`timed out after ${formatDuration(this.timeoutMs)} before ${what}`, {
+        hint: "raise --timeout if the cluster is only slow",
+      });
+    }
+    return left;
+  }
+
+  checkInterrupted(): void {
+    if (this.signal?.aborted) throw new TsopError(`interrupted`, { exitCode: ExitCode.interrupted });
+  }
+
+  /** Creates an object and remembers it for rollback. */
+  async create(obj: KubeObject): Promise<KubeObject> {
+    this.checkInterrupted();
+    const created = await this.client.create(obj);
+    this.created.push(refOf({ ...obj, metadata: { ...obj.metadata, name: created.metadata.name } }));
+    this.reporter.debug(`created ${describeRef(refOf(obj))}`);
+    return created;
+  }
+
+  /** Runs one phase; failures become a PhaseError naming the phase. */
+  async phase<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const start = Date.now();
+    try {
+      this.checkInterrupted();
+      const result = await fn();
+      this.phases.push({ phase: name, ms: Date.now() - start });
+      return result;
+    } catch (error) {
+      if (error instanceof PhaseError) throw error;
+      throw new PhaseError(name, error);
+    }
+  }
+}
+
+/** A failure inside a named phase, with OLM's diagnostics appended later. */
+export class PhaseError extends TsopError {
+  readonly details: string[] = [];
+  constructor(
+    readonly phase: string,
+    readonly original: unknown,
+  ) {
+    const err = original instanceof Error ? original : new Error(String(original));
+    super(err.message, {
+      cause: original,
+      hint: original instanceof TsopError ? original.hint : undefined,
+      exitCode: exitCodeFor(original),
+    });
+  }
+}
+
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof TimeoutError) return ExitCode.timeout;
+  if (error instanceof WaitFailedError) return ExitCode.installFailed;
+  if (error instanceof TsopError) return error.exitCode;
+  return ExitCode.failure;
+}
+
+/** Whether the error is the user's Ctrl-C. */
+export function isInterrupted(error: unknown): boolean {
+  return error instanceof TsopError && error.exitCode === ExitCode.interrupted;
+}
+
+export interface DeleteOutcome {
+  deleted: ObjectRef[];
+  /** Objects that could not be removed, each with the reason. */
+  left: string[];
+}
+
+/** Kinds deleted first: consumers before what they consume, CRDs and namespaces last. */
+const DELETE_ORDER = [
+  "Subscription",
+  "InstallPlan",
+  "ClusterServiceVersion",
+  "CatalogSource",
+  "Service",
+  "Pod",
+  "ConfigMap",
+  "OperatorGroup",
+  "CustomResourceDefinition",
+  "Namespace",
+];
+
+export function deleteOrder(refs: ObjectRef[]): ObjectRef[] {
+  const rank = (ref: ObjectRef) => {
+    const i = DELETE_ORDER.indexOf(ref.kind);
+    return i < 0 ? DELETE_ORDER.length : i;
+  };
+  const seen = new Set<string>();
+  return refs
+    .filter((r) => {
+      const k = refKey(r);
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    })
+    .map((ref, index) => ({ ref, index }))
+    .sort((a, b) => rank(a.ref) - rank(b.ref) || a.index - b.index)
+    .map((e) => e.ref);
+}
+
+/** Deletes the objects (missing ones are fine) and waits until they are gone, with progress. */
+export async function deleteAndWait(
+  client: KubeClient,
+  refs: ObjectRef[],
+  options: { reporter: Reporter; timeoutMs: number; what: string; signal?: AbortSignal },
+): Promise<DeleteOutcome> {
+  const ordered = deleteOrder(refs);
+  const deleted: ObjectRef[] = [];
+  const left: string[] = [];
+  for (const ref of ordered) {
+    try {
+      if (await client.delete(ref, ref.kind === "Namespace" ? "Background" : "Background")) {
+        deleted.push(ref);
+        options.reporter.info(`  deleted ${describeRef(ref)}`);
+      }
+    } catch (error) {
+      left.push(`${describeRef(ref)} (${(error as Error).message.split("\n")[0]})`);
+    }
+  }
+  if (deleted.length > 0) {
+    try {
+      await waitFor(
+        client,
+        deleted.map((ref) => ({ ref, check: goneCheck })),
+        {
+          timeoutMs: options.timeoutMs,
+          reporter: options.reporter,
+          what: options.what,
+          signal: options.signal,
+        },
+      );
+    } catch (error) {
+      left.push(
+        `still being deleted: ${(error as Error).message.split("\n").slice(1).join(" ").trim() || (error as Error).message}`,
+      );
+    }
+  }
+  return { deleted, left };
+}
