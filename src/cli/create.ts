@@ -15,10 +15,10 @@ function booleanOptions(name: string, description: string): Option[] {
   return [
     new Option(
       `--${name} [bool]`,
-      `${description} (default: true; --${name}=false or --no-${name} to turn off)`,
+      `${description}; --${name}=false or --no-${name} turns it off`,
     )
       .argParser(booleanArg)
-      .default(true, ""),
+      .default(true),
     new Option(`--no-${name}`).hideHelp(),
   ];
 }
