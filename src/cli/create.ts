@@ -13,10 +13,7 @@ function booleanArg(value: string): boolean {
 /** `--name [bool]` (default true) that also accepts `--name=false` and `--no-name`. */
 function booleanOptions(name: string, description: string): Option[] {
   return [
-    new Option(
-      `--${name} [bool]`,
-      `${description}; --${name}=false or --no-${name} turns it off`,
-    )
+    new Option(`--${name} [bool]`, `${description}; --${name}=false or --no-${name} turns it off`)
       .argParser(booleanArg)
       .default(true),
     new Option(`--no-${name}`).hideHelp(),
