@@ -34,7 +34,12 @@ export async function startOlmEnv(
     workloads: { podStartMs: 10, jobDurationMs: 20 },
     ...options.cluster,
   });
-  const model = await startOlmModel({ kubeconfigPath: cluster.kubeconfigPath, ...options.model });
+  const model = await startOlmModel({
+    kubeconfigPath: cluster.kubeconfigPath,
+    // TSOP_MODEL_DEBUG=1 prints the errors the model survives.
+    onError: process.env.TSOP_MODEL_DEBUG ? (error) => console.error("olm model:", error) : undefined,
+    ...options.model,
+  });
   const releases = await startReleaseServer();
   const cacheDir = await mkdtemp(join(tmpdir(), "tsop-olm-cache-"));
   const base = {

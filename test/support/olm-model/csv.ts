@@ -2,7 +2,7 @@
 // install-mode check, Pending → InstallReady → Installing → Succeeded, Failed with OLM's reasons,
 // replacement (Replacing → Deleting), and the Deployments OLM creates from the install strategy.
 import type { KubeObject } from "../../../src/kube/objects.js";
-import { deploymentReady, inNamespace, key, type ModelContext, nowIso, OLM } from "./context.js";
+import { deploymentReady, inNamespace, key, type ModelContext, OLM } from "./context.js";
 import { hash } from "./catalog.js";
 import { requiredInstallMode } from "./operatorgroups.js";
 

@@ -97,7 +97,9 @@ export class OlmModel {
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
   private readonly loops: Array<Promise<void>> = [];
+  /** Waiters for the next pass to start, then for that pass to end. */
   private readonly idleWaiters: Array<() => void> = [];
+  private passWaiters: Array<() => void> = [];
 
   constructor(
     readonly client: KubeClient,
@@ -145,9 +147,11 @@ export class OlmModel {
     this.schedule(Date.now() + 5);
   }
 
-  /** Resolves once a pass has completed with nothing left to do right now. */
+  /** Resolves once a whole pass that started after this call has completed. */
   idle(): Promise<void> {
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    const done = new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    this.trigger();
+    return done;
   }
 
   private schedule(at: number): void {
@@ -192,6 +196,7 @@ export class OlmModel {
     if (this.running || this.controller.signal.aborted) return;
     this.running = true;
     this.dirty = false;
+    this.passWaiters = this.idleWaiters.splice(0);
     let wake = Number.POSITIVE_INFINITY;
     try {
       const snap = await takeSnapshot(this.client);
@@ -247,11 +252,9 @@ export class OlmModel {
       this.passes++;
       this.running = false;
     }
-    if (this.dirty) this.schedule(Date.now() + 5);
-    else {
-      if (wake !== Number.POSITIVE_INFINITY) this.schedule(wake);
-      for (const resolve of this.idleWaiters.splice(0)) resolve();
-    }
+    for (const resolve of this.passWaiters.splice(0)) resolve();
+    if (this.dirty || this.idleWaiters.length > 0) this.schedule(Date.now() + 5);
+    else if (wake !== Number.POSITIVE_INFINITY) this.schedule(wake);
   }
 
   private async event(obj: KubeObject, type: string, reason: string, message: string): Promise<void> {

@@ -130,12 +130,18 @@ export async function syncPackageManifests(ctx: ModelContext, serving: boolean):
         name: item.metadata.name ?? "",
       });
     } else if (JSON.stringify(item.status) !== JSON.stringify(JSON.parse(JSON.stringify(want.status)))) {
-      await ctx.patchStatus(item, want.status);
+      // No status subresource: the object is read-only for users, like the real aggregated API.
+      await ctx.client.mergePatch(
+        {
+          apiVersion: item.apiVersion,
+          kind: item.kind,
+          namespace: item.metadata.namespace,
+          name: item.metadata.name ?? "",
+        },
+        { status: want.status },
+      );
     }
     wanted.delete(k);
   }
-  for (const obj of wanted.values()) {
-    const created = await ctx.client.create({ ...obj, status: undefined });
-    await ctx.patchStatus(created, obj.status);
-  }
+  for (const obj of wanted.values()) await ctx.client.create(obj);
 }
