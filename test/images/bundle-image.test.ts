@@ -7,16 +7,20 @@ import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { RegistryClient } from "../../src/images/client.js";
 import { UnsafeArchiveError } from "../../src/images/errors.js";
 import { pullBundleImage } from "../../src/images/pull.js";
+import { parseReference } from "../../src/images/reference.js";
 import { runTsop } from "../support/cli.js";
 import {
   type LayerFile,
   pushTestImage,
+  skopeoCopyLayout,
   skopeoInspect,
   skopeoInspectRaw,
   startRegistry,
   type TestRegistry,
+  writeOciLayoutIndex,
 } from "../support/registry.js";
 import { readTree, testdir } from "../support/testdir.js";
 
@@ -325,6 +329,29 @@ describe("pulling malicious or odd images", () => {
       "tests/scorecard/config.yaml",
     ]);
     expect(tree["metadata/copy.yaml"]).toBe("annotations: {}\n");
+  });
+
+  it("picks the image for this machine from a multi-platform index, and resolves the index digest", async () => {
+    const layout = await testdir();
+    const arch = process.arch === "arm64" ? "arm64" : "amd64";
+    const other = arch === "amd64" ? "arm64" : "amd64";
+    const indexDigest = await writeOciLayoutIndex(layout, "multi", [
+      { architecture: other, layers: [[...ok, { path: "manifests/arch.txt", content: other }]] },
+      { architecture: arch, layers: [[...ok, { path: "manifests/arch.txt", content: arch }]] },
+    ]);
+    await skopeoCopyLayout(registry, layout, "multi", "multi/bundle:v1");
+    expect((await skopeoInspect(registry, "multi/bundle:v1")).Digest).toBe(indexDigest);
+    const parent = await testdir();
+    const pulled = await pullBundleImage(`${registry.host}/multi/bundle:v1`, join(parent, "out"), {
+      env: { HOME: parent },
+    });
+    expect(pulled.digest).toBe(indexDigest);
+    expect(await readFile(join(parent, "out/manifests/arch.txt"), "utf8")).toBe(arch);
+    const client = new RegistryClient({ env: { HOME: parent } });
+    expect((await client.resolveDigest(parseReference(`${registry.host}/multi/bundle:v1`))).digest).toBe(
+      indexDigest,
+    );
+    client.close();
   });
 
   it("refuses to unpack over a non-empty directory and reports a missing image", async () => {

@@ -290,6 +290,58 @@ export interface LayoutImage {
 
 /** Writes an OCI image layout holding one image; returns the manifest digest. */
 export async function writeOciLayout(dir: string, image: LayoutImage): Promise<string> {
+  const m = await writeImageBlobs(dir, image);
+  await writeIndex(dir, image.tag ?? "latest", {
+    mediaType: "application/vnd.oci.image.manifest.v1+json",
+    ...m,
+  });
+  return m.digest;
+}
+
+/** Writes an OCI layout whose tag names an image index with one image per architecture. */
+export async function writeOciLayoutIndex(
+  dir: string,
+  tag: string,
+  images: readonly LayoutImage[],
+): Promise<string> {
+  const manifests = [];
+  for (const image of images) {
+    const m = await writeImageBlobs(dir, image);
+    manifests.push({
+      mediaType: "application/vnd.oci.image.manifest.v1+json",
+      ...m,
+      platform: { architecture: image.architecture ?? "amd64", os: "linux" },
+    });
+  }
+  const index = Buffer.from(
+    JSON.stringify({ schemaVersion: 2, mediaType: "application/vnd.oci.image.index.v1+json", manifests }),
+  );
+  const digest = sha256(index);
+  await writeFile(join(dir, "blobs", "sha256", digest.slice(7)), index);
+  await writeIndex(dir, tag, {
+    mediaType: "application/vnd.oci.image.index.v1+json",
+    digest,
+    size: index.length,
+  });
+  return digest;
+}
+
+async function writeIndex(
+  dir: string,
+  tag: string,
+  descriptor: { mediaType: string; digest: string; size: number },
+) {
+  await writeFile(join(dir, "oci-layout"), JSON.stringify({ imageLayoutVersion: "1.0.0" }));
+  await writeFile(
+    join(dir, "index.json"),
+    JSON.stringify({
+      schemaVersion: 2,
+      manifests: [{ ...descriptor, annotations: { "org.opencontainers.image.ref.name": tag } }],
+    }),
+  );
+}
+
+async function writeImageBlobs(dir: string, image: LayoutImage): Promise<{ digest: string; size: number }> {
   await mkdir(join(dir, "blobs", "sha256"), { recursive: true });
   const put = async (data: Buffer) => {
     const digest = sha256(data);
@@ -324,22 +376,25 @@ export async function writeOciLayout(dir: string, image: LayoutImage): Promise<s
       layers,
     }),
   );
-  const m = await put(manifest);
-  await writeFile(join(dir, "oci-layout"), JSON.stringify({ imageLayoutVersion: "1.0.0" }));
-  await writeFile(
-    join(dir, "index.json"),
-    JSON.stringify({
-      schemaVersion: 2,
-      manifests: [
-        {
-          mediaType: "application/vnd.oci.image.manifest.v1+json",
-          ...m,
-          annotations: { "org.opencontainers.image.ref.name": image.tag ?? "latest" },
-        },
-      ],
-    }),
-  );
-  return m.digest;
+  return put(manifest);
+}
+
+/** Copies an OCI layout's tag into the registry with skopeo (--all keeps every platform of an index). */
+export async function skopeoCopyLayout(
+  registry: TestRegistry,
+  layout: string,
+  tag: string,
+  destination: string,
+  auth: SkopeoAuth = {},
+): Promise<void> {
+  await execa("skopeo", [
+    "copy",
+    "--quiet",
+    "--all",
+    ...destFlags(registry, "dest", auth),
+    `oci:${layout}:${tag}`,
+    `docker://${registry.host}/${destination}`,
+  ]);
 }
 
 export interface SkopeoAuth {
