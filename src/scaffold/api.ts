@@ -191,6 +191,21 @@ export async function createApi(options: CreateApiOptions, reporter: Reporter): 
       edit: (text, file) => appendToYamlList(text, file, "resources", sample),
       ifMissing: "error",
     });
+    for (const role of ["editor", "viewer"]) {
+      const file = `${kindFile}_${role}_role.yaml`;
+      actions.push({
+        kind: "template",
+        path: `config/rbac/${file}`,
+        template: `api/config/rbac/${role}_role.yaml.hbs`,
+        ifExists: collide,
+      });
+      actions.push({
+        kind: "edit",
+        path: "config/rbac/kustomization.yaml",
+        edit: (text, path) => appendToYamlList(text, path, "resources", file),
+        ifMissing: "error",
+      });
+    }
     actions.push({
       kind: "edit",
       path: "config/crd/kustomization.yaml",

@@ -55,6 +55,20 @@ describe("tsop create api", () => {
       "infra_v1_cluster.yaml",
     ]);
     expect(tree["config/samples/kustomization.yaml"]).toContain("# One example of each custom resource");
+    expect(parse(tree["config/rbac/kustomization.yaml"]!).resources.slice(-4)).toEqual([
+      "memcached_editor_role.yaml",
+      "memcached_viewer_role.yaml",
+      "cluster_editor_role.yaml",
+      "cluster_viewer_role.yaml",
+    ]);
+    expect(parse(tree["config/rbac/memcached_viewer_role.yaml"]!)).toMatchObject({
+      kind: "ClusterRole",
+      metadata: { name: "memcached-viewer-role" },
+      rules: [
+        { apiGroups: ["cache.example.com"], resources: ["memcacheds"], verbs: ["get", "list", "watch"] },
+        { apiGroups: ["cache.example.com"], resources: ["memcacheds/status"], verbs: ["get"] },
+      ],
+    });
     expect(parse(tree["config/crd/kustomization.yaml"]!).resources).toEqual([
       "bases/cache.example.com_memcacheds.yaml",
       "bases/infra.example.com_clusters.yaml",
