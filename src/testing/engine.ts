@@ -2,7 +2,7 @@
 // rules (names, namespaces, resourceVersion concurrency, status subresource, generation, finalizers,
 // managedFields), independent of HTTP so the background controllers share it.
 import { randomUUID } from "node:crypto";
-import { applyConfig, recordUpdate } from "./fields.js";
+import { applyConfig, builtinListKeys, type ListKeys, recordUpdate, schemaListKeys } from "./fields.js";
 import { nameRuleFor, randomSuffix, validateLabels, validateName } from "./names.js";
 import { deepEqual, jsonPatch, mergePatch, strategicMergePatch } from "./patch.js";
 import { labelSelectorToString } from "./selectors.js";
@@ -278,12 +278,7 @@ export class Engine {
     applied.metadata = { ...meta, name };
     if (def.namespaced) applied.metadata.namespace = namespace;
     if (ctx.subresource !== "status" && def.status && existing) delete applied.status;
-    const fieldCtx = {
-      manager: ctx.manager,
-      apiVersion: groupVersion(def),
-      time: nowTimestamp(),
-      ...(ctx.subresource ? { subresource: ctx.subresource } : {}),
-    };
+    const fieldCtx = this.fieldContext(def, ctx);
     if (!existing) {
       const merged = applyConfig(undefined, applied, fieldCtx, true);
       const object = this.create(def, namespace, merged, { ...ctx, manager: ctx.manager });
@@ -512,16 +507,11 @@ export class Engine {
     if (Array.isArray(meta.finalizers) && meta.finalizers.length === 0) delete meta.finalizers;
     if (old && meta.generation !== undefined && specChanged(def, old, next)) meta.generation++;
     const managed = old?.metadata.managedFields;
-    if (old && sameIgnoringBookkeeping(old, next)) return old;
+    if (old && sameIgnoringBookkeeping(old, next) && (!applied || sameOwnership(old, next))) return old;
     if (!applied) {
       if (ctx.internal && old) meta.managedFields = managed;
       else {
-        const fieldCtx = {
-          manager: ctx.manager,
-          apiVersion: groupVersion(def),
-          time: nowTimestamp(),
-          ...(ctx.subresource ? { subresource: ctx.subresource } : {}),
-        };
+        const fieldCtx = this.fieldContext(def, ctx);
         const prior = old ? { ...old, metadata: { ...old.metadata, managedFields: managed } } : undefined;
         const mf =
           !old && Array.isArray(incomingManaged) && incomingManaged.length > 0
@@ -548,6 +538,17 @@ export class Engine {
     return stored;
   }
 
+  private fieldContext(def: ResourceDef, ctx: WriteContext) {
+    const listKeys: ListKeys = def.builtin ? builtinListKeys : schemaListKeys(def.schema);
+    return {
+      manager: ctx.manager,
+      apiVersion: groupVersion(def),
+      time: nowTimestamp(),
+      listKeys,
+      ...(ctx.subresource ? { subresource: ctx.subresource } : {}),
+    };
+  }
+
   private afterWrite(def: ResourceDef, obj: KObj, removed: boolean): void {
     for (const h of this.hooks) h(def, obj, removed);
     this.kick();
@@ -568,6 +569,13 @@ function sameIgnoringBookkeeping(old: KObj, next: KObj): boolean {
     const { resourceVersion: _r, managedFields: _m, ...meta } = o.metadata ?? {};
     return { ...o, metadata: meta };
   };
+  return deepEqual(strip(old), strip(next));
+}
+
+/** managedFields equal apart from timestamps (an apply that changes only ownership still writes). */
+function sameOwnership(old: KObj, next: KObj): boolean {
+  const strip = (o: KObj) =>
+    ((o.metadata?.managedFields as KObj[] | undefined) ?? []).map(({ time: _t, ...rest }) => rest);
   return deepEqual(strip(old), strip(next));
 }
 

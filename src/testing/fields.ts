@@ -1,12 +1,49 @@
-// Simplified field management: ownership of leaf paths (maps are walked, lists are atomic) recorded
-// in metadata.managedFields as FieldsV1, server-side apply merge, conflicts and removals.
+// Simplified field management: ownership of leaf paths recorded in metadata.managedFields as
+// FieldsV1 ("f:" fields, "k:" elements of associative lists, "v:" members of set lists; other
+// lists are atomic), server-side apply merge, conflicts, force, and removal of fields a manager
+// stops applying.
+import { mergeKeyFor } from "./patch.js";
 import { ApiError } from "./status.js";
 import type { KObj } from "./types.js";
 
+/** A path in FieldsV1 token form, e.g. ["f:spec", "f:containers", 'k:{"name":"c"}', "f:image"]. */
 type Path = string[];
+
+/** How a list at a field path merges: by key fields, as a set, or atomically (undefined). */
+export type ListKeys = (fieldPath: string[]) => string[] | "set" | undefined;
 
 function isObject(v: unknown): v is KObj {
   return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Built-in kinds: the patchMergeKey table shared with strategic merge patch. */
+export const builtinListKeys: ListKeys = (names) => {
+  const field = names[names.length - 1] ?? "";
+  const parent = [...names.slice(0, -1)].reverse().find((n) => n !== "*") ?? "";
+  if (field === "finalizers") return "set";
+  const key = mergeKeyFor(parent, field);
+  return key ? [key] : undefined;
+};
+
+/** Custom resources: x-kubernetes-list-type map/set in the version's schema. */
+export function schemaListKeys(schema: KObj | undefined): ListKeys {
+  return (names) => {
+    if (names.length === 2 && names[0] === "metadata" && names[1] === "finalizers") return "set";
+    let node: KObj | undefined = schema;
+    for (const n of names) {
+      if (!node) return undefined;
+      node =
+        n === "*"
+          ? node.items
+          : (node.properties?.[n] ??
+            (isObject(node.additionalProperties) ? node.additionalProperties : undefined));
+    }
+    if (!node) return undefined;
+    if (node["x-kubernetes-list-type"] === "map" && Array.isArray(node["x-kubernetes-list-map-keys"]))
+      return node["x-kubernetes-list-map-keys"];
+    if (node["x-kubernetes-list-type"] === "set") return "set";
+    return undefined;
+  };
 }
 
 /** Metadata fields the server owns; never tracked. */
@@ -24,65 +61,115 @@ const untrackedMeta = new Set([
   "generateName",
 ]);
 
+function keyOf(item: KObj, keys: string[]): string {
+  const picked: KObj = {};
+  for (const k of keys) picked[k] = item[k];
+  return `k:${JSON.stringify(picked)}`;
+}
+
 /** Leaf paths of an object (apiVersion/kind and server-owned metadata excluded). */
-export function leafPaths(obj: KObj): Path[] {
+export function leafPaths(obj: KObj, listKeys: ListKeys): Path[] {
   const out: Path[] = [];
-  const walk = (v: unknown, path: Path) => {
+  const walk = (v: unknown, path: Path, names: string[]) => {
     if (isObject(v) && Object.keys(v).length > 0) {
       for (const [k, child] of Object.entries(v)) {
         if (path.length === 0 && (k === "apiVersion" || k === "kind")) continue;
-        if (path.length === 1 && path[0] === "metadata" && untrackedMeta.has(k)) continue;
-        walk(child, [...path, k]);
+        if (path.length === 1 && path[0] === "f:metadata" && untrackedMeta.has(k)) continue;
+        walk(child, [...path, `f:${k}`], [...names, k]);
       }
-    } else if (path.length > 0) out.push(path);
+      return;
+    }
+    if (Array.isArray(v) && v.length > 0) {
+      const keys = listKeys(names);
+      if (keys === "set" && v.every((x) => !isObject(x) && !Array.isArray(x))) {
+        for (const item of v) out.push([...path, `v:${JSON.stringify(item)}`]);
+        return;
+      }
+      if (Array.isArray(keys) && v.every((x) => isObject(x))) {
+        for (const item of v as KObj[]) walk(item, [...path, keyOf(item, keys)], [...names, "*"]);
+        return;
+      }
+    }
+    if (path.length > 0) out.push(path);
   };
-  walk(obj, []);
+  walk(obj, [], []);
   return out;
+}
+
+function step(cur: unknown, seg: string): unknown {
+  if (seg.startsWith("f:")) return isObject(cur) ? cur[seg.slice(2)] : undefined;
+  if (!Array.isArray(cur)) return undefined;
+  if (seg.startsWith("k:")) {
+    const want = JSON.parse(seg.slice(2)) as KObj;
+    return cur.find(
+      (x) =>
+        isObject(x) && Object.entries(want).every(([k, v]) => JSON.stringify(x[k]) === JSON.stringify(v)),
+    );
+  }
+  if (seg.startsWith("v:")) {
+    const want = seg.slice(2);
+    return cur.find((x) => JSON.stringify(x) === want);
+  }
+  return undefined;
 }
 
 export function valueAt(obj: unknown, path: Path): unknown {
   let cur = obj;
-  for (const p of path) {
-    if (!isObject(cur)) return undefined;
-    cur = cur[p];
+  for (const seg of path) {
+    cur = step(cur, seg);
+    if (cur === undefined) return undefined;
   }
   return cur;
 }
 
+/** Removes the value at path; removing a key field of a list element removes the element. */
 function deleteAt(obj: KObj, path: Path): void {
-  const parents: KObj[] = [];
-  let cur: unknown = obj;
-  for (const p of path.slice(0, -1)) {
-    if (!isObject(cur)) return;
-    parents.push(cur);
-    cur = cur[p];
+  const last = path[path.length - 1]!;
+  let parentPath = path.slice(0, -1);
+  let target = last;
+  const elementSeg = parentPath[parentPath.length - 1];
+  if (
+    elementSeg?.startsWith("k:") &&
+    last.startsWith("f:") &&
+    last.slice(2) in JSON.parse(elementSeg.slice(2))
+  ) {
+    target = elementSeg;
+    parentPath = parentPath.slice(0, -1);
   }
-  if (!isObject(cur)) return;
-  delete cur[path[path.length - 1]!];
-  // Drop maps the removal left empty, as apply does.
-  for (let i = path.length - 2; i >= 0; i--) {
-    const parent = parents[i]!;
-    const child = parent[path[i]!];
-    if (isObject(child) && Object.keys(child).length === 0 && i > 0) delete parent[path[i]!];
-    else break;
+  const parent = valueAt(obj, parentPath);
+  if (target.startsWith("f:")) {
+    if (isObject(parent)) delete parent[target.slice(2)];
+  } else if (Array.isArray(parent)) {
+    const item = step(parent, target);
+    const i = parent.indexOf(item);
+    if (i >= 0) parent.splice(i, 1);
   }
 }
 
-const key = (p: Path) => JSON.stringify(p);
-
 export function pathString(p: Path): string {
-  return p.map((s) => `.${s}`).join("");
+  return p
+    .map((seg) => {
+      if (seg.startsWith("f:")) return `.${seg.slice(2)}`;
+      if (seg.startsWith("k:")) {
+        const k = JSON.parse(seg.slice(2)) as KObj;
+        return `[${Object.entries(k)
+          .map(([a, b]) => `${a}=${JSON.stringify(b)}`)
+          .join(",")}]`;
+      }
+      return `[=${seg.slice(2)}]`;
+    })
+    .join("");
 }
 
 export function toFieldsV1(paths: Path[]): KObj {
   const root: KObj = {};
   for (const p of paths) {
     let cur = root;
-    for (const seg of p) {
-      const k = `f:${seg}`;
-      cur[k] ??= {};
-      cur = cur[k];
-    }
+    p.forEach((seg, i) => {
+      cur[seg] ??= {};
+      cur = cur[seg];
+      if (seg.startsWith("k:") && i < p.length - 1) cur["."] ??= {};
+    });
   }
   return root;
 }
@@ -90,9 +177,9 @@ export function toFieldsV1(paths: Path[]): KObj {
 export function fromFieldsV1(fields: KObj | undefined): Path[] {
   const out: Path[] = [];
   const walk = (node: KObj, path: Path) => {
-    const children = Object.keys(node).filter((k) => k.startsWith("f:"));
+    const children = Object.keys(node).filter((k) => k !== ".");
     if (children.length === 0 && path.length > 0) out.push(path);
-    for (const k of children) walk(node[k] ?? {}, [...path, k.slice(2)]);
+    for (const k of children) walk(node[k] ?? {}, [...path, k]);
   };
   if (fields) walk(fields, []);
   return out;
@@ -155,31 +242,32 @@ export interface ManagerContext {
   apiVersion: string;
   time: string;
   subresource?: string;
+  listKeys: ListKeys;
 }
+
+const key = (p: Path) => JSON.stringify(p);
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** After an update/patch: the manager takes ownership of every changed or added leaf. */
 export function recordUpdate(old: KObj | undefined, next: KObj, ctx: ManagerContext): KObj[] {
-  const oldPaths = old ? new Map(leafPaths(old).map((p) => [key(p), p])) : new Map<string, Path>();
-  const nextPaths = leafPaths(next);
+  const oldKeys = new Set(old ? leafPaths(old, ctx.listKeys).map(key) : []);
+  const nextPaths = leafPaths(next, ctx.listKeys);
   const nextKeys = new Set(nextPaths.map(key));
-  const changed = nextPaths.filter((p) => {
-    if (!oldPaths.has(key(p))) return true;
-    return JSON.stringify(valueAt(old, p)) !== JSON.stringify(valueAt(next, p));
-  });
+  const changed = nextPaths.filter((p) => !oldKeys.has(key(p)) || !same(valueAt(old, p), valueAt(next, p)));
   const changedKeys = new Set(changed.map(key));
   let entries = readManaged(old).map((e) => ({
     ...e,
     paths: e.paths.filter((p) => nextKeys.has(key(p)) && !changedKeys.has(key(p))),
   }));
   if (changed.length > 0) {
-    const mine = entries.find((e) => sameEntry(e, ctx.manager, "Update", ctx.subresource));
-    const paths = [...(mine?.paths ?? []), ...changed];
+    const mine = readManaged(old).find((e) => sameEntry(e, ctx.manager, "Update", ctx.subresource));
+    const kept = (mine?.paths ?? []).filter((p) => nextKeys.has(key(p)) && !changedKeys.has(key(p)));
     const entry: ManagedEntry = {
       manager: ctx.manager,
       operation: "Update",
       apiVersion: ctx.apiVersion,
       time: ctx.time,
-      paths,
+      paths: [...kept, ...changed],
     };
     if (ctx.subresource) entry.subresource = ctx.subresource;
     entries = upsert(entries, entry);
@@ -195,11 +283,28 @@ function printManager(e: ManagedEntry): string {
   return s;
 }
 
-/** Recursive merge used by apply: maps merge, lists and scalars from the applied config win. */
-function mergeApplied(live: unknown, config: unknown): unknown {
+/** Apply merge: maps merge, associative lists merge by key, set lists union, other lists replace. */
+function mergeApplied(live: unknown, config: unknown, names: string[], listKeys: ListKeys): unknown {
+  if (Array.isArray(config) && Array.isArray(live)) {
+    const keys = listKeys(names);
+    if (keys === "set") {
+      const out = [...live];
+      for (const item of config) if (!out.some((x) => same(x, item))) out.push(structuredClone(item));
+      return out;
+    }
+    if (Array.isArray(keys) && config.every(isObject) && live.every(isObject)) {
+      const out = [...live] as KObj[];
+      for (const item of config as KObj[]) {
+        const i = out.findIndex((x) => keyOf(x, keys) === keyOf(item, keys));
+        if (i >= 0) out[i] = mergeApplied(out[i], item, [...names, "*"], listKeys) as KObj;
+        else out.push(structuredClone(item));
+      }
+      return out;
+    }
+  }
   if (!isObject(config) || !isObject(live)) return structuredClone(config);
   const out: KObj = { ...live };
-  for (const [k, v] of Object.entries(config)) out[k] = mergeApplied(live[k], v);
+  for (const [k, v] of Object.entries(config)) out[k] = mergeApplied(live[k], v, [...names, k], listKeys);
   return out;
 }
 
@@ -208,7 +313,7 @@ function mergeApplied(live: unknown, config: unknown): unknown {
  * Throws 409 Conflict listing fields another manager owns with a different value, unless forced.
  */
 export function applyConfig(live: KObj | undefined, config: KObj, ctx: ManagerContext, force: boolean): KObj {
-  const configPaths = leafPaths(config);
+  const configPaths = leafPaths(config, ctx.listKeys);
   const configKeys = new Set(configPaths.map(key));
   let entries = readManaged(live);
   const conflicts: Array<{ entry: ManagedEntry; path: Path }> = [];
@@ -217,7 +322,7 @@ export function applyConfig(live: KObj | undefined, config: KObj, ctx: ManagerCo
       if (sameEntry(entry, ctx.manager, "Apply", ctx.subresource)) continue;
       for (const p of entry.paths) {
         if (!configKeys.has(key(p))) continue;
-        if (JSON.stringify(valueAt(live, p)) === JSON.stringify(valueAt(config, p))) continue;
+        if (same(valueAt(live, p), valueAt(config, p))) continue;
         conflicts.push({ entry, path: p });
       }
     }
@@ -231,12 +336,11 @@ export function applyConfig(live: KObj | undefined, config: KObj, ctx: ManagerCo
         : { ...e, paths: e.paths.filter((p) => !taken.has(key(p))) },
     );
   }
-  let result = mergeApplied(live ?? {}, config) as KObj;
+  const result = mergeApplied(live ?? {}, config, [], ctx.listKeys) as KObj;
   // Fields this manager applied before but no longer applies are removed unless someone else owns them.
   const mine = entries.find((e) => sameEntry(e, ctx.manager, "Apply", ctx.subresource));
   if (mine) {
     const othersOwn = new Set(entries.filter((e) => e !== mine).flatMap((e) => e.paths.map(key)));
-    result = structuredClone(result);
     for (const p of mine.paths) {
       if (!configKeys.has(key(p)) && !othersOwn.has(key(p))) deleteAt(result, p);
     }

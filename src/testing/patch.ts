@@ -187,7 +187,7 @@ const mergeKeys: Record<string, string> = {
 /** Primitive lists with patchStrategy merge (set semantics). */
 const mergedPrimitiveLists = new Set(["finalizers", "metadata.finalizers"]);
 
-function mergeKeyFor(parent: string, field: string): string | undefined {
+export function mergeKeyFor(parent: string, field: string): string | undefined {
   const specific = mergeKeys[`${parent}.${field}`];
   if (specific !== undefined) return specific === "" ? undefined : specific;
   if (field === "ports") return undefined;

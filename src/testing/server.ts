@@ -2,7 +2,8 @@
 // a node:http server on 127.0.0.1 with a kubeconfig for it.
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +16,7 @@ import { type Authorizer, checkAccess, handle, type HttpContext } from "./http.j
 import { builtinDefs, Registry } from "./resources.js";
 import { ApiError, qualifiedResource } from "./status.js";
 import { Store, type StoreEvent } from "./store.js";
+import { selfSignedCert } from "./tls.js";
 import type { KObj, RequestAttributes, ResourceDef, UserInfo } from "./types.js";
 import { WatchHub } from "./watch.js";
 import { type WorkloadOptions, Workloads } from "./workloads.js";
@@ -42,6 +44,11 @@ export interface TestClusterOptions {
   objects?: KObj[];
   /** /version answer (gitVersion, default "v1.31.0"). */
   kubernetesVersion?: string;
+  /**
+   * Serve HTTPS with a fresh self-signed certificate (kubeconfig carries it as
+   * certificate-authority-data). kubectl needs this: it only sends credentials over TLS.
+   */
+  tls?: boolean;
 }
 
 /** One forbid rule: every listed attribute must match (omitted = any). */
@@ -65,8 +72,10 @@ export interface RequestRecord {
 }
 
 export interface TestCluster {
-  /** "http://127.0.0.1:PORT" */
+  /** "http://127.0.0.1:PORT" ("https://…" with the tls option) */
   url: string;
+  /** PEM of the server certificate (its own CA) when started with tls: true. */
+  caCertificate?: string;
   /** Kubeconfig YAML (cluster, user and context "tsop-test", namespace default, token auth). */
   kubeconfig: string;
   /** The kubeconfig written to a temporary file (removed by stop()). */
@@ -106,7 +115,7 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
-function kubeconfigYaml(url: string, token: string, user: string): string {
+function kubeconfigYaml(url: string, token: string, user: string, ca: string | undefined): string {
   return [
     "apiVersion: v1",
     "kind: Config",
@@ -115,7 +124,9 @@ function kubeconfigYaml(url: string, token: string, user: string): string {
     "  cluster:",
     `    server: ${url}`,
     // Plain HTTP on loopback: @kubernetes/client-node only allows http:// servers with this set.
-    "    insecure-skip-tls-verify: true",
+    ca
+      ? `    certificate-authority-data: ${Buffer.from(ca).toString("base64")}`
+      : "    insecure-skip-tls-verify: true",
     "contexts:",
     "- name: tsop-test",
     "  context:",
@@ -217,20 +228,24 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
   }
   for (const obj of options.objects ?? []) createDirect(engine, obj);
 
-  const server: Server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(ctx, req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
-  });
+  };
+  const tls = options.tls ? selfSignedCert() : undefined;
+  const server: Server = tls
+    ? createHttpsServer({ cert: tls.cert, key: tls.key }, listener)
+    : createServer(listener);
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
-  const kubeconfig = kubeconfigYaml(url, token, userName);
+  const url = `${tls ? "https" : "http"}://127.0.0.1:${port}`;
+  const kubeconfig = kubeconfigYaml(url, token, userName, tls?.cert);
   const dir = await mkdtemp(join(tmpdir(), "tsop-test-cluster-"));
   const kubeconfigPath = join(dir, "kubeconfig");
   await writeFile(kubeconfigPath, kubeconfig, { mode: 0o600 });
@@ -245,6 +260,7 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
   let stopped = false;
   return {
     url,
+    ...(tls ? { caCertificate: tls.cert } : {}),
     kubeconfig,
     kubeconfigPath,
     token,

@@ -53,6 +53,23 @@ describe("KubeConfig", () => {
   });
 });
 
+describe("TLS", () => {
+  it("serves HTTPS with a CA the kubeconfig carries (TLS verification stays on)", async () => {
+    const secure = await startTestCluster({ tls: true });
+    try {
+      expect(secure.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      expect(secure.kubeconfig).toContain("certificate-authority-data:");
+      expect(secure.kubeconfig).not.toContain("insecure-skip-tls-verify");
+      const tlsConfig = new KubeConfig();
+      tlsConfig.loadFromString(secure.kubeconfig);
+      const ns = await tlsConfig.makeApiClient(CoreV1Api).readNamespace({ name: "kube-system" });
+      expect(ns.metadata?.name).toBe("kube-system");
+    } finally {
+      await secure.stop();
+    }
+  });
+});
+
 describe("KubernetesObjectApi", () => {
   it("creates, reads, lists, replaces, patches and deletes built-ins", async () => {
     const cm: V1ConfigMap = {
