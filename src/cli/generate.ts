@@ -56,7 +56,9 @@ function commonOptions(command: Command, what: "all" | "crds" | "rbac"): Command
     .option("--check", "write nothing; exit 1 with a unified diff if the files on disk are out of date");
 }
 
-async function run(what: "all" | "crds" | "rbac", flags: GenerateFlags, command: Command): Promise<void> {
+async function run(what: "all" | "crds" | "rbac", _local: GenerateFlags, command: Command): Promise<void> {
+  // Options given before or after the subcommand name (`generate --check crds`, `generate crds --check`).
+  const flags = command.optsWithGlobals<GenerateFlags>();
   const ctx = await cliContext(command);
   const { generate, markerReference } = await import("../codegen/index.js");
   if (flags.listMarkers) {
