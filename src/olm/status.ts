@@ -1,7 +1,8 @@
 // `tsop olm status`: finds OLM (any namespace, version from the packageserver CSV), then reports
 // each object of that version's manifests, plus the packageserver Deployment OLM creates, with its
 // health, sorted, and an overall verdict.
-import { UsageError } from "../common/errors.js";
+import { formatDuration } from "../common/duration.js";
+import { TimeoutError, UsageError } from "../common/errors.js";
 import type { Reporter } from "../common/reporter.js";
 import { KubeClient } from "../kube/client.js";
 import type { ObjectRef } from "../kube/objects.js";
@@ -60,6 +61,31 @@ export async function connect(options: OlmClusterOptions): Promise<KubeClient> {
 }
 
 export async function olmStatus(options: OlmClusterOptions & OlmManifestOptions): Promise<OlmStatus> {
+  return withDeadline(statusOnce(options), options.timeoutMs, "checking OLM's status");
+}
+
+/** Rejects with a TimeoutError when `work` takes longer than `ms` (status has no waits of its own). */
+export async function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new TimeoutError(`${what} did not finish within ${formatDuration(ms)}`, {
+            hint: "the API server may be slow or unreachable; raise --timeout",
+          }),
+        ),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function statusOnce(options: OlmClusterOptions & OlmManifestOptions): Promise<OlmStatus> {
   const client = await connect(options);
   try {
     const existing = await detectOlm(client);

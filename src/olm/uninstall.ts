@@ -3,7 +3,6 @@
 // CSVs (while OLM still runs to process their finalizers), OLM's own CSV, catalogs and groups, its
 // deployments, the remaining objects and namespaces, and the CRDs last.
 import { TsopError } from "../common/errors.js";
-import type { Reporter } from "../common/reporter.js";
 import type { KubeClient } from "../kube/client.js";
 import {
   describeRef,

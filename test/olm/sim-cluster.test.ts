@@ -16,11 +16,15 @@ async function freePort(): Promise<number> {
 
 it("starts a simulated cluster with OLM installed, prints its kubeconfig, stops on SIGINT", async () => {
   const port = await freePort();
-  const child = execa("node_modules/.bin/tsx", ["scripts/sim-cluster.ts", "--port", String(port), "--csv-phase-ms", "0", "--pod-start-ms", "10"], {
-    cwd: REPO_ROOT,
-    reject: false,
-    env: { NO_COLOR: "1" },
-  });
+  const child = execa(
+    "node_modules/.bin/tsx",
+    ["scripts/sim-cluster.ts", "--port", String(port), "--csv-phase-ms", "0", "--pod-start-ms", "10"],
+    {
+      cwd: REPO_ROOT,
+      reject: false,
+      env: { NO_COLOR: "1" },
+    },
+  );
   let out = "";
   const kubeconfig = await new Promise<string>((resolve, reject) => {
     child.stdout?.on("data", (d) => {

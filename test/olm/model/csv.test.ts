@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KubeClient } from "../../../src/kube/client.js";
 import type { KubeObject } from "../../../src/kube/objects.js";
 import { type OlmEnv, startOlmEnv } from "../harness.js";
-import { CRD_NAME, crd, csv } from "./fixture.js";
+import { crd, csv } from "./fixture.js";
 import { namespace, operatorGroup, phaseOf, record, V1A1 } from "./helpers.js";
 
 let env: OlmEnv;
