@@ -7,7 +7,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Reporter } from "../common/reporter.js";
 import { type Challenge, parseChallenges } from "./challenge.js";
-import { type Credential, findCredentials } from "./credentials.js";
+import { type Credential, credentialCache, findCredentials } from "./credentials.js";
 import { digestOf, sha256Digest } from "./digest.js";
 import { RegistryError } from "./errors.js";
 import { MANIFEST_ACCEPT, type Descriptor } from "./media-types.js";
@@ -66,7 +66,8 @@ interface Session {
   registry: string;
   base: URL;
   challenge: Challenge | undefined;
-  credential: Promise<Credential | undefined> | undefined;
+  /** Per repository: auth files may hold credentials for registry/namespace/repo keys. */
+  credentials: Map<string, Promise<Credential | undefined>>;
   tokens: Map<string, Promise<{ token: string; expiresAt: number }>>;
 }
 
@@ -79,6 +80,7 @@ export class RegistryClient {
   private readonly hostCa = new Map<string, string[]>();
   private globalCa: string[] | undefined;
   private readonly secrets = new Set<string>();
+  private readonly credentialCache = credentialCache();
 
   constructor(private readonly options: RegistryClientOptions = {}) {
     this.env = options.env ?? process.env;
@@ -216,21 +218,24 @@ export class RegistryClient {
     } else if (response.status >= 400) {
       throw this.statusError(registry, response, `${base.origin}/v2/`, undefined);
     }
-    return { registry, base, challenge, credential: undefined, tokens: new Map() };
+    return { registry, base, challenge, credentials: new Map(), tokens: new Map() };
   }
 
   private credential(session: Session, repository: string): Promise<Credential | undefined> {
-    if (!session.credential) {
-      session.credential = findCredentials(session.registry, repository, {
+    let credential = session.credentials.get(repository);
+    if (!credential) {
+      credential = findCredentials(session.registry, repository, {
         ...(this.options.registryConfig ? { registryConfig: this.options.registryConfig } : {}),
         env: this.env,
         debug: (m) => this.options.reporter?.debug(m),
+        cache: this.credentialCache,
       }).then((c) => {
         for (const s of [c?.password, c?.identityToken]) if (s) this.secrets.add(s);
         return c;
       });
+      session.credentials.set(repository, credential);
     }
-    return session.credential;
+    return credential;
   }
 
   private async token(session: Session, repository: string, scopes: string[]): Promise<string> {
@@ -366,7 +371,9 @@ export class RegistryClient {
 
   private async statusFailure(registry: string, response: HttpResponse, what: string): Promise<never> {
     const session = await this.sessions.get(registry)?.catch(() => undefined);
-    const credential = session?.credential ? await session.credential.catch(() => undefined) : undefined;
+    const repository = /^\/v2\/(.+)\/(?:manifests|blobs)\//.exec(response.url.pathname)?.[1] ?? "";
+    const pending = session?.credentials.get(repository);
+    const credential = pending ? await pending.catch(() => undefined) : undefined;
     throw this.statusError(registry, response, what, credential);
   }
 
@@ -401,6 +408,32 @@ export class RegistryClient {
   ): Promise<HttpResponse> {
     if (ok.includes(response.status)) return response;
     return this.statusFailure(registry, response, what);
+  }
+
+  /**
+   * With token auth, fetches one token covering pull on all these repositories (grouped by the
+   * credentials that apply), so a batch costs one token round trip instead of one per repository.
+   * Failures are ignored here: each request then gets its own token and reports its own error.
+   */
+  async prefetchPullTokens(registry: string, repositories: readonly string[]): Promise<void> {
+    try {
+      const session = await this.session(registry);
+      if (session.challenge?.scheme !== "bearer" || repositories.length < 2) return;
+      const groups = new Map<string, string[]>();
+      for (const repository of [...new Set(repositories)].sort()) {
+        const c = await this.credential(session, repository);
+        const key = c ? `${c.source}|${c.username ?? ""}|${c.identityToken ? "t" : ""}` : "anonymous";
+        groups.set(key, [...(groups.get(key) ?? []), repository]);
+      }
+      for (const repos of groups.values()) {
+        const scopes = repos.map((r) => repositoryScope(r, "pull"));
+        const pending = this.fetchToken(session, repos[0]!, scopes);
+        pending.catch(() => undefined);
+        for (const scope of scopes) if (!session.tokens.has(scope)) session.tokens.set(scope, pending);
+      }
+    } catch {
+      // Reported by the requests themselves.
+    }
   }
 
   /** The digest of a reference's top-level manifest (an index for multi-platform images). */

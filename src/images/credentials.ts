@@ -26,6 +26,17 @@ export interface CredentialOptions {
   env: NodeJS.ProcessEnv;
   /** Debug lines (never with secrets). */
   debug?: (message: string) => void;
+  /** Reuse parsed files and helper answers across lookups (one per client). */
+  cache?: CredentialCache;
+}
+
+export interface CredentialCache {
+  files: Map<string, Promise<AuthFile | undefined>>;
+  helpers: Map<string, Promise<Credential | undefined>>;
+}
+
+export function credentialCache(): CredentialCache {
+  return { files: new Map(), helpers: new Map() };
 }
 
 interface AuthEntry {
@@ -35,7 +46,7 @@ interface AuthEntry {
   identitytoken?: string;
 }
 
-interface AuthFile {
+export interface AuthFile {
   auths?: Record<string, AuthEntry>;
   credHelpers?: Record<string, string>;
   credsStore?: string;
@@ -157,6 +168,20 @@ export async function runCredentialHelper(
   return { username: answer.Username ?? "", password: answer.Secret, source: program };
 }
 
+function cached<T>(
+  map: Map<string, Promise<T>> | undefined,
+  key: string,
+  load: () => Promise<T>,
+): Promise<T> {
+  if (!map) return load();
+  let value = map.get(key);
+  if (!value) {
+    value = load();
+    map.set(key, value);
+  }
+  return value;
+}
+
 /** Finds credentials for a repository on a registry, or undefined for anonymous access. */
 export async function findCredentials(
   registry: string,
@@ -164,7 +189,7 @@ export async function findCredentials(
   options: CredentialOptions,
 ): Promise<Credential | undefined> {
   for (const { path, required } of authFilePaths(options)) {
-    const file = await readAuthFile(path, required);
+    const file = await cached(options.cache?.files, path, () => readAuthFile(path, required));
     if (!file) continue;
     const helpers = Object.fromEntries(
       Object.entries(file.credHelpers ?? {}).map(([k, v]) => [normaliseAuthKey(k), v] as const),
@@ -172,14 +197,19 @@ export async function findCredentials(
     const helper = helpers[registry];
     if (helper) {
       options.debug?.(`credentials for ${registry}: credential helper docker-credential-${helper} (${path})`);
-      const credential = await runCredentialHelper(helper, registry, options.env);
+      const credential = await cached(options.cache?.helpers, `${helper}|${registry}`, () =>
+        runCredentialHelper(helper, registry, options.env),
+      );
       if (credential) return credential;
     }
     if (file.credsStore) {
       options.debug?.(
         `credentials for ${registry}: credential store docker-credential-${file.credsStore} (${path})`,
       );
-      const credential = await runCredentialHelper(file.credsStore, registry, options.env);
+      const store = file.credsStore;
+      const credential = await cached(options.cache?.helpers, `${store}|${registry}`, () =>
+        runCredentialHelper(store, registry, options.env),
+      );
       if (credential) return credential;
     }
     const entries = new Map<string, AuthEntry>();

@@ -37,6 +37,10 @@ export async function resolveDigests(
   const client = options.client ?? new RegistryClient(options);
   try {
     const entries = [...distinct.entries()];
+    const byRegistry = new Map<string, string[]>();
+    for (const [, ref] of entries)
+      byRegistry.set(ref.registry, [...(byRegistry.get(ref.registry) ?? []), ref.repository]);
+    await Promise.all([...byRegistry].map(([registry, repos]) => client.prefetchPullTokens(registry, repos)));
     const settled = await mapSettled(entries, options.concurrency ?? 8, ([, ref]) =>
       client.resolveDigest(ref),
     );
