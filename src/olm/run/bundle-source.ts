@@ -26,6 +26,8 @@ export interface PullOptions {
   registryConfig?: string;
   skipTlsVerify?: boolean;
   plainHttp?: boolean;
+  caFile?: string;
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Pulls `image` into `destDir`; the images module's pullBundleImage has this shape. */
@@ -54,6 +56,8 @@ export async function pullBundle(
       registryConfig: options.registryConfig,
       skipTlsVerify: options.skipTlsVerify,
       plainHttp: options.plainHttp,
+      caFile: options.caFile,
+      env: options.env,
     });
     const bundle = await readBundleDir(pulled.dir, image);
     bundle.digest = pulled.digest;

@@ -174,6 +174,7 @@ const PHASE_TEXT: Record<string, string> = {
   "registry pod": "waiting for the registry pod",
   catalog: "waiting for the CatalogSource to be READY",
   "operator group": "creating the OperatorGroup",
+  "create subscription": "creating the Subscription",
   subscription: "waiting for the Subscription to resolve",
   "install plan": "approving and running the InstallPlan",
   csv: "waiting for the ClusterServiceVersion to succeed",

@@ -194,7 +194,7 @@ export async function runBundle(options: RunBundleOptions): Promise<RunBundleRes
           .map((c) => c.metadata.name ?? "")
           .filter((n) => ownedCrds.includes(n)),
       );
-      await session.phase("subscription", async () => {
+      await session.phase("create subscription", async () => {
         await session.create(p.subscription);
       });
       rollback.push(refOf(p.subscription));
