@@ -2,31 +2,18 @@
 // compiler, and no Kubernetes client until Manager.create / loadKubeConfig needs it. A loader hook
 // in a child process records every module the import resolves.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { distRuntime, ensureBuilt } from "./support/build.js";
 
-const root = resolve(import.meta.dirname, "../..");
-const entry = join(root, "dist/runtime/index.js");
+const entry = distRuntime;
 const dir = mkdtempSync(join(tmpdir(), "tsop-light-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function newestSource(): number {
-  const src = join(root, "src/runtime");
-  return Math.max(...readdirSync(src).map((f) => statSync(join(src, f)).mtimeMs));
-}
-
-beforeAll(() => {
-  let built = 0;
-  try {
-    built = statSync(entry).mtimeMs;
-  } catch {}
-  // The test checks the built package; rebuild when dist is missing or older than the sources.
-  if (built < newestSource())
-    execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: root, stdio: "ignore" });
-}, 120_000);
+beforeAll(ensureBuilt, 120_000);
 
 const FORBIDDEN = ["commander", "@inquirer", "handlebars", "ora", "typescript"];
 
