@@ -118,6 +118,11 @@ export function validateValue(
     }
     return errors;
   }
+  const enumErrors = (): FieldError[] =>
+    Array.isArray(schema.enum) &&
+    !schema.enum.some((e: unknown) => JSON.stringify(canonical(e)) === JSON.stringify(canonical(value)))
+      ? [notSupported(where, value, schema.enum)]
+      : [];
   if (schema["x-kubernetes-int-or-string"] === true) {
     if (!hasType(value, "integer") && typeof value !== "string") {
       errors.push(
@@ -137,14 +142,11 @@ export function validateValue(
         `"${typeName(value)}": ${label} in body must be of type ${schema.type}: "${typeName(value)}"`,
       ),
     );
+    // The apiserver still reports enum mismatches next to the type error.
+    errors.push(...enumErrors());
     return errors;
   }
-  if (
-    Array.isArray(schema.enum) &&
-    !schema.enum.some((e: unknown) => JSON.stringify(canonical(e)) === JSON.stringify(canonical(value)))
-  ) {
-    errors.push(notSupported(where, value, schema.enum));
-  }
+  errors.push(...enumErrors());
   if (typeof value === "string") {
     const length = [...value].length;
     if (typeof schema.maxLength === "number" && length > schema.maxLength)

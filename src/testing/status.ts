@@ -83,7 +83,7 @@ export function qualifiedKind(def: Pick<ResourceDef, "kind" | "group">): string 
 }
 
 function resourceDetails(def: Pick<ResourceDef, "resource" | "group">, name: string): StatusDetails {
-  const d: StatusDetails = { name };
+  const d: StatusDetails = name === "" ? {} : { name };
   if (def.group !== "") d.group = def.group;
   d.kind = def.resource;
   return d;
@@ -227,7 +227,7 @@ export function invalid(
 ): ApiError {
   const parts = errors.map((e) => `${e.field}: ${e.message}`);
   const joined = parts.length === 1 ? parts[0] : `[${parts.join(", ")}]`;
-  const details: StatusDetails = { name };
+  const details: StatusDetails = name === "" ? {} : { name };
   if (def.group !== "") details.group = def.group;
   details.kind = def.kind;
   details.causes = errors.map((e) => ({ reason: e.type, message: e.message, field: e.field }));

@@ -101,6 +101,20 @@ describe("discovery and health", () => {
   });
 });
 
+describe("start-up", () => {
+  it("starts an independent cluster quickly", async () => {
+    const started = Date.now();
+    const other = await startTestCluster();
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(other.url).not.toBe(cluster.url);
+    expect((await http(other, "GET", "/api/v1/namespaces/default/configmaps")).status).toBe(200);
+    expect((await http(cluster, "GET", "/api/v1/namespaces", undefined, { token: other.token })).status).toBe(
+      401,
+    );
+    await other.stop();
+  });
+});
+
 describe("CRUD of built-in kinds", () => {
   it("creates, gets, updates and deletes with server-set metadata", async () => {
     const created = await http(
@@ -168,6 +182,33 @@ describe("CRUD of built-in kinds", () => {
       message: 'deployments.apps "nope" not found',
       details: { name: "nope", group: "apps", kind: "deployments" },
     });
+  });
+
+  it("serves core and events.k8s.io Events from one storage", async () => {
+    const core = await http(cluster, "POST", "/api/v1/namespaces/default/events", {
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: { name: "ev1" },
+      involvedObject: { kind: "Pod", name: "p", namespace: "default" },
+      reason: "Started",
+      message: "started the thing",
+      type: "Normal",
+    });
+    expect(core.status).toBe(201);
+    const v1 = await http(cluster, "GET", "/apis/events.k8s.io/v1/namespaces/default/events/ev1");
+    expect(v1.body).toMatchObject({
+      apiVersion: "events.k8s.io/v1",
+      kind: "Event",
+      note: "started the thing",
+      regarding: { name: "p" },
+      reason: "Started",
+    });
+    const byField = await http(
+      cluster,
+      "GET",
+      `/api/v1/namespaces/default/events?fieldSelector=${encodeURIComponent("involvedObject.name=p,reason=Started")}`,
+    );
+    expect(byField.body.items).toHaveLength(1);
   });
 
   it("generates names from generateName", async () => {

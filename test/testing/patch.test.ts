@@ -157,6 +157,50 @@ describe("strategic merge patch", () => {
     expect(replaced.body.metadata.generation).toBe(2);
   });
 
+  it("supports $deleteFromPrimitiveList, $setElementOrder and finalizers as a set", async () => {
+    await http(cluster, "POST", cms, {
+      ...configMap("prim"),
+      metadata: { name: "prim", finalizers: ["a/x", "b/y"] },
+    });
+    const added = await http(
+      cluster,
+      "PATCH",
+      `${cms}/prim`,
+      { metadata: { finalizers: ["c/z", "a/x"] } },
+      strategic,
+    );
+    expect(added.body.metadata.finalizers).toEqual(["a/x", "b/y", "c/z"]);
+    const removed = await http(
+      cluster,
+      "PATCH",
+      `${cms}/prim`,
+      { metadata: { "$deleteFromPrimitiveList/finalizers": ["b/y"] } },
+      strategic,
+    );
+    expect(removed.body.metadata.finalizers).toEqual(["a/x", "c/z"]);
+    await http(cluster, "PATCH", `${cms}/prim`, { metadata: { finalizers: null } }, merge);
+    const ordered = await http(
+      cluster,
+      "PATCH",
+      `${deps}/web`,
+      {
+        spec: {
+          template: {
+            spec: {
+              "$setElementOrder/containers": [{ name: "extra" }, { name: "main" }],
+              containers: [{ name: "extra", image: "busybox:3" }],
+            },
+          },
+        },
+      },
+      strategic,
+    );
+    expect(ordered.body.spec.template.spec.containers.map((c: { name: string }) => c.name)).toEqual([
+      "extra",
+      "main",
+    ]);
+  });
+
   it("answers 415 UnsupportedMediaType for custom resources, as the real server does", async () => {
     await http(cluster, "POST", "/apis/cache.example.com/v1alpha1/namespaces/default/memcacheds", {
       apiVersion: "cache.example.com/v1alpha1",
@@ -273,6 +317,93 @@ describe("server-side apply", () => {
     expect(r.body.message).toMatch(
       /^Apply failed with 1 conflict: conflict with "kubectl-edit" using v1 at \S+Z: \.data\.a$/,
     );
+  });
+
+  it("honours dryRun=All on create and apply without storing anything", async () => {
+    const created = await http(cluster, "POST", `${cms}?dryRun=All`, configMap("dry"));
+    expect(created.status).toBe(201);
+    expect(created.body.metadata.uid).toBeTruthy();
+    expect((await http(cluster, "GET", `${cms}/dry`)).status).toBe(404);
+    const bad = await http(cluster, "POST", `${cms}?dryRun=Some`, configMap("dry"));
+    expect(bad.status).toBe(422);
+  });
+
+  it("merges x-kubernetes-list-type=map lists of custom resources by key", async () => {
+    const crd = {
+      apiVersion: "apiextensions.k8s.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name: "pools.test.io" },
+      spec: {
+        group: "test.io",
+        scope: "Namespaced",
+        names: { plural: "pools", kind: "Pool" },
+        versions: [
+          {
+            name: "v1",
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: "object",
+                properties: {
+                  spec: {
+                    type: "object",
+                    properties: {
+                      members: {
+                        type: "array",
+                        "x-kubernetes-list-type": "map",
+                        "x-kubernetes-list-map-keys": ["name"],
+                        items: {
+                          type: "object",
+                          required: ["name"],
+                          properties: { name: { type: "string" }, weight: { type: "integer" } },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        ],
+      },
+    };
+    expect(
+      (await http(cluster, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)).status,
+    ).toBe(201);
+    const path = "/apis/test.io/v1/namespaces/default/pools/p";
+    const doc = (members: string) =>
+      `apiVersion: test.io/v1\nkind: Pool\nmetadata:\n  name: p\nspec:\n  members:\n${members}`;
+    await http(cluster, "PATCH", `${path}?fieldManager=a`, doc("  - name: x\n    weight: 1\n"), apply);
+    const both = await http(
+      cluster,
+      "PATCH",
+      `${path}?fieldManager=b`,
+      doc("  - name: y\n    weight: 2\n"),
+      apply,
+    );
+    expect(both.body.spec.members).toEqual([
+      { name: "x", weight: 1 },
+      { name: "y", weight: 2 },
+    ]);
+    const conflict = await http(
+      cluster,
+      "PATCH",
+      `${path}?fieldManager=b`,
+      doc("  - name: x\n    weight: 5\n"),
+      apply,
+    );
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.details.causes[0].field).toBe('.spec.members[name="x"].weight');
+    const dup = await http(cluster, "PUT", path, {
+      ...both.body,
+      spec: { members: [{ name: "x" }, { name: "x" }] },
+    });
+    expect(dup.status).toBe(422);
+    expect(dup.body.details.causes[0]).toMatchObject({
+      reason: "FieldValueDuplicate",
+      field: "spec.members[1]",
+    });
   });
 
   it("applies custom resources and status through the status subresource", async () => {

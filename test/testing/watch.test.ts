@@ -99,6 +99,19 @@ describe("watch", () => {
     w.stop();
   });
 
+  it("marks the end of initial events with a bookmark (sendInitialEvents)", async () => {
+    await http(cluster, "POST", "/api/v1/namespaces/other/configmaps", configMap("initial", {}, "other"));
+    const w = await openWatch(
+      cluster,
+      "/api/v1/namespaces/other/configmaps?watch=true&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan",
+    );
+    const events = await w.next(2);
+    const end = events.findIndex((e) => e.type === "BOOKMARK");
+    expect(events.slice(0, end).every((e) => e.type === "ADDED")).toBe(true);
+    expect(events[end]!.object.metadata.annotations).toEqual({ "k8s.io/initial-events-end": "true" });
+    w.stop();
+  });
+
   it("answers a too-old resourceVersion with an ERROR event carrying a 410 Expired Status, then closes", async () => {
     for (let i = 0; i < 60; i++)
       await http(cluster, "POST", "/api/v1/namespaces/default/configmaps", configMap(`fill-${i}`));
