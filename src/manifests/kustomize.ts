@@ -123,8 +123,15 @@ export async function buildKustomization(
     }
     const path = join(dir, ref);
     if (await isDirectory(path)) resources.push(...(await buildKustomization(path, ctx, [...stack, dir])));
-    else if (ctx.optional?.has(path) && !(await exists(path))) continue;
-    else {
+    else if (!(await exists(path))) {
+      if (ctx.optional?.has(path)) continue;
+      throw new InvalidInputError(`${shown(file)} lists ${ref}, which does not exist (${shown(path)})`, {
+        location: { file: shown(file) },
+        hint: ref.includes("crd")
+          ? "run `tsop generate` to write the CRDs, or remove the entry"
+          : "create the file, or remove the entry from resources",
+      });
+    } else {
       for (const loaded of await readDocuments(path, shown(path))) {
         resources.push({
           ...loaded,
@@ -524,7 +531,9 @@ function applyReplacement(resources: Resource[], replacement: Record<string, unk
           const current = getField(r.object, segments);
           const parts = typeof current === "string" ? current.split(options.delimiter) : [""];
           const index = typeof options.index === "number" ? options.index : 0;
-          if (index >= parts.length) parts.push(String(value));
+          // As kustomize: a negative index prefixes, one past the end appends.
+          if (index < 0) parts.unshift(String(value));
+          else if (index >= parts.length) parts.push(String(value));
           else parts[index] = String(value);
           next = parts.join(options.delimiter);
         }
