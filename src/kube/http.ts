@@ -163,7 +163,12 @@ export function openStream(spec: RequestSpec): Promise<http.IncomingMessage> {
     const req = mod.request(
       url,
       { method: spec.method, headers, agent: spec.agent, signal: spec.signal },
-      resolve,
+      (res) => {
+        // An abort after the caller stopped reading destroys the response with an AbortError;
+        // without a listener that would be an uncaught exception. Readers still see errors.
+        res.on("error", () => {});
+        resolve(res);
+      },
     );
     req.on("error", reject);
     req.end();
