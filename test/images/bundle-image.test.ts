@@ -183,6 +183,20 @@ describe("tsop bundle push to a token-auth registry, and --oci-layout", () => {
     expect(registry.issuer!.requests.flatMap((r) => r.scopes)).toContain("repository:team/bundle:pull,push");
   });
 
+  it("is what `tsop bundle validate <image>` reads, through tsop's pull", async () => {
+    const cwd = await bundleCopy();
+    const env = { HOME: cwd, REGISTRY_AUTH_FILE: await authFile(registry) };
+    const pushed = await runTsop(["bundle", "push", `${registry.host}/team/validate:v1`], { cwd, env });
+    const digest = pushed.stdout.trim();
+    const validated = await runTsop(["bundle", "validate", `${registry.host}/team/validate:v1`], {
+      cwd,
+      env,
+    });
+    expect(validated.stderr).toContain(`Pulled ${registry.host}/team/validate:v1@${digest}`);
+    // The validator saw the pushed files (the fixture CSV is deliberately incomplete).
+    expect(validated.stdout).toContain("manifests/memcached-operator.clusterserviceversion.yaml");
+  });
+
   it("writes an OCI layout skopeo reads, with the same digest as a push", async () => {
     const cwd = await bundleCopy();
     const layout = await runTsop(["bundle", "push", "example.com/team/bundle:v1", "--oci-layout", "out"], {
