@@ -1,6 +1,7 @@
 // Cluster helpers shared by run bundle, bundle-upgrade and cleanup: connecting, preflight lookups,
 // the diagnostics tsop adds to a failed phase, and rollback of what a run created.
-import { TsopError } from "../../common/errors.js";
+import { formatDuration } from "../../common/duration.js";
+import { ExitCode, TsopError } from "../../common/errors.js";
 import type { Reporter } from "../../common/reporter.js";
 import { KubeClient } from "../../kube/client.js";
 import { diagnose } from "../../kube/diagnostics.js";
@@ -153,8 +154,12 @@ export async function failRun(
         ? messages.cleanedUp(outcome.deleted.length)
         : `could not remove everything this run created:\n${outcome.left.map((l) => `  - ${l}`).join("\n")}`;
   }
+  const phaseText =
+    phaseError.exitCode === ExitCode.timeout
+      ? `${describePhase(phaseError.phase)} (--timeout ${formatDuration(session.timeoutMs)})`
+      : describePhase(phaseError.phase);
   const text = [
-    messages.failed(session.command, describePhase(phaseError.phase), phaseError.message),
+    messages.failed(session.command, phaseText, phaseError.message),
     ...(phaseError.details.length
       ? ["More from the cluster:", ...phaseError.details.map((l) => `  ${l}`)]
       : []),
