@@ -34,10 +34,9 @@ export function loadProgram(configPath: string): LoadedProgram {
   }
   // Automatic @types inclusion is off: CRD types are JSON data, and parsing @types/node alone costs
   // more than analysing fifty kinds.
-  // Likewise the DOM lib: schemas never need it.
-  const lib = (
-    parsed.options.lib ?? [ts.getDefaultLibFileName(parsed.options).replace(".full.", ".")]
-  ).filter((l) => !/dom|webworker|scripthost/i.test(l));
+  // Likewise most of the standard library: schemas are JSON data, so ES5's types (Array, Record,
+  // Date…) plus the ES2015 collections (to name Map/Set in errors) are all a CRD type can use.
+  const lib = ["lib.es5.d.ts", "lib.es2015.collection.d.ts", "lib.es2015.symbol.d.ts"];
   const options: ts.CompilerOptions = {
     ...parsed.options,
     noEmit: true,

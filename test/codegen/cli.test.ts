@@ -1,11 +1,11 @@
 // `tsop generate` as a user runs it: the built CLI in a temporary project.
 import { readFileSync } from "node:fs";
-import { rename, writeFile } from "node:fs/promises";
+import { mkdir, rename, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import { runTsop } from "../support/cli.js";
+import { REPO_ROOT, runTsop } from "../support/cli.js";
 import { readTree, testdir } from "../support/testdir.js";
 import { tsconfig } from "./support.js";
 
@@ -134,6 +134,31 @@ describe("tsop generate (CLI)", { timeout: 120_000 }, () => {
     const ta = await readTree(join(a, "config"));
     const tb = await readTree(join(b, "config"));
     expect(tb).toEqual(ta);
+  });
+
+  it("resolves tsop through node_modules/tsop/dist like a scaffolded project", async () => {
+    const dir = await testdir({
+      "package.json": JSON.stringify({ name: "demo", type: "module" }),
+      "tsconfig.json": JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          skipLibCheck: true,
+          types: ["node"],
+        },
+        include: ["src"],
+      }),
+      "src/api/memcached.ts": API,
+    });
+    await mkdir(join(dir, "node_modules"), { recursive: true });
+    await symlink(REPO_ROOT, join(dir, "node_modules/tsop"), "dir");
+    const res = await runTsop(["generate", "crds"], { cwd: dir });
+    expect(res.exitCode, res.stderr).toBe(0);
+    const expected = readFileSync(join(FIXTURE, "expected/crd/cache.example.com_memcacheds.yaml"), "utf8");
+    const strip = (t: string) => t.replace(/tsop\.dev\/version: .*\n/, "");
+    expect(strip(readFileSync(join(dir, CRD), "utf8"))).toBe(strip(expected));
   });
 
   it("--list-markers prints the reference from the marker table", async () => {
