@@ -140,6 +140,26 @@ describe("open registry (plain HTTP)", () => {
     }
   });
 
+  it("hashes the manifest itself when the registry sends no digest header", async () => {
+    const front = await startFaultyFront(registry);
+    try {
+      front.stripHeaders.add("docker-content-digest");
+      const c = client({ env: await cleanEnv() });
+      expect((await c.resolveDigest(parseReference(`${front.host}/team/app:v1`))).digest).toBe(skopeoDigest);
+      expect(front.log.filter((l) => l.includes("manifests"))).toHaveLength(2); // HEAD, then GET
+    } finally {
+      await front.stop();
+    }
+  });
+
+  it("reads Docker v2 schema 2 images as well as OCI ones", async () => {
+    const digest = await pushTestImage(registry, "team/docker", "v1", undefined, { format: "v2s2" });
+    const c = client({ env: await cleanEnv() });
+    const manifest = await c.getManifest(parseReference(`${registry.host}/team/docker:v1`));
+    expect(manifest.digest).toBe(digest);
+    expect(manifest.mediaType).toBe("application/vnd.docker.distribution.manifest.v2+json");
+  });
+
   it("classifies a refused connection as a network error", async () => {
     const c = client({ env: await cleanEnv(), retries: 0 });
     const error = await expectFailure(c.resolveDigest(parseReference("127.0.0.1:1/team/app:v1")), "network");

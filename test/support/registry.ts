@@ -398,6 +398,8 @@ export async function skopeoCopyLayout(
 }
 
 export interface SkopeoAuth {
+  /** Manifest format skopeo writes (default: OCI, as in the layout). */
+  format?: "oci" | "v2s2";
   creds?: string;
   authfile?: string;
   caDir?: string;
@@ -435,6 +437,7 @@ export async function pushTestImage(
     await execa("skopeo", [
       "copy",
       "--quiet",
+      ...(auth.format ? ["--format", auth.format] : []),
       ...destFlags(registry, "dest", auth),
       `oci:${dir}:t`,
       `docker://${registry.host}/${repository}:${tag}`,
@@ -556,6 +559,8 @@ export interface Fault {
 export interface FaultyFront {
   host: string;
   faults: Fault[];
+  /** Response headers to drop (e.g. docker-content-digest). */
+  stripHeaders: Set<string>;
   /** Requests seen: "METHOD path". */
   log: string[];
   stop(): Promise<void>;
@@ -565,6 +570,7 @@ export interface FaultyFront {
 export async function startFaultyFront(registry: TestRegistry): Promise<FaultyFront> {
   const faults: Fault[] = [];
   const log: string[] = [];
+  const stripHeaders = new Set<string>();
   const [upHost, upPort] = registry.host.split(":");
   const server = createServer((req, res) => {
     log.push(`${req.method} ${req.url}`);
@@ -585,6 +591,7 @@ export async function startFaultyFront(registry: TestRegistry): Promise<FaultyFr
       { host: upHost, port: Number(upPort), method: req.method, path: req.url, headers: req.headers },
       (up) => {
         const headers = { ...up.headers };
+        for (const name of stripHeaders) delete headers[name];
         // Upload locations point at the registry itself; keep the client on the front.
         if (typeof headers.location === "string")
           headers.location = headers.location.replace(registry.host, front);
@@ -600,6 +607,7 @@ export async function startFaultyFront(registry: TestRegistry): Promise<FaultyFr
   return {
     host: front,
     faults,
+    stripHeaders,
     log,
     stop: () =>
       new Promise<void>((resolve) => {
