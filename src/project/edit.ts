@@ -1,6 +1,6 @@
 // Writes PROJECT text. A new file is rendered from scratch; later changes go through the yaml
 // Document API so the user's comments, key order and extra keys survive.
-import { isSeq, parseDocument, stringify } from "yaml";
+import { isMap, isSeq, parseDocument, stringify } from "yaml";
 import { InvalidInputError } from "../common/errors.js";
 import { LAYOUT, type Project, type ProjectResource } from "./types.js";
 
@@ -55,6 +55,35 @@ export function addResourceToProject(text: string, file: string, resource: Proje
       location: { file },
       hint: "fix PROJECT by hand, then run the command again",
     });
+  }
+  return doc.toString({ indentSeq: false });
+}
+
+/** Updates the entry of the same group/version/kind (controller, api, path), keeping other keys and comments. */
+export function updateResourceInProject(text: string, file: string, resource: ProjectResource): string {
+  const doc = parseDocument(text);
+  const resources = doc.get("resources", true);
+  const entry = isSeq(resources)
+    ? resources.items.find(
+        (item) =>
+          isMap(item) &&
+          item.get("group") === resource.group &&
+          item.get("version") === resource.version &&
+          item.get("kind") === resource.kind,
+      )
+    : undefined;
+  if (!isMap(entry)) {
+    throw new InvalidInputError(
+      `${file} has no entry for ${resource.kind} (${resource.group}/${resource.version})`,
+      {
+        location: { file },
+        hint: "PROJECT changed while tsop ran; run the command again",
+      },
+    );
+  }
+  const wanted = resourceEntry(resource);
+  for (const key of ["api", "controller", "path"]) {
+    if (wanted[key] !== undefined) entry.set(key, doc.createNode(wanted[key]));
   }
   return doc.toString({ indentSeq: false });
 }

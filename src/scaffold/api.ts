@@ -2,7 +2,6 @@
 // one plan: new files from templates/api/**, marker insertions into src/main.ts, list edits of
 // the config kustomizations and a PROJECT entry (yaml Document API, comments kept). Rendered in
 // memory, written atomically.
-import { join, relative } from "node:path";
 import { AggregateTsopError, ExitCode, UsageError } from "../common/errors.js";
 import { defaultPlural } from "../common/plural.js";
 import type { Reporter } from "../common/reporter.js";
@@ -17,8 +16,10 @@ import {
   type Project,
   type ProjectResource,
   readProject,
+  updateResourceInProject,
 } from "../project/index.js";
 import { addDeploymentEnv, appendToYamlList } from "./yaml-edit.js";
+import { licenseHeader } from "./header.js";
 import { type FileAction, type FileResult, executePlan } from "./machinery.js";
 import { messages } from "./messages.js";
 
@@ -122,7 +123,9 @@ export async function createApi(options: CreateApiOptions, reporter: Reporter): 
   const withController = options.controller !== false;
   const gvk = `${options.kind} (${fullGroup(options.group, project.domain)}/${options.version})`;
   const existing = project.resources.find((r) => sameKind(r, options));
-  if (existing && !options.force) {
+  // A kind in PROJECT may still get the part it lacks (e.g. a controller added with --resource=false).
+  const duplicate = existing && ((withResource && existing.api) || (withController && existing.controller));
+  if (duplicate && !options.force) {
     throw new UsageError(messages.duplicateResource(gvk), { hint: messages.duplicateResourceHint });
   }
   const kindFile = options.kind.toLowerCase();
@@ -171,7 +174,7 @@ export async function createApi(options: CreateApiOptions, reporter: Reporter): 
     reconcilerClass: `${options.kind}Reconciler`,
     finalizer: `${group}/finalizer`,
     sampleName: `${kindFile}-sample`,
-    header: await headerOf(project),
+    header: licenseHeader(project.license, project.owner ?? `The ${project.projectName} Authors`),
   };
 
   const collide = "error" as const;
@@ -252,36 +255,23 @@ export async function createApi(options: CreateApiOptions, reporter: Reporter): 
       ifMissing: "error",
     });
   }
-  if (!existing) {
-    actions.push({
-      kind: "edit",
-      path: PROJECT_FILE,
-      edit: (text, file) => addResourceToProject(text, file, resource),
-      ifMissing: "error",
-    });
-  }
+  actions.push({
+    kind: "edit",
+    path: PROJECT_FILE,
+    edit: (text, file) =>
+      existing ? updateResourceInProject(text, file, resource) : addResourceToProject(text, file, resource),
+    ifMissing: "error",
+  });
 
   const { files } = await executePlan(actions, { root: project.root, data, force: options.force ?? false });
   for (const file of files) {
     if (file.status === "overwritten") reporter.warn(`overwrote ${file.path} (--force)`);
   }
-  const where = relative(options.cwd, project.root) || ".";
-  reporter.success(`created ${gvk} in ${where === "." ? project.root : join(options.cwd, where)}`);
+  reporter.success(`created ${gvk} in ${project.root}`);
   return { root: project.root, resource, files };
 }
 
 /** The wiring create api adds to src/main.ts; its lines are what the idempotence check compares. */
 export function controllerRegistration(kind: string, reconcilerClass: string): string {
   return `await ${reconcilerClass}.setup(manager.controller(${kind}));`;
-}
-
-async function headerOf(project: Project): Promise<string> {
-  if (project.license === "none") return "";
-  const owner = project.owner ?? `The ${project.projectName} Authors`;
-  return [
-    `// Copyright ${owner}.`,
-    "// Licensed under the Apache License, Version 2.0; see http://www.apache.org/licenses/LICENSE-2.0.",
-    "",
-    "",
-  ].join("\n");
 }

@@ -9,6 +9,7 @@ import { checkImage, splitImage } from "./image.js";
 import { type FileAction, type FileResult, executePlan } from "./machinery.js";
 import { messages } from "./messages.js";
 import { renderPackageJson, type TsopCommands } from "./package-json.js";
+import { licenseHeader } from "./header.js";
 import { installDependencies } from "./install.js";
 import { listTemplates, targetPath } from "./templates.js";
 import { defaultTsopDependency, SCORECARD_IMAGE } from "./versions.js";
@@ -76,16 +77,6 @@ async function existingEntries(dir: string): Promise<string[] | undefined> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
-}
-
-function licenseHeader(license: "apache2" | "none", owner: string): string {
-  if (license === "none") return "";
-  return [
-    `// Copyright ${owner}.`,
-    "// Licensed under the Apache License, Version 2.0; see http://www.apache.org/licenses/LICENSE-2.0.",
-    "",
-    "",
-  ].join("\n");
 }
 
 export async function init(options: InitOptions, reporter: Reporter): Promise<InitResult> {

@@ -170,6 +170,29 @@ describe("tsop create api", () => {
     expect(parse(tree.PROJECT!).resources).toHaveLength(2);
   });
 
+  it("adds a controller later to a kind created with --controller=false", async () => {
+    const dir = await scaffoldProject();
+    expect((await createApi(dir, [...MEMCACHED, "--controller=false"])).exitCode).toBe(0);
+    let tree = await readTree(dir);
+    expect(tree["src/controllers/memcached.controller.ts"]).toBeUndefined();
+    expect(parse(tree.PROJECT!).resources[0].controller).toBe(false);
+    // Asking for the API again is a duplicate; asking for only the missing controller is not.
+    expect((await createApi(dir, MEMCACHED)).exitCode).toBe(2);
+    const added = await createApi(dir, [...MEMCACHED, "--resource=false"]);
+    expect(added.exitCode, added.stderr).toBe(0);
+    tree = await readTree(dir);
+    expect(tree["src/controllers/memcached.controller.ts"]).toContain("class MemcachedReconciler");
+    expect(tree["src/main.ts"]).toContain("await MemcachedReconciler.setup(manager.controller(Memcached));");
+    expect(parse(tree.PROJECT!).resources).toEqual([
+      expect.objectContaining({
+        kind: "Memcached",
+        controller: true,
+        api: { crdVersion: "v1", namespaced: true },
+      }),
+    ]);
+    expect((await createApi(dir, [...MEMCACHED, "--resource=false"])).exitCode).toBe(2);
+  });
+
   it("runs from any directory inside the project", async () => {
     const dir = await scaffoldProject();
     const result = await runTsop(["create", "api", ...MEMCACHED], { cwd: join(dir, "config/samples") });

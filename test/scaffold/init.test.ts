@@ -68,7 +68,7 @@ describe("tsop init", () => {
     expect(parse(tree["config/manager/kustomization.yaml"]!).images).toEqual([
       { name: "controller", newName: "example.com/memcached-operator", newTag: "0.0.1" },
     ]);
-    expect(tree["config/manager/manager.yaml"]).toMatch(/# - name: RELATED_IMAGE_/);
+    expect(tree["config/manager/manager.yaml"]).toMatch(/# {3}- name: RELATED_IMAGE_MEMCACHED/);
     expect(tree.Dockerfile).toMatch(/FROM .* AS build[\s\S]*FROM .*distroless.*:nonroot[\s\S]*USER 65532/);
   });
 
