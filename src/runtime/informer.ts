@@ -248,8 +248,7 @@ export class Informer<T extends InformerObject = InformerObject> {
       });
       this.progress();
       for (const item of page.items ?? []) {
-        item.apiVersion ??= this.mapping.apiVersion;
-        item.kind ??= this.mapping.kind;
+        this.normalise(item);
         items.set(objectKey(item), item);
       }
       cont = page.metadata?.continue || undefined;
@@ -340,8 +339,7 @@ export class Informer<T extends InformerObject = InformerObject> {
     const rv = obj.metadata?.resourceVersion;
     if (rv) this.resourceVersion = rv;
     if (event.type === "BOOKMARK") return;
-    obj.apiVersion ??= this.mapping.apiVersion;
-    obj.kind ??= this.mapping.kind;
+    this.normalise(obj);
     const key = objectKey(obj);
     const old = this.store.get(key);
     if (event.type === "DELETED") {
@@ -352,6 +350,13 @@ export class Informer<T extends InformerObject = InformerObject> {
     this.store.set(key, obj);
     if (old) this.emit("onUpdate", old, obj);
     else this.emit("onAdd", obj);
+  }
+
+  /** Self-describing objects without managedFields (often the largest part; no reconciler needs them). */
+  private normalise(obj: T): void {
+    obj.apiVersion ??= this.mapping.apiVersion;
+    obj.kind ??= this.mapping.kind;
+    if (obj.metadata?.managedFields) delete obj.metadata.managedFields;
   }
 
   private emit(kind: "onAdd" | "onDelete", obj: T): void;

@@ -16,6 +16,8 @@ export interface KubeConfigOptions {
   /** Context to use instead of the current one (the --context flag). */
   context?: string;
   env?: NodeJS.ProcessEnv;
+  /** Root under which the service account files are looked up (tests); default "/". */
+  inClusterRoot?: string;
 }
 
 const SA_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
@@ -32,6 +34,8 @@ export interface LoadedKubeConfig {
 
 export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<LoadedKubeConfig> {
   const env = options.env ?? process.env;
+  const saRoot = options.inClusterRoot ?? "/";
+  const saPrefix = options.inClusterRoot ? options.inClusterRoot.replace(/\/+$/, "") : "";
   const { KubeConfig } = await import("@kubernetes/client-node");
   const kc = new KubeConfig();
   let source: string;
@@ -48,17 +52,12 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
       kc.loadFromFile(options.kubeconfig);
       source = options.kubeconfig;
     } else if (env.KUBECONFIG) {
-      const saved = process.env.KUBECONFIG;
-      process.env.KUBECONFIG = env.KUBECONFIG;
-      try {
-        kc.loadFromDefault();
-      } finally {
-        if (saved === undefined) delete process.env.KUBECONFIG;
-        else process.env.KUBECONFIG = saved;
-      }
+      withEnv(env, ["KUBECONFIG"], () => kc.loadFromDefault());
       source = `KUBECONFIG=${env.KUBECONFIG}`;
-    } else if (env.KUBERNETES_SERVICE_HOST && existsSync(join(SA_DIR, "token"))) {
-      kc.loadFromCluster();
+    } else if (env.KUBERNETES_SERVICE_HOST && existsSync(join(saRoot, SA_DIR, "token"))) {
+      withEnv(env, ["KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"], () =>
+        kc.loadFromCluster(saPrefix),
+      );
       source = "in-cluster service account";
       inCluster = true;
     } else {
@@ -93,10 +92,31 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
   let namespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
   if (inCluster) {
     try {
-      namespace = readFileSync(join(SA_DIR, "namespace"), "utf8").trim() || namespace;
+      namespace = readFileSync(join(saRoot, SA_DIR, "namespace"), "utf8").trim() || namespace;
     } catch {
       // not mounted: keep the context's namespace
     }
   }
   return { kc, server: cluster.server.replace(/\/+$/, ""), source, namespace, inCluster };
+}
+
+/** client-node reads these from process.env; run fn with the given environment's values. */
+function withEnv(env: NodeJS.ProcessEnv, names: string[], fn: () => void): void {
+  if (env === process.env) {
+    fn();
+    return;
+  }
+  const saved = names.map((n) => [n, process.env[n]] as const);
+  for (const n of names) {
+    if (env[n] === undefined) delete process.env[n];
+    else process.env[n] = env[n];
+  }
+  try {
+    fn();
+  } finally {
+    for (const [n, v] of saved) {
+      if (v === undefined) delete process.env[n];
+      else process.env[n] = v;
+    }
+  }
 }

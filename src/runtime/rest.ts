@@ -45,13 +45,30 @@ export class RestClient {
     this.base = new URL(server);
   }
 
-  /** Auth headers and TLS material for one request. */
+  /** Auth headers (re-applied per request: tokens rotate) and one keep-alive agent. */
   private async prepare(): Promise<Prepared> {
     const opts: Prepared = { headers: {} };
     await this.kc.applyToHTTPSOptions(opts as https.RequestOptions);
-    // Keep one agent (connection reuse); the per-request one only carries the same TLS material.
-    this.agent ??= opts.agent as http.Agent;
+    this.agent ??= this.keepAliveAgent(opts);
     return opts;
+  }
+
+  private keepAliveAgent(opts: Prepared): http.Agent {
+    // A proxy agent from client-node must be kept; otherwise build a keep-alive agent with the same
+    // TLS material, so reconciles do not pay a TLS handshake per request.
+    if (this.kc.getCurrentCluster()?.proxyUrl) return opts.agent as http.Agent;
+    if (this.base.protocol === "http:") return new http.Agent({ keepAlive: true });
+    const tls = opts as https.RequestOptions;
+    return new https.Agent({
+      keepAlive: true,
+      ca: tls.ca,
+      cert: tls.cert,
+      key: tls.key,
+      pfx: tls.pfx,
+      passphrase: tls.passphrase,
+      servername: tls.servername,
+      ...(tls.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: tls.rejectUnauthorized }),
+    });
   }
 
   private async open(method: string, path: string, options: RequestOptions): Promise<http.IncomingMessage> {

@@ -1,5 +1,5 @@
 // Client, helpers and kubeconfig loading against the in-memory API server.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -99,6 +99,31 @@ current-context: far
     });
     expect(fromEnv.server).toBe(cluster.url);
     expect(fromEnv.source).toContain("KUBECONFIG=");
+  });
+
+  it("uses the in-cluster service account when running in a pod", async () => {
+    const root = join(tmp, "pod");
+    const sa = join(root, "var/run/secrets/kubernetes.io/serviceaccount");
+    mkdirSync(sa, { recursive: true });
+    writeFileSync(join(sa, "token"), "pod-token");
+    writeFileSync(join(sa, "ca.crt"), "not a real CA");
+    writeFileSync(join(sa, "namespace"), "operators\n");
+    const loaded = await loadKubeConfig({
+      env: { KUBERNETES_SERVICE_HOST: "10.96.0.1", KUBERNETES_SERVICE_PORT: "443", HOME: tmp },
+      inClusterRoot: root,
+    });
+    expect(loaded).toMatchObject({
+      server: "https://10.96.0.1:443",
+      namespace: "operators",
+      inCluster: true,
+      source: "in-cluster service account",
+    });
+    // KUBECONFIG wins over the service account, as in controller-runtime.
+    const local = await loadKubeConfig({
+      env: { KUBERNETES_SERVICE_HOST: "10.96.0.1", KUBECONFIG: cluster.kubeconfigPath },
+      inClusterRoot: root,
+    });
+    expect(local.inCluster).toBe(false);
   });
 
   it("names the missing context, file, or config", async () => {

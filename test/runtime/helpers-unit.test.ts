@@ -6,6 +6,7 @@ import {
   removeCondition,
   setCondition,
 } from "../../src/runtime/conditions.js";
+import { generationChanged } from "../../src/runtime/controller.js";
 import { AlreadyOwnedError, setControllerReference } from "../../src/runtime/helpers.js";
 import { Logger } from "../../src/runtime/logger.js";
 import { MetricsRegistry } from "../../src/runtime/metrics.js";
@@ -232,5 +233,17 @@ describe("setControllerReference", () => {
     expect(() => setControllerReference(other, dep)).toThrow(AlreadyOwnedError);
     const elsewhere = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "other" } };
     expect(() => setControllerReference(owner, elsewhere)).toThrow(/cross-namespace/);
+  });
+});
+
+describe("generationChanged", () => {
+  it("passes creates, deletes and spec changes; drops status-only updates", () => {
+    const v1 = { metadata: { generation: 1 } };
+    const v2 = { metadata: { generation: 2 } };
+    expect(generationChanged({ type: "create", object: v1 })).toBe(true);
+    expect(generationChanged({ type: "delete", object: v1 })).toBe(true);
+    expect(generationChanged({ type: "update", object: v2, old: v1 })).toBe(true);
+    const statusOnly = { metadata: { generation: 1, resourceVersion: "9" } };
+    expect(generationChanged({ type: "update", object: statusOnly, old: v1 })).toBe(false);
   });
 });
