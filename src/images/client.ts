@@ -165,7 +165,7 @@ export class RegistryClient {
       return this.fail("too-large", msg.responseTooLarge(registry, url.pathname, error.limit));
     }
     if (error instanceof ConnectionError) {
-      const m = msg.connectionFailed(registry, url.origin, error.kind, error.code, error.message);
+      const m = msg.connectionFailed(registry, url.origin, error.kind, error.code, error.message, error.via);
       return this.fail(error.kind, m.message, m.hint);
     }
     throw error;

@@ -22,14 +22,16 @@ export function connectionFailed(
   kind: "tls" | "network" | "timeout",
   code: string,
   detail: string,
+  via?: string,
 ): { message: string; hint?: string } {
+  const where = via ? `${origin} via proxy ${via}` : origin;
   if (kind === "tls") {
     const why = /wrong version number|packet length/i.test(detail)
       ? "the server does not speak HTTPS"
       : `certificate not trusted (${code})`;
-    return { message: `TLS error talking to ${registry} (${origin}): ${why}`, hint: TLS_HINT };
+    return { message: `TLS error talking to ${registry} (${where}): ${why}`, hint: TLS_HINT };
   }
-  if (kind === "timeout") return { message: `${registry} (${origin}) did not answer in time` };
+  if (kind === "timeout") return { message: `${registry} (${where}) did not answer in time` };
   const what =
     code === "ECONNREFUSED"
       ? "connection refused"
@@ -39,7 +41,7 @@ export function connectionFailed(
           ? detail
           : `${code}: ${detail}`;
   return {
-    message: `cannot reach ${registry} (${origin}): ${what}`,
+    message: `cannot reach ${registry} (${where}): ${what}`,
     hint: "Check the registry address and your network; HTTPS_PROXY/NO_PROXY are honoured.",
   };
 }

@@ -12,7 +12,7 @@ import {
 import { Agent as HttpsAgent, type AgentOptions, request as httpsRequest } from "node:https";
 import type { Duplex } from "node:stream";
 import { connect as tlsConnect, rootCertificates } from "node:tls";
-import { proxyAuthorization, proxyFor } from "./proxy.js";
+import { describeProxy, proxyAuthorization, proxyFor } from "./proxy.js";
 
 export type HttpMethod = "GET" | "HEAD" | "PUT" | "POST" | "PATCH" | "DELETE";
 
@@ -51,6 +51,8 @@ export interface TransportOptions {
 
 /** A failure below HTTP: refused, reset, DNS, TLS handshake, timeout. */
 export class ConnectionError extends Error {
+  /** The proxy the request went through (without credentials), if any. */
+  via: string | undefined;
   constructor(
     message: string,
     readonly code: string,
@@ -93,6 +95,11 @@ function classify(error: NodeJS.ErrnoException): ConnectionError {
   }
   if (code === "TSOP_TIMEOUT") return new ConnectionError(error.message, code, "timeout");
   return new ConnectionError(error.message, code, "network");
+}
+
+function viaProxy(error: ConnectionError, proxy: URL | undefined): ConnectionError {
+  if (proxy) error.via = describeProxy(proxy);
+  return error;
 }
 
 /** Retry-After in milliseconds (seconds or an HTTP date), capped. */
@@ -227,7 +234,7 @@ export class Transport {
         res.once("end", () =>
           resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), url }),
         );
-        res.once("error", (error) => reject(classify(error)));
+        res.once("error", (error) => reject(viaProxy(classify(error), proxy)));
       });
       r.setTimeout(this.options.timeoutMs, () => {
         const error = Object.assign(new Error(`no response within ${this.options.timeoutMs} ms`), {
@@ -235,7 +242,7 @@ export class Transport {
         });
         r.destroy(error);
       });
-      r.once("error", (error) => reject(classify(error)));
+      r.once("error", (error) => reject(viaProxy(classify(error), proxy)));
       r.end(req.body);
     });
   }

@@ -175,6 +175,19 @@ describe("open registry (plain HTTP)", () => {
       const c = client({ env, plainHttp: [name] });
       expect((await c.resolveDigest(parseReference(`${name}/team/app:v1`))).digest).toBe(skopeoDigest);
       expect(proxy.targets).toContain(name);
+      // A registry the proxy cannot reach: the message names the proxy, never its credentials.
+      const secretProxy = proxy.url.replace("http://", "http://puser:Pr0xyPass@");
+      const unreachable = client({
+        env: { ...env, HTTP_PROXY: secretProxy },
+        plainHttp: ["registry.test:1"],
+        retries: 0,
+      });
+      const failed = await expectFailure(
+        unreachable.resolveDigest(parseReference("registry.test:1/x:v1")),
+        "network",
+      );
+      expect(failed.message).toContain(`via proxy ${proxy.url}`);
+      expect(failed.message).not.toContain("Pr0xyPass");
       // NO_PROXY: the name is only resolvable through the proxy, so a direct attempt fails.
       const direct = client({ env: { ...env, NO_PROXY: ".test" }, plainHttp: [name], retries: 0 });
       await expectFailure(direct.resolveDigest(parseReference(`${name}/team/app:v1`)), "network");
