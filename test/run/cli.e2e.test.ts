@@ -1,0 +1,204 @@
+// The built CLI as a user runs it: `tsop run bundle` (--dry-run, a pull secret, Ctrl-C) and
+// `tsop cleanup`, against tsop/testing + the OLM model + real local registries.
+import { execa } from "execa";
+import { parseAllDocuments } from "yaml";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { runTsop, TSOP_BIN } from "../support/cli.js";
+import {
+  type BundleRegistry,
+  names,
+  type RunEnv,
+  startBundleRegistry,
+  startRunEnv,
+  tsopObjects,
+} from "./harness.js";
+
+const OLM = "operators.coreos.com/v1alpha1";
+let open: BundleRegistry;
+let secured: BundleRegistry;
+let env: RunEnv | undefined;
+
+beforeAll(async () => {
+  [open, secured] = await Promise.all([startBundleRegistry("none"), startBundleRegistry("htpasswd")]);
+}, 90_000);
+afterAll(async () => {
+  await Promise.all([open?.stop(), secured?.stop()]);
+});
+afterEach(async () => {
+  await env?.stop();
+  env = undefined;
+});
+
+describe("tsop run bundle (CLI)", () => {
+  it("--dry-run prints every object as YAML and creates nothing", async () => {
+    env = await startRunEnv();
+    const result = await runTsop(
+      [
+        "run",
+        "bundle",
+        open.image("0.0.1"),
+        "-n",
+        "demo",
+        "--dry-run",
+        "--kubeconfig",
+        env.cluster.kubeconfigPath,
+      ],
+      { env: open.env },
+    );
+    expect(result.stderr).toContain("Dry run: nothing was sent to the cluster");
+    expect(result.exitCode).toBe(0);
+    const docs = parseAllDocuments(result.stdout).map(
+      (d) => d.toJS() as { kind: string; metadata: { name: string } },
+    );
+    expect(docs.map((d) => d.kind)).toEqual([
+      "CatalogSource",
+      "ConfigMap",
+      "Pod",
+      "Service",
+      "OperatorGroup",
+      "Subscription",
+    ]);
+    expect(docs[5]?.metadata.name).toBe("memcached-operator-sub");
+    expect(await tsopObjects(env.client, "demo")).toEqual([]);
+    expect(
+      env.cluster.requests.filter((r) => r.method !== "GET" && r.path.includes("/namespaces/demo/")),
+    ).toEqual([]);
+    // Never contacts the cluster (works without one), and the same plan is byte-identical.
+    const again = await runTsop(
+      [
+        "run",
+        "bundle",
+        open.image("0.0.1"),
+        "-n",
+        "demo",
+        "--dry-run",
+        "--kubeconfig",
+        "/nonexistent/kubeconfig",
+      ],
+      { env: open.env },
+    );
+    expect(again.exitCode).toBe(0);
+    expect(again.stdout).toBe(result.stdout);
+  }, 60_000);
+
+  it("installs with a pull secret from a registry that needs credentials, then cleanup removes it", async () => {
+    env = await startRunEnv();
+    await env.client.create({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "regcred", namespace: "demo" },
+      type: "kubernetes.io/dockerconfigjson",
+      data: { ".dockerconfigjson": Buffer.from("{}").toString("base64") },
+    });
+    const kube = ["--kubeconfig", env.cluster.kubeconfigPath, "-n", "demo"];
+    // Without credentials tsop's own pull fails before anything is created.
+    const denied = await runTsop(
+      ["run", "bundle", secured.image("0.0.1"), ...kube, "--pull-secret-name", "regcred"],
+      {
+        env: { HOME: "/nonexistent" },
+      },
+    );
+    expect(denied.exitCode).toBe(1);
+    expect(denied.stderr).toMatch(/error: .*(auth|credential|401|unauthorized)/i);
+    expect(await tsopObjects(env.client, "demo")).toEqual([]);
+
+    const result = await runTsop(
+      [
+        "run",
+        "bundle",
+        secured.image("0.0.1"),
+        ...kube,
+        "--pull-secret-name",
+        "regcred",
+        "--timeout",
+        "30s",
+        "-o",
+        "json",
+      ],
+      { env: secured.env },
+    );
+    expect(result.stderr).not.toContain("error:");
+    expect(result.exitCode).toBe(0);
+    const summary = JSON.parse(result.stdout);
+    expect(summary).toMatchObject({ csv: "memcached-operator.v0.0.1", namespace: "demo", dryRun: false });
+    const cs = await env.client.get({
+      apiVersion: OLM,
+      kind: "CatalogSource",
+      namespace: "demo",
+      name: "memcached-operator-catalog",
+    });
+    expect(cs?.spec?.secrets).toEqual(["regcred"]);
+    const pod = (
+      await env.client.list("v1", "Pod", { namespace: "demo", labelSelector: "tsop.dev/component=registry" })
+    ).items[0];
+    expect(pod?.spec?.imagePullSecrets).toEqual([{ name: "regcred" }]);
+
+    const cleaned = await runTsop(["cleanup", "memcached-operator", ...kube]);
+    expect(cleaned.exitCode).toBe(0);
+    expect(cleaned.stdout).toMatch(/^KIND\s+NAMESPACE\s+NAME\s+ACTION\n/);
+    expect(cleaned.stdout).toMatch(/Subscription\s+demo\s+memcached-operator-sub\s+deleted/);
+    expect(cleaned.stdout).toMatch(
+      /CustomResourceDefinition\s+memcacheds.cache.example.com\s+kept \(owned CRD; pass --delete-crds/,
+    );
+    expect(await tsopObjects(env.client, "demo")).toEqual([]);
+    expect(await names(env.client, "v1", "Secret", "demo")).toContain("regcred");
+  }, 90_000);
+
+  it("reports a missing pull secret and a bad --install-mode as clear errors", async () => {
+    env = await startRunEnv();
+    const kube = ["--kubeconfig", env.cluster.kubeconfigPath, "-n", "demo"];
+    const missing = await runTsop(
+      ["run", "bundle", open.image("0.0.1"), ...kube, "--pull-secret-name", "nope"],
+      { env: open.env },
+    );
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stderr).toContain(
+      'pull secret "nope" (--pull-secret-name) does not exist in namespace "demo"',
+    );
+    expect(missing.stderr).toContain("hint: create it first");
+    const bad = await runTsop(
+      ["run", "bundle", open.image("0.0.1"), ...kube, "--install-mode", "SingleNamespace"],
+      { env: open.env },
+    );
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain("--install-mode SingleNamespace needs exactly one namespace");
+    expect(await tsopObjects(env.client, "demo")).toEqual([]);
+  }, 60_000);
+
+  it("Ctrl-C (SIGINT) mid-run removes what the run created and exits 130", async () => {
+    env = await startRunEnv({ model: { delays: { csvPhaseMs: 60_000 } } });
+    const child = execa(
+      process.execPath,
+      [
+        TSOP_BIN,
+        "run",
+        "bundle",
+        open.image("0.0.1"),
+        "--kubeconfig",
+        env.cluster.kubeconfigPath,
+        "-n",
+        "demo",
+      ],
+      {
+        env: { ...open.env, NO_COLOR: "1" },
+        reject: false,
+      },
+    );
+    let stderr = "";
+    await new Promise<void>((resolve) => {
+      child.stderr?.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes("waiting for ClusterServiceVersion")) resolve();
+      });
+    });
+    child.kill("SIGINT");
+    const done = await child;
+    expect(done.exitCode).toBe(130);
+    expect(done.stderr).toContain("interrupted: removing what this run created");
+    expect(done.stderr).toContain(
+      "run bundle failed while waiting for the ClusterServiceVersion to succeed: interrupted",
+    );
+    expect(await tsopObjects(env.client, "demo")).toEqual([]);
+    expect(await names(env.client, OLM, "ClusterServiceVersion", "demo")).toEqual([]);
+  }, 60_000);
+});
