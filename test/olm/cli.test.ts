@@ -2,6 +2,8 @@
 // the OLM model, with OLM-release-shaped manifests served by a local HTTP server.
 import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { MemoryReporter } from "../../src/common/reporter.js";
+import { loadRelease, olmUninstall } from "../../src/olm/index.js";
 import { runTsop } from "../support/cli.js";
 import { testdir } from "../support/testdir.js";
 import { type OlmEnv, startOlmEnv } from "./harness.js";
@@ -84,20 +86,22 @@ describe("tsop olm install | status | uninstall", () => {
     const absent = await runTsop(["olm", "status", ...env.flags]);
     expect(absent.exitCode).toBe(1);
     expect(absent.stdout).toBe("OLM is not installed.\n");
-    const absentJson = JSON.parse((await runTsop(["olm", "status", "-o", "json", ...env.flags])).stdout);
-    expect(absentJson).toEqual({ verdict: "absent", rows: [] });
-    const nothing = await runTsop(["olm", "uninstall", ...env.flags]);
-    expect(nothing.exitCode).toBe(1);
-    expect(nothing.stderr).toContain("OLM is not installed in this cluster");
+    const nothing = await olmUninstall({
+      ...env.base,
+      timeoutMs: 30_000,
+      reporter: new MemoryReporter(),
+    }).catch((e) => e);
+    expect(nothing.message).toContain("OLM is not installed in this cluster");
   }, 90_000);
 
   it("installs offline from a directory and from the cache", async () => {
     env = await startOlmEnv();
     const dir = `${FIXTURE_RELEASES}${FIXTURE_VERSION}`;
+    const unreachable = "http://127.0.0.1:9/unreachable";
     const fromDir = await runTsop(
       ["olm", "install", "--manifests", dir, "--kubeconfig", env.cluster.kubeconfigPath, "-o", "json"],
       {
-        env: { TSOP_OLM_RELEASES_URL: "http://127.0.0.1:9/unreachable" },
+        env: { TSOP_OLM_RELEASES_URL: unreachable },
       },
     );
     expect(fromDir.exitCode).toBe(0);
@@ -106,46 +110,37 @@ describe("tsop olm install | status | uninstall", () => {
       verdict: "healthy",
       source: { origin: "directory", location: dir },
     });
-    expect(
-      (await runTsop(["olm", "uninstall", "--manifests", dir, "--kubeconfig", env.cluster.kubeconfigPath]))
-        .exitCode,
-    ).toBe(0);
+    await olmUninstall({ ...env.base, manifests: dir, timeoutMs: 30_000, reporter: new MemoryReporter() });
 
-    // Fill the cache with an online install, remove OLM, then install with the release server unreachable.
+    // A cache filled by an earlier download serves the install with the release server unreachable.
     const cacheDir = await testdir();
-    const cluster = ["--kubeconfig", env.cluster.kubeconfigPath, "--cache-dir", cacheDir];
-    const online = await runTsop([
-      "olm",
-      "install",
-      "--version",
-      "v0.28.0",
-      "--base-url",
-      env.releases.baseUrl,
-      ...cluster,
-    ]);
-    expect(online.stderr).toContain("Downloading OLM v0.28.0 manifests");
-    expect(online.exitCode).toBe(0);
-    const removed = await runTsop([
-      "olm",
-      "uninstall",
-      "--base-url",
-      "http://127.0.0.1:9/unreachable",
-      ...cluster,
-    ]);
-    expect(removed.exitCode).toBe(0);
+    await loadRelease({
+      version: "v0.28.0",
+      baseUrl: env.releases.baseUrl,
+      cacheDir,
+      env: {},
+      reporter: new MemoryReporter(),
+    });
     const offline = await runTsop([
       "olm",
       "install",
       "--version",
       "v0.28.0",
       "--base-url",
-      "http://127.0.0.1:9/unreachable",
-      ...cluster,
+      unreachable,
+      "--cache-dir",
+      cacheDir,
+      "--kubeconfig",
+      env.cluster.kubeconfigPath,
       "-o",
       "json",
     ]);
     expect(offline.stderr).toContain("Using cached OLM v0.28.0 manifests");
     expect(offline.exitCode).toBe(0);
-    expect(JSON.parse(offline.stdout)).toMatchObject({ version: "v0.28.0", source: { origin: "cache" } });
+    expect(JSON.parse(offline.stdout)).toMatchObject({
+      version: "v0.28.0",
+      verdict: "healthy",
+      source: { origin: "cache" },
+    });
   }, 90_000);
 });
