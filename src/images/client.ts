@@ -385,6 +385,13 @@ export class RegistryClient {
   ): RegistryError {
     const detail = msg.registryErrorDetail(response.body);
     const status = response.status;
+    const insufficient = parseChallenges(response.headers["www-authenticate"]).some(
+      (c) => c.params.error === "insufficient_scope",
+    );
+    if (status === 401 && insufficient && credential) {
+      const m = msg.accessDenied(registry, what, detail);
+      return this.fail("denied", m.message, m.hint, status);
+    }
     if (status === 401) {
       const m = msg.authFailed(registry, credential?.source);
       return this.fail("auth", m.message, m.hint, status);

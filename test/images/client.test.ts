@@ -304,7 +304,12 @@ describe("token-auth registry", () => {
   let registry: TestRegistry;
   let skopeoDigest: string;
   beforeAll(async () => {
-    registry = await startRegistry({ auth: "token", refreshTokens: { "refresh-abc123": "tester" } });
+    registry = await startRegistry({
+      auth: "token",
+      refreshTokens: { "refresh-abc123": "tester" },
+      // "tester" may do anything except touch the private/ repositories.
+      grant: (account, repository, actions) => (account && !repository.startsWith("private/") ? actions : []),
+    });
     skopeoDigest = await pushTestImage(registry, "tok/app", "v3");
   });
   afterAll(() => registry?.stop());
@@ -356,6 +361,15 @@ describe("token-auth registry", () => {
       "auth",
     );
     expect(error.message).not.toContain("nope-nope");
+  });
+
+  it("reports a repository the account may not read as access denied", async () => {
+    const c = client({ env: await cleanEnv({ REGISTRY_AUTH_FILE: await authFile(registry) }) });
+    const error = await expectFailure(
+      c.resolveDigest(parseReference(`${registry.host}/private/app:v1`)),
+      "denied",
+    );
+    expect(error.message).toContain(`access denied to image ${registry.host}/private/app:v1`);
   });
 
   it("is refused anonymously", async () => {
