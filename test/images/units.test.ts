@@ -161,3 +161,21 @@ describe("buildRelatedImages", () => {
     expect(new Set(result.map((r) => r.name)).size).toBe(4);
   });
 });
+
+describe("registry flags", () => {
+  it("turn into client options: --plain-http for all or a list, paths resolved against cwd", async () => {
+    const { registryOptions } = await import("../../src/cli/bundle-push.js");
+    expect(registryOptions({ plainHttp: true }, "/w")).toEqual({ plainHttp: true });
+    expect(registryOptions({ plainHttp: "a:5000, b.corp" }, "/w")).toEqual({
+      plainHttp: ["a:5000", "b.corp"],
+    });
+    expect(
+      registryOptions({ registryConfig: "auth.json", caFile: "/etc/ca.pem", skipTlsVerify: true }, "/w"),
+    ).toEqual({
+      registryConfig: "/w/auth.json",
+      caFile: "/etc/ca.pem",
+      skipTlsVerify: true,
+    });
+    expect(registryOptions({}, "/w")).toEqual({});
+  });
+});
