@@ -1,14 +1,17 @@
 // Images: references, the registry client and what tsop does with images.
 //   reference.ts     parse/normalise image references (docker.io, library/, ports, tags, digests)
 //   credentials.ts   auth files and docker-credential-* helpers → credentials for a registry
-//   transport.ts     HTTP(S) with CA bundles, proxies (CONNECT), timeouts, retries with backoff
+//   proxy.ts         HTTPS_PROXY/HTTP_PROXY/NO_PROXY with Go's rules
+//   transport.ts     HTTP(S) with CA bundles, CONNECT tunnels, timeouts, retries with backoff
+//   challenge.ts     WWW-Authenticate parsing
 //   client.ts        OCI distribution API: ping/auth (Basic, Bearer tokens), manifests, blobs, uploads
-//   resolve.ts       distinct references → digests, concurrently
-//   pin.ts           --use-image-digests over bundle objects (image-sites.ts, related-images.ts,
-//                    lockfile.ts)
+//   resolve.ts       distinct references → digests, concurrently (limit.ts)
+//   pin.ts           --use-image-digests over bundle objects: image-sites.ts (where images are)
+//                    → lockfile.ts / resolve.ts → assign fields → related-images.ts
 //   bundle-image.ts  bundle dir → reproducible FROM-scratch image (layer, config, manifest)
-//   push.ts          image → registry, or → OCI image layout (oci-layout.ts)
+//   push.ts          image → registry, or → OCI image layout
 //   pull.ts          registry → verified blobs → safe extraction (extract.ts)
+// errors.ts classifies failures; messages.ts holds the user-facing text.
 export { RegistryClient, type RegistryClientOptions } from "./client.js";
 export { RegistryError, type RegistryFailureKind, UnsafeArchiveError } from "./errors.js";
 export { type BuiltImage, buildBundleImage } from "./bundle-image.js";
