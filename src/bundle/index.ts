@@ -83,6 +83,7 @@ export interface PinImagesOptions {
   registryConfig?: string;
   skipTlsVerify?: boolean;
   plainHttp?: boolean | string[];
+  caFile?: string;
   lockFile?: string;
   env?: NodeJS.ProcessEnv;
 }

@@ -3,12 +3,13 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { ExitCode, TsopError, UsageError } from "../common/errors.js";
-import { bundlePushCommand } from "./bundle-push.js";
+import { ExitCode } from "../common/errors.js";
+import type { Reporter } from "../common/reporter.js";
+import { addRegistryFlags, bundlePushCommand, type RegistryFlags, registryOptions } from "./bundle-push.js";
 import { cliContext } from "./context.js";
 import { outputOption } from "./output.js";
 
-interface BundleFlags {
+interface BundleFlags extends RegistryFlags {
   version?: string;
   channels?: string;
   defaultChannel?: string;
@@ -28,9 +29,6 @@ interface BundleFlags {
   file?: string;
   skipGenerate?: boolean;
   useImageDigests?: boolean;
-  registryConfig?: string;
-  skipTlsVerify?: boolean;
-  plainHttp?: boolean;
   imagesLock?: string;
   features?: string;
   categories?: string;
@@ -117,10 +115,8 @@ function bundleGenerateCommand(command: Command): Command {
     )
     .option("--bundle-image <ref>", "bundle image for --fbc (default: <image repo>-bundle:v<version>)")
     .option("--use-image-digests", "pin every image in the bundle to its digest (needs registry access)")
-    .option("--registry-config <file>", "auth file for --use-image-digests (default: docker/podman chain)")
-    .option("--skip-tls-verify", "do not verify registry TLS certificates (--use-image-digests)")
-    .option("--plain-http", "talk plain HTTP to registries (--use-image-digests)")
     .option("--images-lock <file>", "digest lock file to reuse and update (--use-image-digests)");
+  addRegistryFlags(command);
   for (const [, flag, help] of FIELD_FLAGS) command.option(flag, `base CSV: ${help}`);
   return command
     .addOption(outputOption(["text", "json"]))
@@ -168,9 +164,7 @@ function bundleGenerateCommand(command: Command): Command {
           skipGenerate: Boolean(flags.skipGenerate),
           useImageDigests: Boolean(flags.useImageDigests),
           registry: {
-            ...(flags.registryConfig !== undefined ? { registryConfig: flags.registryConfig } : {}),
-            ...(flags.skipTlsVerify ? { skipTlsVerify: true } : {}),
-            ...(flags.plainHttp ? { plainHttp: true } : {}),
+            ...registryOptions(flags, ctx.cwd),
             ...(flags.imagesLock !== undefined ? { lockFile: flags.imagesLock } : {}),
           },
           ...(flags.features !== undefined ? { features: flags.features } : {}),
@@ -183,24 +177,18 @@ function bundleGenerateCommand(command: Command): Command {
 }
 
 /**
- * commander lets the parent `bundle` command claim options it shares with `validate` (-o,
- * --registry-config, ...) wherever they appear; give them back to validate.
+ * commander lets the parent `bundle` command claim options it shares with its subcommands (-o,
+ * --registry-config, ...) wherever they appear on the line; hand them back to the subcommand.
  */
-function withParentFlags<T extends object>(own: T, cmd: Command): T {
-  const parent = cmd.parent;
-  if (!parent) return own;
-  const out = { ...own } as Record<string, unknown>;
-  for (const [key, value] of Object.entries(parent.opts())) {
-    if (parent.getOptionValueSource(key) === "cli" && cmd.getOptionValueSource(key) !== "cli" && key in out)
-      out[key] = value;
-    if (
-      parent.getOptionValueSource(key) === "cli" &&
-      !(key in out) &&
-      cmd.options.some((o) => o.attributeName() === key)
-    )
-      out[key] = value;
+function reclaimSharedOptions(sub: Command): void {
+  const parent = sub.parent;
+  if (!parent) return;
+  for (const option of sub.options) {
+    const key = option.attributeName();
+    if (parent.getOptionValueSource(key) === "cli" && sub.getOptionValueSource(key) !== "cli") {
+      sub.setOptionValueWithSource(key, parent.getOptionValue(key), "cli");
+    }
   }
-  return out as T;
 }
 
 /** A local path, or something that can only be an image reference (registry host, tag or digest)? */
@@ -214,19 +202,18 @@ export function looksLikeImage(arg: string): boolean {
   return hasRegistry || last.includes(":");
 }
 
-interface ValidateFlags {
+interface ValidateFlags extends RegistryFlags {
   selectOptional?: string[];
   listOptional?: boolean;
   k8sVersion?: string;
   strict?: boolean;
   output: "text" | "json";
-  registryConfig?: string;
-  skipTlsVerify?: boolean;
-  plainHttp?: boolean;
 }
 
 function validateCommand(): Command {
-  return new Command("validate")
+  const command = new Command("validate");
+  addRegistryFlags(command);
+  return command
     .description("validate a bundle directory (or a bundle image) against OLM's rules")
     .argument("[dir|image]", "bundle directory or image reference", "bundle")
     .option(
@@ -239,17 +226,13 @@ function validateCommand(): Command {
       "Kubernetes version the deprecated-apis suite judges against, e.g. 1.29",
     )
     .option("--strict", "fail (exit 1) on warnings too")
-    .option("--registry-config <file>", "auth file for pulling an image (default: docker/podman chain)")
-    .option("--skip-tls-verify", "do not verify registry TLS certificates")
-    .option("--plain-http", "talk plain HTTP to the registry")
     .addOption(outputOption(["text", "json"]))
     .addHelpText(
       "after",
       "\nExit codes: 0 valid (warnings allowed), 1 errors found (or warnings with --strict), 2 usage error.",
     )
-    .action(async (target: string, own: ValidateFlags, cmd: Command) => {
+    .action(async (target: string, flags: ValidateFlags, cmd: Command) => {
       const ctx = await cliContext(cmd);
-      const flags = withParentFlags(own, cmd);
       const { validateBundleDir, formatFinding } = await import("../bundle/index.js");
       if (flags.listOptional) {
         const { CHECKS } = await import("../bundle/validate/index.js");
@@ -266,7 +249,7 @@ function validateCommand(): Command {
         () => false,
       );
       if (!exists && looksLikeImage(target)) {
-        const pulled = await pullImage(target, flags, ctx.reporter);
+        const pulled = await pullImage(target, registryOptions(flags, ctx.cwd), ctx.reporter);
         dir = pulled.dir;
         cleanup = pulled.cleanup;
       }
@@ -292,41 +275,19 @@ function validateCommand(): Command {
     });
 }
 
-async function pullImage(
-  ref: string,
-  flags: ValidateFlags,
-  reporter: import("../common/reporter.js").Reporter,
-) {
+async function pullImage(ref: string, registry: ReturnType<typeof registryOptions>, reporter: Reporter) {
   const { mkdtemp, rm } = await import("node:fs/promises");
   const { tmpdir } = await import("node:os");
   const { join } = await import("node:path");
-  const specifier = "../images/index.js";
-  const images = (await import(specifier)) as {
-    pullBundleImage?: (
-      ref: string,
-      dest: string,
-      o: Record<string, unknown>,
-    ) => Promise<{ digest: string; dir: string }>;
-  };
-  if (!images.pullBundleImage) {
-    throw new UsageError(
-      `${ref} is not a directory, and pulling bundle images is not available in this build`,
-    );
-  }
+  const { pullBundleImage } = await import("../images/index.js");
   const dest = await mkdtemp(join(tmpdir(), "tsop-bundle-"));
   try {
-    const pulled = await images.pullBundleImage(ref, dest, {
-      ...(flags.registryConfig ? { registryConfig: flags.registryConfig } : {}),
-      ...(flags.skipTlsVerify ? { skipTlsVerify: true } : {}),
-      ...(flags.plainHttp ? { plainHttp: true } : {}),
-      reporter,
-    });
+    const pulled = await pullBundleImage(ref, join(dest, "bundle"), { ...registry, reporter });
     reporter.info(`pulled ${ref} (${pulled.digest})`);
     return { dir: pulled.dir, cleanup: () => rm(dest, { recursive: true, force: true }) };
   } catch (error) {
     await rm(dest, { recursive: true, force: true });
-    if (error instanceof TsopError) throw error;
-    throw new TsopError(`cannot pull bundle image ${ref}: ${(error as Error).message}`, { cause: error });
+    throw error;
   }
 }
 
@@ -334,5 +295,7 @@ export function bundleCommand(): Command {
   const command = bundleGenerateCommand(new Command("bundle"));
   command.addCommand(validateCommand());
   command.addCommand(bundlePushCommand());
+  for (const sub of command.commands)
+    sub.hook("preAction", (_parent, action) => reclaimSharedOptions(action));
   return command;
 }
