@@ -99,6 +99,7 @@ export class ControllerBuilder {
   private readonly watchesList: Array<{ kind: KindRef; map: (obj: KubeObjectLike) => ObjectKey[] }> = [];
   private options: ControllerOptions = {};
   private predicates: Predicate[] = [];
+  private primaryNamespaced = true;
 
   constructor(
     private readonly host: ControllerHost,
@@ -122,7 +123,8 @@ export class ControllerBuilder {
         const ref = (m.ownerReferences ?? []).find(
           (r) => r.controller && r.kind === owner.kind && splitApiVersion(r.apiVersion).group === ownerGroup,
         );
-        return ref ? [{ namespace: m.namespace, name: ref.name }] : [];
+        // A cluster-scoped owner (e.g. a cluster-wide CR owning namespaced children) has no namespace.
+        return ref ? [{ namespace: this.primaryNamespaced ? m.namespace : "", name: ref.name }] : [];
       },
     });
     return this;
@@ -158,6 +160,7 @@ export class ControllerBuilder {
     const name = this.name ?? gvk.kind.toLowerCase();
     const controller = new Controller(name, rec, this.host, this.options);
     const primary = await this.host.informerFor(this.primary);
+    this.primaryNamespaced = primary.mapping.namespaced;
     const predicates = this.predicates;
     const pass = (event: Parameters<Predicate>[0]) => predicates.every((p) => p(event));
     primary.addHandler({

@@ -134,6 +134,44 @@ describe("controllers", () => {
     expect(peak).toBeLessThanOrEqual(3);
   });
 
+  it("owns() maps children to a cluster-scoped owner without a namespace", async () => {
+    h = await harness();
+    const m = await h.startManager();
+    const seen: Request[] = [];
+    await m
+      .controller({ apiVersion: "v1", kind: "Namespace" })
+      .named("namespaces")
+      .owns(CM)
+      .withEventFilter(({ type }) => type !== "update") // only the child can trigger the second reconcile
+      .complete(async (req) => {
+        seen.push(req);
+      });
+    await ready(m);
+    const ns = await h.client.create<{
+      apiVersion: string;
+      kind: string;
+      metadata: { name: string; uid?: string };
+    }>({
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "team-b" },
+    });
+    await waitFor("namespace reconciled", () => seen.some((r) => r.name === "team-b" && r.namespace === ""));
+    const before = seen.length;
+    await h.client.create({
+      ...cm("child", "team-b"),
+      metadata: {
+        name: "child",
+        namespace: "team-b",
+        ownerReferences: [
+          { apiVersion: "v1", kind: "Namespace", name: "team-b", uid: ns.metadata.uid, controller: true },
+        ],
+      },
+    });
+    await waitFor("owner reconciled for its child", () => seen.length > before);
+    expect(seen.slice(before).every((r) => r.name === "team-b" && r.namespace === "")).toBe(true);
+  });
+
   it("restricts caches to the manager's namespace", async () => {
     h = await harness();
     await h.client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "team-a" } });
