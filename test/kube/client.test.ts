@@ -1,6 +1,7 @@
 // The cluster layer against tsop/testing over HTTP: error mapping (401, 403 naming the verb and
 // resource), retries on 5xx/429, dependency-ordered server-side apply, and watch-based waits that
 // survive dropped watches and 410 Gone, with diagnostics on timeout.
+import { createServer as createHttpsServer } from "node:https";
 import { afterEach, describe, expect, it } from "vitest";
 import { TimeoutError } from "../../src/common/errors.js";
 import { MemoryReporter } from "../../src/common/reporter.js";
@@ -10,6 +11,7 @@ import { ForbiddenError, KubeApiError, UnauthorizedError } from "../../src/kube/
 import type { KubeObject } from "../../src/kube/objects.js";
 import { deploymentCheck, waitFor } from "../../src/kube/wait.js";
 import { startTestCluster, type TestCluster } from "../../src/testing/index.js";
+import { selfSignedCert } from "../../src/testing/tls.js";
 import { testdir } from "../support/testdir.js";
 
 let cluster: TestCluster | undefined;
@@ -216,5 +218,73 @@ describe("waits", () => {
     expect(err.message).toContain("Deployment app/broken: 0/1 replicas available");
     expect(err.message).toMatch(/condition Available=False/);
     expect(err.message).toMatch(/container main waiting: (ErrImagePull|ImagePullBackOff)/);
+  });
+});
+
+describe("TLS", () => {
+  it("verifies the server against the kubeconfig's CA, and refuses an unknown certificate", async () => {
+    const { cluster, client } = await setup({ tls: true });
+    expect(cluster.url.startsWith("https://")).toBe(true);
+    expect(await client.get({ apiVersion: "v1", kind: "Namespace", name: "default" })).toBeDefined();
+    const withoutCa = cluster.kubeconfig
+      .split("\n")
+      .filter((line) => !line.includes("certificate-authority"))
+      .join("\n");
+    const dir = await testdir({ "no-ca.yaml": withoutCa });
+    const other = await KubeClient.connect({ kubeconfig: `${dir}/no-ca.yaml`, env: {} });
+    const err = await other.get({ apiVersion: "v1", kind: "Namespace", name: "default" }).catch((e) => e);
+    other.close();
+    expect(err.message).toContain(`cannot reach the Kubernetes API server at ${cluster.url}`);
+    expect(err.message).toMatch(/SELF_SIGNED|self.signed|UNABLE_TO_VERIFY/i);
+  });
+
+  it("presents the kubeconfig's client certificate", async () => {
+    const server = selfSignedCert("127.0.0.1");
+    const user = selfSignedCert("tsop-client-user");
+    const seen: string[] = [];
+    const https = createHttpsServer(
+      { cert: server.cert, key: server.key, requestCert: true, rejectUnauthorized: false },
+      (req, res) => {
+        const peer = (req.socket as import("node:tls").TLSSocket).getPeerCertificate();
+        seen.push(String(peer?.subject?.CN ?? "none"));
+        res.setHeader("content-type", "application/json");
+        res.end(
+          JSON.stringify({
+            kind: "APIResourceList",
+            resources: [{ name: "namespaces", namespaced: false, kind: "Namespace" }],
+          }),
+        );
+      },
+    );
+    await new Promise<void>((r) => https.listen(0, "127.0.0.1", r));
+    const { port } = https.address() as { port: number };
+    const b64 = (text: string) => Buffer.from(text).toString("base64");
+    const config = [
+      "apiVersion: v1",
+      "kind: Config",
+      "clusters:",
+      "- name: c",
+      "  cluster:",
+      `    server: https://127.0.0.1:${port}`,
+      `    certificate-authority-data: ${b64(server.cert)}`,
+      "users:",
+      "- name: u",
+      "  user:",
+      `    client-certificate-data: ${b64(user.cert)}`,
+      `    client-key-data: ${b64(user.key)}`,
+      "contexts:",
+      "- name: c",
+      "  context: {cluster: c, user: u}",
+      "current-context: c",
+    ].join("\n");
+    const dir = await testdir({ "cert.yaml": config });
+    const certClient = await KubeClient.connect({ kubeconfig: `${dir}/cert.yaml`, env: {} });
+    try {
+      await certClient.resource("v1", "Namespace");
+      expect(seen).toContain("tsop-client-user");
+    } finally {
+      certClient.close();
+      await new Promise<void>((r) => https.close(() => r()));
+    }
   });
 });
