@@ -95,7 +95,7 @@ export function initCommand(): CommanderCommand {
         ctx.reporter,
       );
       if (flags.output !== "text") return ctx.out(await renderData(result, flags.output));
-      const cd = dir === "." ? "" : `  cd ${dir}\n`;
+      const cd = dir === "." ? "" : `  cd ${/^[\w./-]+$/.test(dir) ? dir : JSON.stringify(dir)}\n`;
       ctx.out(
         [
           `Project ${result.projectName} is ready in ${result.dir}. Next:`,

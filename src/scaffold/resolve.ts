@@ -25,7 +25,9 @@ export interface ResolveContext {
   prompter?: Prompter;
 }
 
-const asValidation = (problem: string | undefined): true | string => problem ?? true;
+/** A check's message without the flag name (the prompt already says what is asked). */
+const asValidation = (problem: string | undefined): true | string =>
+  problem === undefined ? true : problem.replace(/^--[a-z-]+ /, "");
 
 /** Fills in domain and project name, prompting for them when allowed; lists every missing one otherwise. */
 export async function resolveInitFlags(
