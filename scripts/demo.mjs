@@ -83,6 +83,8 @@ if (has.bundle) {
     "Example",
     "--maintainers",
     "Demo Maintainer <demo@example.com>",
+    "--min-kube-version",
+    "1.28.0",
   ]);
 }
 if (has.validate) {
