@@ -14,6 +14,8 @@ export interface ConnectionOptions {
   env?: NodeJS.ProcessEnv;
   /** Whether a person could answer an interactive credential plugin (stdin and stderr are a TTY). */
   interactive?: boolean;
+  /** Root under which the in-cluster service account files live (tests; default "/"). */
+  serviceAccountRoot?: string;
 }
 
 export interface ClusterInfo {
@@ -65,10 +67,11 @@ export async function loadConnection(options: ConnectionOptions = {}): Promise<C
   const files = kubeconfigFiles(options, env);
   const kc = new KubeConfig();
   let source: string;
+  const saRoot = options.serviceAccountRoot ?? "";
   if (files.length === 0) {
     const host = env.KUBERNETES_SERVICE_HOST;
-    if (host && existsSync(join(SA_DIR, "token"))) {
-      kc.loadFromCluster();
+    if (host && existsSync(join(saRoot, SA_DIR, "token"))) {
+      withEnv(env, () => kc.loadFromCluster(saRoot));
       source = "in-cluster service account";
     } else {
       const m = messages.noKubeconfig();
@@ -101,9 +104,9 @@ export async function loadConnection(options: ConnectionOptions = {}): Promise<C
     const m = messages.contextIncomplete(contextName, "user", context.user);
     throw new KubeConfigError(m.message, { hint: m.hint });
   }
-  let namespace = options.namespace ?? context.namespace;
+  let namespace = (options.namespace ?? context.namespace)?.trim();
   if (!namespace && source === "in-cluster service account") {
-    namespace = await readInClusterNamespace();
+    namespace = await readInClusterNamespace(saRoot);
   }
   return {
     contextName,
@@ -163,10 +166,29 @@ function mergeFiles(target: any, files: string[], KubeConfig: any): void {
   });
 }
 
-async function readInClusterNamespace(): Promise<string | undefined> {
+/** client-node reads KUBERNETES_SERVICE_HOST/PORT from process.env; give it the caller's env. */
+function withEnv(env: NodeJS.ProcessEnv, fn: () => void): void {
+  const saved = { host: process.env.KUBERNETES_SERVICE_HOST, port: process.env.KUBERNETES_SERVICE_PORT };
+  process.env.KUBERNETES_SERVICE_HOST = env.KUBERNETES_SERVICE_HOST;
+  if (env.KUBERNETES_SERVICE_PORT !== undefined)
+    process.env.KUBERNETES_SERVICE_PORT = env.KUBERNETES_SERVICE_PORT;
+  try {
+    fn();
+  } finally {
+    for (const [key, value] of [
+      ["KUBERNETES_SERVICE_HOST", saved.host],
+      ["KUBERNETES_SERVICE_PORT", saved.port],
+    ] as const) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+}
+
+async function readInClusterNamespace(root: string): Promise<string | undefined> {
   try {
     const { readFile } = await import("node:fs/promises");
-    return (await readFile(join(SA_DIR, "namespace"), "utf8")).trim();
+    return (await readFile(join(root, SA_DIR, "namespace"), "utf8")).trim();
   } catch {
     return undefined;
   }

@@ -288,3 +288,28 @@ describe("TLS", () => {
     }
   });
 });
+
+describe("in-cluster configuration", () => {
+  it("uses the pod's service account token, CA and namespace when no kubeconfig exists", async () => {
+    const { cluster } = await setup({ tls: true });
+    const port = new URL(cluster.url).port;
+    const sa = "var/run/secrets/kubernetes.io/serviceaccount";
+    const root = await testdir({
+      [`${sa}/token`]: cluster.token,
+      [`${sa}/ca.crt`]: cluster.caCertificate ?? "",
+      [`${sa}/namespace`]: "payments\n",
+    });
+    const home = await testdir();
+    const inCluster = await KubeClient.connect({
+      env: { HOME: home, KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: port },
+      serviceAccountRoot: root,
+    });
+    try {
+      expect(inCluster.namespace).toBe("payments");
+      expect(inCluster.server).toBe(`https://127.0.0.1:${port}`);
+      expect(await inCluster.get({ apiVersion: "v1", kind: "Namespace", name: "default" })).toBeDefined();
+    } finally {
+      inCluster.close();
+    }
+  });
+});
