@@ -209,7 +209,7 @@ function parseValidation(text: string): ValidationRule | ParseFailure {
   if (kv.message !== undefined) rule.message = kv.message;
   if (kv.messageExpression !== undefined) rule.messageExpression = kv.messageExpression;
   if (kv.reason !== undefined) {
-    if (!REASONS.includes(kv.reason)) return new ParseFailure(msg.celReason(kv.reason).message);
+    if (!REASONS.includes(kv.reason)) return new ParseFailure(msg.celReason(kv.reason));
     rule.reason = kv.reason;
   }
   if (kv.fieldPath !== undefined) rule.fieldPath = kv.fieldPath;

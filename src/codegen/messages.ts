@@ -92,12 +92,6 @@ export const msg = {
     message: `property name ${text} is computed or a symbol; JSON objects need string keys`,
     hint: "use an identifier or a quoted string as the property name",
   }),
-  lossyType: (text: string): Message =>
-    warn({
-      code: "TSOP1024",
-      message: `schema for '${text}' is derived from a declaration file without validation markers`,
-      hint: "declare the type in your project (with JSDoc tags) if it needs validation",
-    }),
   markerTarget: (marker: string, expected: string, found: string): Message => ({
     code: "TSOP1030",
     message: `must apply @${marker} to ${expected}, found ${found}`,
@@ -139,10 +133,8 @@ export const msg = {
     message: text,
     hint: "@atMostOneOf/@exactlyOneOf/@atLeastOneOf name direct optional ('?') fields of the type they are on",
   }),
-  celReason: (reason: string): Message => ({
-    code: "TSOP1038",
-    message: `invalid reason ${reason}, valid values are FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate`,
-  }),
+  celReason: (reason: string): string =>
+    `invalid reason ${reason}, valid values are FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate`,
   bounds: (text: string): Message => ({
     code: "TSOP1039",
     message: text,

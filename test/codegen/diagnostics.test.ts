@@ -572,3 +572,18 @@ describe("codegen diagnostics", () => {
     expect(outcome.diagnostics).toEqual([]);
   });
 });
+
+describe("output size", () => {
+  it("warns (TSOP1070) about a CRD above 256 KiB and still writes it", async () => {
+    const long = "This description is long on purpose, to make the CRD large. ".repeat(8);
+    const fields = Array.from({ length: 700 }, (_, i) => `  /** ${long} */\n  field${i}?: string;`).join(
+      "\n",
+    );
+    const outcome = await runGenerate({ "api/types.ts": resource(fields) });
+    expect(outcome.error).toBeUndefined();
+    const warning = outcome.diagnostics.find((d) => d.code === "TSOP1070");
+    expect(warning?.message).toMatch(/things\.tsop\.dev_things\.yaml is \d+ KiB, above 256 KiB/);
+    expect(outcome.reporter.text()).toContain("kubectl apply --server-side");
+    expect(Object.keys(outcome.after)).toContain("config/crd/bases/things.tsop.dev_things.yaml");
+  });
+});
