@@ -238,7 +238,10 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
   const server: Server = tls
     ? createHttpsServer({ cert: tls.cert, key: tls.key }, listener)
     : createServer(listener);
-  server.keepAliveTimeout = 1000;
+  // Idle keep-alive sockets outlive the clients' own idle timeouts (node's agent: 5 s), so a client
+  // never reuses a socket the server is closing (ECONNRESET races); stop() closes them all.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => resolve());

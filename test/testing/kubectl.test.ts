@@ -58,11 +58,12 @@ describe.skipIf(!available)(`kubectl (${kubectlBin}; skipped when kubectl is not
   it("lists, creates, reads and deletes", async () => {
     const ns = await kubectl("get", "namespaces");
     expect(ns.exitCode).toBe(0);
-    expect(ns.stdout).toMatch(/^NAME\s+AGE/);
+    expect(ns.stdout).toMatch(/^NAME\s+STATUS\s+AGE\ndefault\s+Active\s+\d+s/);
     expect(ns.stdout).toContain("kube-system");
     expect((await kubectl("create", "configmap", "foo", "--from-literal=a=b")).stdout).toBe(
       "configmap/foo created",
     );
+    expect((await kubectl("get", "configmap", "foo")).stdout).toMatch(/^NAME\s+DATA\s+AGE\nfoo\s+1\s+\d+s$/);
     const json = JSON.parse((await kubectl("get", "configmap", "foo", "-o", "json")).stdout);
     expect(json).toMatchObject({ kind: "ConfigMap", data: { a: "b" }, metadata: { namespace: "default" } });
     expect((await kubectl("delete", "configmap", "foo")).stdout).toBe('configmap "foo" deleted');
