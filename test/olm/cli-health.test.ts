@@ -138,10 +138,10 @@ describe("olm uninstall with remaining operators", () => {
 describe("olm install failures", () => {
   it("times out with conditions and pod waiting reasons, then removes what it created (exit 3)", async () => {
     env = await startOlmEnv({ cluster: { workloads: { podStartMs: 10, unpullableImages: [OLM_IMAGE] } } });
-    const result = await runTsop(["olm", "install", "--timeout", "5s", ...env.flags]);
+    const result = await runTsop(["olm", "install", "--timeout", "12s", ...env.flags]);
     expect(result.exitCode).toBe(3);
     expect(result.stdout).toBe("");
-    expect(result.stderr).toContain("timed out after 5s waiting for OLM to become ready");
+    expect(result.stderr).toContain("timed out after 12s waiting for OLM to become ready");
     expect(result.stderr).toMatch(/Deployment olm\/olm-operator: Unavailable/);
     expect(result.stderr).toMatch(/container olm-operator waiting: (ErrImagePull|ImagePullBackOff)/);
     expect(result.stderr).toMatch(/condition Available=False/);
