@@ -280,3 +280,27 @@ describe("helpers", () => {
     });
   });
 });
+
+describe("TLS", () => {
+  it("verifies the server certificate against the kubeconfig CA", async () => {
+    const secure = await startTestCluster({ tls: true });
+    try {
+      expect(secure.url.startsWith("https://")).toBe(true);
+      const loaded = await loadKubeConfig({ kubeconfigText: secure.kubeconfig });
+      const tlsRest = new RestClient(loaded.server, loaded.kc);
+      const tlsClient = new Client(tlsRest, new RestMapper(tlsRest));
+      expect(await tlsClient.get(CM, { namespace: "default", name: "absent" })).toBeUndefined();
+      tlsRest.close();
+      // The same server without its CA: the connection is refused, not silently trusted.
+      const noCa = secure.kubeconfig.replace(/certificate-authority-data: .*/, "");
+      const untrusted = await loadKubeConfig({ kubeconfigText: noCa });
+      const badRest = new RestClient(untrusted.server, untrusted.kc);
+      await expect(new Client(badRest, new RestMapper(badRest)).get(CM, { name: "x" })).rejects.toThrow(
+        /certificate|self.signed/i,
+      );
+      badRest.close();
+    } finally {
+      await secure.stop();
+    }
+  });
+});

@@ -189,6 +189,63 @@ describe("Memcached operator", () => {
     expect((await httpGet(`${manager.healthProbeUrl}/healthz`)).status).toBe(200);
   });
 
+  it("handles many objects under faults and watch-history loss with exactly one create each", async () => {
+    h = await harness({ workloads: true });
+    const { faults } = h.cluster;
+    faults.add({
+      method: "POST",
+      path: "/apis/apps/v1/namespaces/default/deployments",
+      status: 500,
+      count: 3,
+    });
+    faults.add({ method: "PUT", path: /\/memcacheds\/[^/]+\/status$/, status: 409, count: 3 });
+    faults.add({ method: "PUT", path: /\/memcacheds\/[^/]+$/, status: 503, count: 2 }); // finalizer writes
+    const { manager } = await startOperator(h);
+    const names = Array.from({ length: 6 }, (_, i) => `mc-${i}`);
+    for (const name of names)
+      await h.client.create({
+        apiVersion: "cache.example.com/v1alpha1",
+        kind: "Memcached",
+        metadata: { name, namespace: "default" },
+        spec: { size: 1 },
+      });
+    // Spec changes while the watches are down, then the watch history is lost: the re-watches
+    // (held back by latency until then) answer 410 Gone for real, and the relist finds the changes.
+    h.cluster.faults.latency(400, { watch: true });
+    h.cluster.closeWatches();
+    for (const name of names)
+      await h.client.patch({ kind: Memcached, key: { namespace: "default", name } }, { spec: { size: 2 } });
+    h.cluster.compact();
+    for (const name of names)
+      await waitFor(`${name} available at generation 2`, async () => {
+        const mc = await h?.client.get<Obj>(
+          { apiVersion: "cache.example.com/v1alpha1", kind: "Memcached" },
+          { namespace: "default", name },
+        );
+        const c = mc && findCondition(mc as never, "Available");
+        return c?.status === "True" && c.observedGeneration === 2;
+      });
+    expect(faults.pending()).toBe(0);
+    faults.clear();
+    const deps = await deployments(h);
+    expect(deps.map((d) => d.metadata.name).sort()).toEqual(names);
+    expect(deps.every((d) => d.spec?.replicas === 2)).toBe(true);
+    const creates = h.cluster.requests.filter(
+      (r) =>
+        r.method === "POST" &&
+        r.path.startsWith("/apis/apps/v1/namespaces/default/deployments") &&
+        r.status === 201,
+    );
+    expect(creates).toHaveLength(names.length);
+    const metrics = (await httpGet(`${manager.metricsUrl}/metrics`)).body;
+    expect(
+      sample(
+        metrics,
+        'tsop_informer_watch_restarts_total{reason="gone",resource="memcacheds.cache.example.com"}',
+      ),
+    ).toBeGreaterThanOrEqual(1);
+  });
+
   it("is not ready until its caches have synced", async () => {
     h = await harness({ workloads: true });
     h.cluster.faults.latency(1500, {
