@@ -300,6 +300,33 @@ describe("pinBundleImages without a registry", () => {
     );
   });
 
+  it("treats spellings of one reference as one image, keeping each spelling when pinned", async () => {
+    const dir = await testdir();
+    const lockFile = join(dir, "images.lock");
+    await writeFile(lockFile, `images:\n  docker.io/library/nginx:latest: ${D}\n`);
+    const spelled = csv();
+    const pod = (spelled as Json).spec.install.spec.deployments[0].spec.template.spec;
+    pod.containers.push(
+      { name: "a", image: "nginx" },
+      { name: "b", image: "docker.io/library/nginx:latest" },
+    );
+    pod.initContainers = [{ name: "c", image: "index.docker.io/library/nginx" }];
+    const result = await pinBundleImages([spelled], { lockFile, reporter: new MemoryReporter() });
+    const out = (result.objects[0] as Json).spec.install.spec.deployments[0].spec.template.spec;
+    expect(out.containers.map((c: { image: string }) => c.image)).toEqual([
+      `quay.io/x/op@${D}`,
+      `nginx@${D}`,
+      `docker.io/library/nginx@${D}`,
+    ]);
+    expect(out.initContainers[0].image).toBe(`index.docker.io/library/nginx@${D}`);
+    expect(result.fromLock).toBe(1);
+    // One image, one relatedImages entry, named after the first container that uses it.
+    expect((result.objects[0] as Json).spec.relatedImages).toEqual([
+      { name: "a", image: `nginx@${D}` },
+      { name: "manager", image: `quay.io/x/op@${D}` },
+    ]);
+  });
+
   it("refuses bundles without exactly one CSV", async () => {
     await expect(pinBundleImages([], { reporter: new MemoryReporter() })).rejects.toThrow(
       "no ClusterServiceVersion",
