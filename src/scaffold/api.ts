@@ -73,6 +73,17 @@ const TAKEN_NAMES = new Set([
   "Request",
   "Result",
   "Status",
+  "TestCluster",
+  // Globals the scaffolded code uses; a class of the same name would shadow them.
+  "Array",
+  "Awaited",
+  "Error",
+  "Object",
+  "Promise",
+  "Record",
+  "ReturnType",
+  "URL",
+  "NAMESPACE",
 ]);
 
 /** A local variable name for an object of the kind that is never a reserved word. */

@@ -62,6 +62,18 @@ export function checkInitOptions(options: InitOptions): string[] {
         : nameProblem,
     );
   }
+  for (const [flag, value] of [
+    ["--owner", options.owner],
+    ["--repo", options.repo],
+  ] as const) {
+    // Both end up in comments and headers of generated files: one line of printable text.
+    if (
+      value !== undefined &&
+      (value.trim() === "" || value.length > 200 || [...value].some((c) => c < " " || c === "\u007f"))
+    ) {
+      problems.push(`${flag} must be one line of text (at most 200 characters)`);
+    }
+  }
   if (options.image !== undefined) {
     const imageProblem = checkImage(options.image);
     if (imageProblem) problems.push(imageProblem);

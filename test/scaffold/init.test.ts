@@ -179,6 +179,8 @@ describe("tsop init: bad input (exit 2, nothing written)", () => {
       "Bad Name",
       "--image",
       "UPPER/Case:tag",
+      "--owner",
+      "two\nlines",
       "--skip-install",
     ]);
     expect(result.exitCode).toBe(2);
@@ -186,6 +188,7 @@ describe("tsop init: bad input (exit 2, nothing written)", () => {
     expect(result.stderr).toContain('--domain "Not_A_Domain" is not a DNS-1123 subdomain');
     expect(result.stderr).toContain('--project-name "Bad Name" is not a DNS-1123 label');
     expect(result.stderr).toContain('--image "UPPER/Case:tag" is not an image reference');
+    expect(result.stderr).toContain("--owner must be one line of text");
     expect(await readTree(parent)).toEqual({});
   });
 
