@@ -311,7 +311,6 @@ export class Informer<T extends InformerObject = InformerObject> {
           this.progress();
         },
       );
-      this.progress();
       for await (const event of stream) {
         events += 1;
         this.handle(event);

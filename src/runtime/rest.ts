@@ -120,7 +120,7 @@ export class RestClient {
   /**
    * Opens a watch and yields its events. Ends when the server closes the stream (timeoutSeconds) or
    * the signal aborts; throws ApiError for a non-2xx answer and stream errors as they happen.
-   * `onData` is called for every chunk (including bookmarks), for liveness tracking.
+   * `onData` is called when the server answers and for every chunk (bookmarks too): liveness.
    */
   async *watch<T = Record<string, unknown>>(
     path: string,
@@ -131,6 +131,7 @@ export class RestClient {
     const res = await this.open("GET", path, { query: { ...query, watch: true }, signal, timeoutMs: 0 });
     const status = res.statusCode ?? 0;
     if (status < 200 || status >= 300) throw apiError("GET", path, res, await readBody(res));
+    onData?.(); // the server answered: the watch is open
     res.setEncoding("utf8");
     let buffer = "";
     try {

@@ -20,6 +20,7 @@ interface Fake {
   watches: Array<{ rv: string; timeoutSeconds: string; bookmarks: string }>;
   onWatch: WatchBehaviour[];
   listDelayMs: number;
+  silentWatches: boolean;
   auth: string[];
   close(): Promise<void>;
 }
@@ -55,10 +56,11 @@ async function fakeServer(): Promise<Fake> {
         timeoutSeconds: url.searchParams.get("timeoutSeconds") ?? "",
         bookmarks: url.searchParams.get("allowWatchBookmarks") ?? "",
       });
-      res.writeHead(200, { "Content-Type": "application/json" });
-      res.flushHeaders();
       open.add(res);
       res.on("close", () => open.delete(res));
+      if (fake.silentWatches) return; // accepted, never answered
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.flushHeaders();
       const behaviour = fake.onWatch.shift() ?? (() => {});
       behaviour(res, url.searchParams.get("resourceVersion") ?? "");
       return;
@@ -217,5 +219,29 @@ describe("Informer", () => {
     await waitFor("re-watch", () => fake.watches.length >= 2);
     expect(events).toEqual(["add x"]);
     expect(fake.watches[1]?.rv).toBe("11");
+  });
+});
+
+describe("Informer liveness", () => {
+  it("does not count a watch the server never answers as progress", async () => {
+    const fake = await fakeServer();
+    const { informer } = await informerFor(fake, {
+      watchTimeoutSeconds: 0.1,
+      wedgedGraceMs: 50,
+      staleAfterMs: 600,
+    });
+    fake.silentWatches = true; // every watch request hangs without even sending headers
+    informer.start();
+    await informer.waitForSync();
+    const health = await waitFor(
+      "unhealthy",
+      () => {
+        const h = informer.health();
+        return h.healthy ? undefined : h;
+      },
+      10_000,
+    );
+    expect(health.detail).toMatch(/no list\/watch progress/);
+    expect(fake.watches.length).toBeGreaterThanOrEqual(2); // it kept re-trying meanwhile
   });
 });
