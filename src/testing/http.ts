@@ -337,6 +337,8 @@ async function resource(
   if (!["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"].includes(verb))
     throw methodNotAllowed();
   if (verb === "create" && p.name && !def.virtual) throw methodNotAllowed();
+  // Namespaced kinds are created under /namespaces/NS/…; the cluster-wide path only lists and watches.
+  if (verb === "create" && def.namespaced && !p.namespace) throw methodNotAllowed();
   if ((verb === "update" || verb === "patch") && !p.name) throw methodNotAllowed();
   if (sub && !["get", "update", "patch"].includes(verb)) throw methodNotAllowed();
   if (sub === "finalize" && verb !== "update") throw methodNotAllowed();
@@ -374,7 +376,7 @@ async function resource(
       q.get("labelSelector"),
       q.get("fieldSelector"),
       def.selectableFields,
-      def.resource,
+      !def.builtin,
     );
     if (verb === "watch") {
       const byName = p.name ? (o: KObj) => o.metadata?.name === p.name && matcher(o) : matcher;
@@ -530,7 +532,7 @@ async function resource(
     q.get("labelSelector"),
     q.get("fieldSelector"),
     def.selectableFields,
-    def.resource,
+    !def.builtin,
   );
   const targets = engine.list(def, p.namespace, { matcher }).items as KObj[];
   const items: KObj[] = [];

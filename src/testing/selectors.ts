@@ -130,7 +130,7 @@ export interface FieldRequirement {
 export function parseFieldSelector(
   text: string,
   allowed: string[],
-  resourceLabel: string,
+  customResource: boolean,
 ): FieldRequirement[] {
   const reqs: FieldRequirement[] = [];
   for (const term of splitTerms(text)) {
@@ -139,11 +139,17 @@ export function parseFieldSelector(
     if (!m) throw badRequest(`invalid selector: '${text}'; can't understand '${term}'`);
     const field = m[1]!.trim();
     if (field !== "metadata.name" && field !== "metadata.namespace" && !allowed.includes(field)) {
-      throw badRequest(`field label not supported: ${field}`);
+      const known = ["metadata.name", "metadata.namespace", ...allowed]
+        .map((f) => JSON.stringify(f))
+        .join(", ");
+      throw badRequest(
+        customResource
+          ? `${JSON.stringify(field)} is not a known field selector: only ${known}`
+          : `field label not supported: ${field}`,
+      );
     }
     reqs.push({ field, op: m[2] === "!=" ? "!=" : "=", value: m[3]!.trim() });
   }
-  void resourceLabel;
   return reqs;
 }
 
@@ -166,10 +172,10 @@ export function selectorMatcher(
   labelSelector: string | null,
   fieldSelector: string | null,
   allowedFields: string[],
-  resourceLabel: string,
+  customResource: boolean,
 ): Matcher {
   const labels = labelSelector ? parseLabelSelector(labelSelector) : [];
-  const fields = fieldSelector ? parseFieldSelector(fieldSelector, allowedFields, resourceLabel) : [];
+  const fields = fieldSelector ? parseFieldSelector(fieldSelector, allowedFields, customResource) : [];
   if (labels.length === 0 && fields.length === 0) return () => true;
   return (obj) => labelsMatch(obj.metadata?.labels, labels) && fieldsMatch(obj, fields);
 }

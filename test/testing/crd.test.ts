@@ -134,6 +134,23 @@ describe("custom resources", () => {
     expect(noKind.status).toBe(400);
   });
 
+  it("answers field selectors like the real server for custom resources", async () => {
+    const ok = await http(cluster, "GET", `${base}?fieldSelector=${encodeURIComponent("metadata.name=a")}`);
+    expect(ok.body.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(["a"]);
+    const bad = await http(cluster, "GET", `${base}?fieldSelector=${encodeURIComponent("spec.size=1")}`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe(
+      '"spec.size" is not a known field selector: only "metadata.name", "metadata.namespace"',
+    );
+    const clusterWide = await http(
+      cluster,
+      "POST",
+      "/apis/cache.example.com/v1alpha1/memcacheds",
+      memcached("x"),
+    );
+    expect(clusterWide.status).toBe(405);
+  });
+
   it("answers NotFound with the qualified resource name", async () => {
     const r = await http(cluster, "GET", `${base}/foo`);
     expect(r.body).toMatchObject({
