@@ -1,7 +1,7 @@
 // `tsop bundle push` and pullBundleImage against the real registry: skopeo reads what tsop pushed
 // (labels included), pushes are reproducible, OCI layouts work, tsop's pull round-trips the bundle,
 // and malicious layers are refused without writing anything.
-import { cp, mkdir, readFile, readdir, stat, utimes, writeFile } from "node:fs/promises";
+import { cp, mkdir, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
@@ -33,8 +33,13 @@ async function bundleCopy(): Promise<string> {
   return dir;
 }
 
+/** Auth files outlive single tests (some are made in beforeAll); removed when the file's tests end. */
+const kept: string[] = [];
+afterAll(() => Promise.all(kept.map((d) => rm(d, { recursive: true, force: true }))));
+
 async function authFile(registry: TestRegistry, password = PASSWORD): Promise<string> {
   const dir = await testdir({}, { keep: true });
+  kept.push(dir);
   await writeFile(
     join(dir, "auth.json"),
     JSON.stringify({

@@ -1,7 +1,7 @@
 // --use-image-digests (pinBundleImages) on a bundle fixture against the real registry: every image
 // field pinned to the digest skopeo reports, only image fields changed, relatedImages rebuilt as
 // documented, all-or-nothing failures that list every image and why, and the digest lock file.
-import { cp, readdir, readFile, writeFile } from "node:fs/promises";
+import { cp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -57,6 +57,7 @@ describe.each(["token", "htpasswd"] as const)("pinning against a %s registry", (
   let registry: TestRegistry;
   const digests: Record<string, string> = {};
   let authFile: string;
+  let authDir: string;
 
   beforeAll(async () => {
     registry = await startRegistry({ auth });
@@ -67,8 +68,8 @@ describe.each(["token", "htpasswd"] as const)("pinning against a %s registry", (
         salt: String(i),
       });
     }
-    const dir = await testdir({}, { keep: true });
-    authFile = join(dir, "auth.json");
+    authDir = await testdir({}, { keep: true });
+    authFile = join(authDir, "auth.json");
     await writeFile(
       authFile,
       JSON.stringify({
@@ -76,7 +77,10 @@ describe.each(["token", "htpasswd"] as const)("pinning against a %s registry", (
       }),
     );
   });
-  afterAll(() => registry?.stop());
+  afterAll(async () => {
+    await registry?.stop();
+    await rm(authDir, { recursive: true, force: true });
+  });
 
   it("pins containers, init containers, RELATED_IMAGE env, containerImage and relatedImages", async () => {
     const dir = await bundleDir(registry.host);
