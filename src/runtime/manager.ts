@@ -191,7 +191,16 @@ export class Manager {
   private async run(): Promise<void> {
     const log = this.logger.named("manager");
     const signal = this.stopController.signal;
+    let signalled = false;
     const onSignal = (name: string) => () => {
+      if (signalled) {
+        // A second signal while shutting down: the operator asked twice, stop waiting.
+        log.error("received a second signal; exiting without finishing the shutdown", undefined, {
+          signal: name,
+        });
+        process.exit(1);
+      }
+      signalled = true;
       log.info("received signal; shutting down", { signal: name });
       void this.stop();
     };

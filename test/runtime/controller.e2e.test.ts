@@ -217,3 +217,13 @@ describe("controllers", () => {
     );
   });
 });
+
+describe("manager configuration errors", () => {
+  it("refuses leader election without a namespace outside a cluster, and bad bind addresses", async () => {
+    h = await harness();
+    const noNs = await h.startManager({ leaderElection: { id: "x" } });
+    await expect(noNs.start()).rejects.toThrow(/leader election needs a namespace/);
+    const badAddress = await h.startManager({ metricsBindAddress: "localhost:http" });
+    await expect(badAddress.start()).rejects.toThrow(/invalid bind address "localhost:http"/);
+  });
+});
