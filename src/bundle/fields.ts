@@ -95,7 +95,7 @@ export function parseMaintainers(text: string): Maintainer[] {
     const [name, email] = angle
       ? [angle[1]!.trim(), angle[2]!.trim()]
       : entry.split(":").map((s) => s.trim());
-    if (!name || !email || !EMAIL.test(email)) {
+    if (!name || !email || /[<>]/.test(name) || !EMAIL.test(email)) {
       throw new InvalidInputError(
         `maintainer "${entry}" must be "Name <email>" or "name:email" with a valid email address`,
       );
