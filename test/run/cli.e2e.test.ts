@@ -201,4 +201,35 @@ describe("tsop run bundle (CLI)", () => {
     expect(await tsopObjects(env.client, "demo")).toEqual([]);
     expect(await names(env.client, OLM, "ClusterServiceVersion", "demo")).toEqual([]);
   }, 60_000);
+
+  it("run bundle, then bundle-upgrade, then cleanup --dry-run, as a user types them", async () => {
+    env = await startRunEnv();
+    const kube = ["--kubeconfig", env.cluster.kubeconfigPath, "-n", "demo"];
+    const installed = await runTsop(["run", "bundle", open.image("0.0.1"), ...kube], { env: open.env });
+    expect(installed.exitCode).toBe(0);
+    expect(installed.stdout).toMatch(
+      /^memcached-operator\.v0\.0\.1 installed in namespace demo \(CatalogSource memcached-operator-catalog/,
+    );
+    expect(installed.stderr).toContain(
+      "… waiting for ClusterServiceVersion demo/memcached-operator.v0.0.1 to succeed",
+    );
+    const upgraded = await runTsop(["run", "bundle-upgrade", open.image("0.0.2"), ...kube], {
+      env: open.env,
+    });
+    expect(upgraded.stderr).not.toContain("error:");
+    expect(upgraded.exitCode).toBe(0);
+    expect(upgraded.stdout).toBe(
+      "memcached-operator upgraded from memcached-operator.v0.0.1 to memcached-operator.v0.0.2 in namespace demo\n",
+    );
+    expect(await names(env.client, OLM, "ClusterServiceVersion", "demo")).toEqual([
+      "memcached-operator.v0.0.2",
+    ]);
+    const dry = await runTsop(["cleanup", "memcached-operator", ...kube, "--dry-run", "-o", "json"]);
+    expect(dry.exitCode).toBe(0);
+    const plan = JSON.parse(dry.stdout) as { items: Array<{ kind: string; name: string; action: string }> };
+    expect(plan.items.filter((i) => i.action === "would delete").map((i) => `${i.kind}/${i.name}`)).toContain(
+      "ClusterServiceVersion/memcached-operator.v0.0.2",
+    );
+    expect((await tsopObjects(env.client, "demo")).length).toBe(6);
+  }, 90_000);
 });
