@@ -104,18 +104,14 @@ function validate(options: CreateApiOptions, project: Project, plural: string): 
     checkPlural(plural),
   ].filter((p): p is string => p !== undefined);
   if (["", "Spec", "Status", "Reconciler"].some((suffix) => TAKEN_NAMES.has(options.kind + suffix))) {
-    problems.push(
-      `--kind "${options.kind}" clashes with a name the scaffolded code uses; choose another kind`,
-    );
+    problems.push(messages.kindClashes(options.kind));
   }
   if (options.resource === false && options.controller === false) problems.push(messages.nothingToCreate);
   const clash = project.resources.find(
     (r) => r.group === options.group && r.plural === plural && r.kind !== options.kind,
   );
   if (clash) {
-    problems.push(
-      `--plural "${plural}" is already used by ${clash.kind} in group ${options.group}; pass --plural`,
-    );
+    problems.push(messages.pluralTaken(plural, clash.kind, options.group));
   }
   return problems;
 }
@@ -142,9 +138,7 @@ export async function createApi(options: CreateApiOptions, reporter: Reporter): 
   const kindFile = options.kind.toLowerCase();
   const apiPath = `src/api/${options.version}/${kindFile}.ts`;
   if (!withResource && !project.resources.some((r) => sameKind(r, options) && r.api)) {
-    throw new UsageError(`--resource=false needs ${gvk} to exist already, but PROJECT has no API for it`, {
-      hint: "create the API first (without --resource=false)",
-    });
+    throw new UsageError(messages.noApiYet(gvk), { hint: messages.noApiYetHint });
   }
 
   const resource: ProjectResource = {

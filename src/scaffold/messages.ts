@@ -12,6 +12,12 @@ export const messages = {
   alreadyProjectHint: "use `tsop create api` to add to it",
   duplicateResource: (gvk: string) => `${gvk} is already in PROJECT`,
   duplicateResourceHint: "choose another kind or version; PROJECT lists the existing ones under resources",
+  noApiYet: (gvk: string) => `--resource=false needs ${gvk} to exist already, but PROJECT has no API for it`,
+  noApiYetHint: "create the API first (without --resource=false)",
+  kindClashes: (kind: string) =>
+    `--kind "${kind}" clashes with a name the scaffolded code uses; choose another kind`,
+  pluralTaken: (plural: string, kind: string, group: string) =>
+    `--plural "${plural}" is already used by ${kind} in group ${group}; pass another --plural`,
   nothingToCreate: "--resource=false and --controller=false leave nothing to scaffold",
   nothingToCreateHint: "drop one of them",
   installFailed: (dir: string) => `npm install failed in ${dir}`,

@@ -265,6 +265,48 @@ describe("tsop create api: bad input (exit 2, nothing written)", () => {
     expect(await readTree(dir)).toEqual(before);
   });
 
+  it("refuses a plural another kind of the group uses, and parts of kinds that do not exist", async () => {
+    const dir = await scaffoldProject();
+    expect((await createApi(dir, MEMCACHED)).exitCode).toBe(0);
+    const before = await readTree(dir);
+    const plural = await createApi(dir, [
+      "--group",
+      "cache",
+      "--version",
+      "v1",
+      "--kind",
+      "Memcache",
+      "--plural",
+      "memcacheds",
+    ]);
+    expect(plural.exitCode).toBe(2);
+    expect(plural.stderr).toContain('--plural "memcacheds" is already used by Memcached in group cache');
+    const noApi = await createApi(dir, [
+      "--group",
+      "cache",
+      "--version",
+      "v1",
+      "--kind",
+      "Other",
+      "--resource=false",
+    ]);
+    expect(noApi.exitCode).toBe(2);
+    expect(noApi.stderr).toContain("--resource=false needs Other (cache.example.com/v1) to exist already");
+    const nothing = await createApi(dir, [
+      "--group",
+      "cache",
+      "--version",
+      "v1",
+      "--kind",
+      "Other",
+      "--resource=false",
+      "--controller=false",
+    ]);
+    expect(nothing.exitCode).toBe(2);
+    expect(nothing.stderr).toContain("leave nothing to scaffold");
+    expect(await readTree(dir)).toEqual(before);
+  });
+
   it("refuses files that exist with other content, listing them all", async () => {
     const dir = await scaffoldProject();
     await writeFile(join(dir, "config/samples/cache_v1alpha1_memcached.yaml"), "mine: true\n");
