@@ -18,6 +18,7 @@ import {
   skopeoCopyLayout,
   skopeoInspect,
   skopeoInspectRaw,
+  startProxy,
   startRegistry,
   type TestRegistry,
   writeOciLayoutIndex,
@@ -349,6 +350,30 @@ describe("pulling malicious or odd images", () => {
       "tests/scorecard/config.yaml",
     ]);
     expect(tree["metadata/copy.yaml"]).toBe("annotations: {}\n");
+  });
+
+  it("pushes over plain HTTP only to the registries --plain-http lists, through HTTP_PROXY", async () => {
+    const proxy = await startProxy();
+    try {
+      const cwd = await bundleCopy();
+      const name = `registry.test:${registry.host.split(":")[1]}`;
+      const env = { HOME: cwd, HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url };
+      const refused = await runTsop(["bundle", "push", `${name}/plain/bundle:v1`], { cwd, env });
+      expect(refused.exitCode).toBe(1);
+      expect(refused.stderr).toContain("the server does not speak HTTPS");
+      const pushed = await runTsop(
+        ["bundle", "push", `${name}/plain/bundle:v1`, `--plain-http=other:1,${name}`],
+        {
+          cwd,
+          env,
+        },
+      );
+      expect(pushed.stderr).toContain(`Pushed ${name}/plain/bundle:v1@`);
+      expect((await skopeoInspect(registry, "plain/bundle:v1")).Digest).toBe(pushed.stdout.trim());
+      expect(proxy.targets).toContain(name);
+    } finally {
+      await proxy.stop();
+    }
   });
 
   it("picks the image for this machine from a multi-platform index, and resolves the index digest", async () => {
