@@ -67,6 +67,23 @@ function isObject(v: unknown): v is KObj {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+const objectMetaFields = new Set([
+  "name",
+  "generateName",
+  "namespace",
+  "uid",
+  "resourceVersion",
+  "generation",
+  "creationTimestamp",
+  "deletionTimestamp",
+  "deletionGracePeriodSeconds",
+  "labels",
+  "annotations",
+  "ownerReferences",
+  "finalizers",
+  "managedFields",
+]);
+
 /** Default propagation when the client names none (batch/v1 Jobs still orphan their pods). */
 function defaultPropagation(def: ResourceDef): string {
   return def.group === "batch" && def.resource === "jobs" ? "Orphan" : "Background";
@@ -169,6 +186,9 @@ export class Engine {
       }
       meta.namespace = namespace;
     } else delete meta.namespace;
+    if (meta.resourceVersion !== undefined && meta.resourceVersion !== "") {
+      throw badRequest("resourceVersion should not be set on objects to be created");
+    }
     if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${randomSuffix()}`;
     if (!meta.name) {
       throw invalid(def, "", [required("metadata.name", "name or generateName is required")]);
@@ -485,6 +505,8 @@ export class Engine {
     }
     delete meta.resourceVersion;
     delete meta.selfLink;
+    // ObjectMeta is a typed struct on the server: unknown metadata fields are dropped.
+    for (const k of Object.keys(meta)) if (!objectMetaFields.has(k)) delete meta[k];
     if (!ctx.internal) {
       for (const a of this.admissions) if (a.appliesTo(def)) a.mutate?.(def, next, old);
       const errors: FieldError[] = [...validateLabels(meta.labels)];

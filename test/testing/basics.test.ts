@@ -211,6 +211,24 @@ describe("CRUD of built-in kinds", () => {
     expect(byField.body.items).toHaveLength(1);
   });
 
+  it("drops unknown metadata fields and ignores client-set server fields", async () => {
+    const r = await http(cluster, "POST", "/api/v1/namespaces/default/configmaps", {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "meta", bogus: 1, uid: "mine", deletionTimestamp: "2020-01-01T00:00:00Z" },
+    });
+    expect(r.status).toBe(201);
+    expect(r.body.metadata.bogus).toBeUndefined();
+    expect(r.body.metadata.uid).not.toBe("mine");
+    expect(r.body.metadata.deletionTimestamp).toBeUndefined();
+    const withRv = await http(cluster, "POST", "/api/v1/namespaces/default/configmaps", {
+      ...configMap("meta2"),
+      metadata: { name: "meta2", resourceVersion: "5" },
+    });
+    expect(withRv.status).toBe(400);
+    expect(withRv.body.message).toBe("resourceVersion should not be set on objects to be created");
+  });
+
   it("generates names from generateName", async () => {
     const r = await http(cluster, "POST", "/api/v1/namespaces/default/configmaps", {
       apiVersion: "v1",
