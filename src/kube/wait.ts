@@ -2,7 +2,7 @@
 // when a watch drops, answers 410 Gone or stays quiet too long (the relist fallback). Progress is
 // reported per object; a timeout or a terminal failure ends with diagnostics for what is pending.
 import { setMaxListeners } from "node:events";
-import { TimeoutError, TsopError } from "../common/errors.js";
+import { ExitCode, TimeoutError, TsopError } from "../common/errors.js";
 import { formatDuration } from "../common/duration.js";
 import type { Reporter } from "../common/reporter.js";
 import type { KubeClient } from "./client.js";
@@ -125,7 +125,7 @@ export async function waitFor(
   }
   if (outcome === "aborted") {
     progress.fail(`${options.what}: interrupted`);
-    throw new TsopError(`interrupted while waiting for ${options.what}`, { exitCode: 130 });
+    throw new TsopError(`interrupted while waiting for ${options.what}`, { exitCode: ExitCode.interrupted });
   }
   const pending =
     outcome === "failed" && failure ? [failure] : [...states.values()].filter((s) => !s.result.done);

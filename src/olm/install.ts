@@ -29,6 +29,8 @@ import {
 export interface InstallOptions extends OlmClusterOptions, OlmManifestOptions {
   /** Apply over an existing install of the same version (repairs a partial install). */
   force?: boolean;
+  /** Aborting (Ctrl-C) stops the install and removes what it created. */
+  signal?: AbortSignal;
 }
 
 export interface InstallResult extends OlmStatus {
@@ -75,6 +77,7 @@ export async function olmInstall(options: InstallOptions): Promise<InstallResult
       applied = await applyAll(client, [...release.crds, ...release.resources], {
         reporter,
         timeoutMs: remaining(),
+        signal: options.signal,
         onApplied: (a) => {
           if (a.action === "created") created.push(a.ref);
         },
@@ -84,6 +87,7 @@ export async function olmInstall(options: InstallOptions): Promise<InstallResult
         totalTimeoutMs: options.timeoutMs,
         reporter,
         what: "OLM to become ready",
+        signal: options.signal,
       });
     } catch (error) {
       throw await rollback(client, created, error, release.version, reporter);

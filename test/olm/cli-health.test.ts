@@ -1,7 +1,8 @@
 // olm status when OLM is unhealthy, uninstall while operators remain, install timeouts with
 // diagnostics, and installs that survive API faults: the built CLI against tsop/testing + model.
 import { afterEach, describe, expect, it } from "vitest";
-import { runTsop } from "../support/cli.js";
+import { execa } from "execa";
+import { runTsop, TSOP_BIN } from "../support/cli.js";
 import { type OlmEnv, startOlmEnv } from "./harness.js";
 
 let env: OlmEnv | undefined;
@@ -155,6 +156,28 @@ describe("olm install failures", () => {
         "catalogsources.operators.coreos.com",
       ),
     ).toBeUndefined();
+  }, 60_000);
+
+  it("on Ctrl-C stops, removes what it created and exits 130", async () => {
+    env = await startOlmEnv({ cluster: { workloads: { podStartMs: 10, unpullableImages: [OLM_IMAGE] } } });
+    const child = execa(process.execPath, [TSOP_BIN, "olm", "install", ...env.flags], {
+      reject: false,
+      env: { NO_COLOR: "1" },
+    });
+    let stderr = "";
+    await new Promise<void>((resolve) => {
+      child.stderr?.on("data", (d) => {
+        stderr += String(d);
+        if (stderr.includes("waiting for OLM to become ready")) resolve();
+      });
+      child.on("exit", () => resolve());
+    });
+    child.kill("SIGINT");
+    const result = await child;
+    expect(result.stderr).toContain("interrupted: removing what this install created");
+    expect(result.stderr).toContain("the cluster was left as it was before the install");
+    expect(result.exitCode).toBe(130);
+    expect(env.cluster.get("v1", "Namespace", "olm")).toBeUndefined();
   }, 60_000);
 
   it("survives 500s, 429s and dropped watches", async () => {
