@@ -67,7 +67,19 @@ describe("run bundle failures", () => {
     expect(error.exitCode).toBe(ExitCode.installFailed);
     expect(error.message).toContain("run bundle failed while waiting for the registry pod");
     expect(error.message).toMatch(/container registry-grpc is waiting: (ErrImagePull|ImagePullBackOff)/);
+    expect(error.hint).toContain("--index-image");
     expect(error.message).toContain("removed the");
+    await expectClean(env);
+  }, 60_000);
+
+  it("bundle image not pullable by the cluster: fails on OLM's unpack pod state with a pull-secret hint", async () => {
+    env = await startRunEnv();
+    env.cluster.markImageUnpullable(registry.image("0.0.1"));
+    const error = await failure(runBundle(options(env)));
+    expect(error.exitCode).toBe(ExitCode.installFailed);
+    expect(error.message).toContain("run bundle failed while waiting for the Subscription to resolve");
+    expect(error.message).toMatch(/unpacking the bundle: .*container\(pull\).*ImagePullBackOff/);
+    expect(error.hint).toContain("--pull-secret-name");
     await expectClean(env);
   }, 60_000);
 

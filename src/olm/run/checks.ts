@@ -94,8 +94,13 @@ export function subscriptionCheck(previousPlan: string | undefined) {
       return { done: false, status: text, failed: text };
     }
     const unpacking = findCondition(obj, "BundleUnpacking");
-    if (unpacking?.status === "True")
-      return { done: false, status: `unpacking the bundle: ${unpacking.message ?? unpacking.reason ?? ""}` };
+    if (unpacking?.status === "True") {
+      const text = `unpacking the bundle: ${unpacking.message ?? unpacking.reason ?? ""}`;
+      // The cluster cannot pull the bundle image: OLM would only give up after its unpack timeout.
+      if (/ImagePullBackOff|InvalidImageName/.test(unpacking.message ?? ""))
+        return { done: false, status: text, failed: text };
+      return { done: false, status: text };
+    }
     const unhealthy = findCondition(obj, "CatalogSourcesUnhealthy");
     if (unhealthy?.status === "True")
       return { done: false, status: `catalog sources unhealthy: ${unhealthy.message ?? ""}` };

@@ -111,6 +111,22 @@ export async function phaseDiagnostics(
     const details = await diagnose(client, refs.pod, pod);
     lines.push(`${describeRef(refs.pod)}:`, ...details.map((l) => `  ${l}`));
   }
+  if (phase === "subscription") {
+    // OLM reports resolution problems as Warning events on the namespace.
+    const namespace = refs.subscription?.namespace ?? "";
+    const events = await client
+      .list("v1", "Event", { namespace, fieldSelector: "involvedObject.kind=Namespace,type=Warning" })
+      .then((r) =>
+        r.items.filter(
+          (e) => (e as { involvedObject?: { kind?: string } }).involvedObject?.kind === "Namespace",
+        ),
+      )
+      .catch(() => []);
+    for (const e of events.slice(-3)) {
+      const ev = e as { reason?: string; message?: string };
+      lines.push(`namespace ${namespace}: event Warning ${ev.reason ?? ""}: ${ev.message ?? ""}`);
+    }
+  }
   if (phase === "install plan" || phase === "csv") {
     const sub = await get(refs.subscription);
     if (sub && refs.subscription) {
@@ -166,7 +182,7 @@ export async function failRun(
     summary,
   ].join("\n");
   return new TsopError(text, {
-    hint: phaseError.hint,
+    hint: hintFor(phaseError),
     exitCode: phaseError.exitCode,
     cause: phaseError.original,
   });
@@ -193,4 +209,16 @@ export function describePhase(phase: string): string {
 
 export function refFor(obj: KubeObject): ObjectRef {
   return refOf(obj);
+}
+
+/** A specific hint for failures users hit often; otherwise the original one. */
+function hintFor(error: PhaseError): string | undefined {
+  const pull = /ImagePullBackOff|ErrImagePull/.test(error.message);
+  if (pull && error.phase === "subscription") {
+    return "the cluster cannot pull the bundle image: push it where the cluster can reach it, and for a private registry pass --pull-secret-name with a secret in the namespace";
+  }
+  if (pull && error.phase === "registry pod") {
+    return "the cluster cannot pull the registry pod's images (--index-image, --init-image): mirror them where the cluster can pull them, or pass --pull-secret-name";
+  }
+  return error.hint;
 }
