@@ -2,7 +2,7 @@
 // this machine's architecture, else amd64, else the first), config and layers, every blob verified
 // against its digest, layers unpacked safely (extract.ts) into a staging directory next to the
 // destination, which is renamed into place only when everything succeeded.
-import { mkdtemp, readdir, rename, rm, rmdir } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rename, rm, rmdir } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { InvalidInputError } from "../common/errors.js";
 import type { Reporter } from "../common/reporter.js";
@@ -48,12 +48,13 @@ function pickPlatform(index: ImageIndex): Descriptor | undefined {
   );
 }
 
-async function prepareDestination(destDir: string): Promise<void> {
+/** Checks the destination is absent or empty; removes an empty one (returns true) so a rename can replace it. */
+async function prepareDestination(destDir: string): Promise<boolean> {
   const entries = await readdir(destDir).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return undefined;
     throw error;
   });
-  if (entries === undefined) return;
+  if (entries === undefined) return false;
   if (entries.length > 0) {
     throw new InvalidInputError(
       `${destDir} already exists and is not empty; refusing to unpack a bundle over it`,
@@ -63,6 +64,7 @@ async function prepareDestination(destDir: string): Promise<void> {
     );
   }
   await rmdir(destDir);
+  return true;
 }
 
 export async function pullBundleImage(
@@ -77,6 +79,7 @@ export async function pullBundleImage(
   const maxLayerBytes = options.maxLayerBytes ?? 64 * 1024 * 1024;
   const progress = options.reporter?.progress(`Pulling ${familiarReference(ref)}`);
   let staging: string | undefined;
+  let removedEmpty = false;
   try {
     const top = await client.getManifest(ref);
     let manifest = top;
@@ -108,7 +111,8 @@ export async function pullBundleImage(
     } catch {
       throw new RegistryError("protocol", `${familiarReference(ref)}: the image config is not valid JSON`);
     }
-    await prepareDestination(dest);
+    removedEmpty = await prepareDestination(dest);
+    await mkdir(dirname(dest), { recursive: true });
     staging = await mkdtemp(join(dirname(dest), `.${basename(dest)}.pull-`));
     const state = { entries: 0, bytes: 0 };
     for (const layer of image.layers) {
@@ -137,6 +141,7 @@ export async function pullBundleImage(
     return { digest: top.digest, dir: dest, labels };
   } catch (error) {
     progress?.fail(`Could not pull ${familiarReference(ref)}`);
+    if (removedEmpty) await mkdir(dest, { recursive: true }).catch(() => undefined);
     throw error;
   } finally {
     if (staging) await rm(staging, { recursive: true, force: true });
