@@ -11,6 +11,7 @@ import type { Reporter } from "../common/reporter.js";
 import { asRecords, isRecord, type KubeObject, type LoadedObject, str, toYaml } from "../manifests/index.js";
 import { BASE_FIELDS, type BaseField, configValueText, displayForm, type FieldContext } from "./fields.js";
 import { servedGvks } from "./collect.js";
+import { schemaDescriptors } from "./descriptors.js";
 
 export interface PromptQuestion {
   message: string;
@@ -75,12 +76,15 @@ export function ownedEntry(crd: KubeObject, version: Record<string, unknown>): R
   const kind = isRecord(spec.names) ? str(spec.names.kind) : "";
   const schema = getValue(version, ["schema", "openAPIV3Schema"]);
   const description = str(isRecord(schema) ? schema.description : "");
+  const descriptors = schemaDescriptors(schema);
   return {
     name: str(isRecord(crd.metadata) ? crd.metadata.name : ""),
     version: str(version.name),
     kind,
-    displayName: displayForm(kind),
+    displayName: (isRecord(schema) ? str(schema.title).trim() : "") || displayForm(kind),
     ...(description ? { description } : {}),
+    ...(descriptors.spec.length > 0 ? { specDescriptors: descriptors.spec } : {}),
+    ...(descriptors.status.length > 0 ? { statusDescriptors: descriptors.status } : {}),
   };
 }
 

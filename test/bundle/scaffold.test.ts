@@ -45,6 +45,21 @@ describe("bundle on a scaffolded project", () => {
     ]);
     expect(api.exitCode, api.stderr).toBe(0);
     await linkNodeModules(dir);
+    // @title tags become the CSV's display names and spec/status descriptors.
+    const apiFile = join(dir, "src/api/v1alpha1/memcached.ts");
+    await writeFile(
+      apiFile,
+      (await readFile(apiFile, "utf8"))
+        .replace("   * @minimum 0\n", "   * @title Size\n   * @minimum 0\n")
+        .replace(
+          "  /** Replicas of the workload that are available. */",
+          "  /**\n   * Replicas of the workload that are available.\n   * @title Available Replicas\n   */",
+        )
+        .replace(
+          "/** Memcached is the Schema for the memcacheds API. */",
+          "/**\n * Memcached is the Schema for the memcacheds API.\n * @title Memcached Cluster\n */",
+        ),
+    );
     const config = join(dir, "tsop.bundle.yaml");
     await writeFile(
       config,
