@@ -48,6 +48,30 @@ describe("tsop bundle options", () => {
     await expect(readdir(join(dir, "bundle"))).rejects.toThrow();
   });
 
+  test("-o json reports what happened; -q keeps stderr to warnings", async () => {
+    const dir = await demo();
+    const r = await run(dir, ["--version", "0.1.0", "-o", "json", "-q"]);
+    expect(r.exitCode).toBe(0);
+    const result = JSON.parse(r.stdout);
+    expect(result).toMatchObject({
+      outputDir: "bundle",
+      csvName: "demo-operator.v0.1.0",
+      base: { path: "config/manifests/bases/demo-operator.clusterserviceversion.yaml", status: "created" },
+      files: {
+        created: [
+          "manifests/demo-operator.clusterserviceversion.yaml",
+          "manifests/example.com_demos.yaml",
+          "metadata/annotations.yaml",
+        ],
+        updated: [],
+        removed: [],
+      },
+      dockerfile: "bundle.Dockerfile",
+    });
+    expect(r.stderr).not.toContain("Bundle written");
+    expect(r.stderr).toContain("CSV-10");
+  });
+
   test("replaces, skips, skipRange, --replaces-previous, and downgrades", async () => {
     const dir = await demo();
     expect((await run(dir, ["--version", "0.1.0"])).exitCode).toBe(0);
