@@ -11,7 +11,7 @@ import {
   resourcePath,
 } from "./mapper.js";
 import type { ObjectMeta } from "./schema.js";
-import type { RestClient } from "./rest.js";
+import type { RequestOptions, RestClient } from "./rest.js";
 
 /** Anything shaped like a Kubernetes object (tsop classes, client-node models, plain objects). */
 export interface KubeObjectLike {
@@ -79,7 +79,18 @@ export class Client {
     readonly mapper: RestMapper,
     /** Namespace for namespaced objects that name none. */
     readonly defaultNamespace = "default",
+    /** Per-request timeout (ms); default 30 s. */
+    readonly requestTimeoutMs?: number,
   ) {}
+
+  /** The same client with another per-request timeout (e.g. bounded lease renewals). */
+  withTimeout(ms: number): Client {
+    return new Client(this.rest, this.mapper, this.defaultNamespace, ms);
+  }
+
+  private call<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    return this.rest.request<T>(method, path, { timeoutMs: this.requestTimeoutMs, ...options });
+  }
 
   private async path(ref: KindRef, namespace: string | undefined, name?: string, sub?: string) {
     const m = await this.mapper.mapping(ref);
@@ -93,7 +104,7 @@ export class Client {
   async get<T extends KubeObjectLike = Raw>(kind: KindRef<T>, key: ObjectKey): Promise<T | undefined> {
     const { m, path } = await this.path(kind, key.namespace, key.name);
     try {
-      return withKind(await this.rest.request<T>("GET", path), m);
+      return withKind(await this.call<T>("GET", path), m);
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -106,7 +117,7 @@ export class Client {
     const items: T[] = [];
     let cont: string | undefined;
     do {
-      const page = await this.rest.request<{ items?: T[]; metadata?: { continue?: string } }>("GET", path, {
+      const page = await this.call<{ items?: T[]; metadata?: { continue?: string } }>("GET", path, {
         query: {
           labelSelector: selectorString(options.labelSelector),
           fieldSelector: options.fieldSelector,
@@ -123,21 +134,21 @@ export class Client {
   async create<T extends KubeObjectLike>(obj: T): Promise<T> {
     const meta = metaOf(obj);
     const { m, path } = await this.path(objectGvk(obj), meta.namespace);
-    return withKind(await this.rest.request<T>("POST", path, { body: obj }), m);
+    return withKind(await this.call<T>("POST", path, { body: obj }), m);
   }
 
   /** Replaces the object (PUT); fails with a conflict if metadata.resourceVersion is stale. */
   async update<T extends KubeObjectLike>(obj: T): Promise<T> {
     const meta = metaOf(obj);
     const { m, path } = await this.path(objectGvk(obj), meta.namespace, requireName(meta));
-    return withKind(await this.rest.request<T>("PUT", path, { body: obj }), m);
+    return withKind(await this.call<T>("PUT", path, { body: obj }), m);
   }
 
   /** Replaces the status through the status subresource (spec changes are ignored by the server). */
   async updateStatus<T extends KubeObjectLike>(obj: T): Promise<T> {
     const meta = metaOf(obj);
     const { m, path } = await this.path(objectGvk(obj), meta.namespace, requireName(meta), "status");
-    return withKind(await this.rest.request<T>("PUT", path, { body: obj }), m);
+    return withKind(await this.call<T>("PUT", path, { body: obj }), m);
   }
 
   /** JSON merge patch (default) or JSON patch of the object named by `target`. */
@@ -149,10 +160,7 @@ export class Client {
     const { kind, key } = targetOf(target);
     const { m, path } = await this.path(kind, key.namespace, key.name, options.subresource);
     const type = options.type ?? "merge";
-    return withKind(
-      await this.rest.request<T>("PATCH", path, { body: patch, contentType: PATCH_CONTENT[type] }),
-      m,
-    );
+    return withKind(await this.call<T>("PATCH", path, { body: patch, contentType: PATCH_CONTENT[type] }), m);
   }
 
   /** Server-side apply of a (partial) object. */
@@ -160,7 +168,7 @@ export class Client {
     const meta = metaOf(obj);
     const { m, path } = await this.path(objectGvk(obj), meta.namespace, requireName(meta));
     return withKind(
-      await this.rest.request<T>("PATCH", path, {
+      await this.call<T>("PATCH", path, {
         body: obj,
         contentType: "application/apply-patch+yaml",
         query: { fieldManager: options.fieldManager, force: options.force ? true : undefined },
@@ -181,7 +189,7 @@ export class Client {
     if (options.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = options.gracePeriodSeconds;
     if (options.resourceVersion) body.preconditions = { resourceVersion: options.resourceVersion };
     try {
-      await this.rest.request("DELETE", path, { body });
+      await this.call("DELETE", path, { body });
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;

@@ -55,14 +55,18 @@ export class LeaderElector {
   private observedKey = "";
   private observedAt = 0;
   private lease: Lease | undefined;
+  private readonly client: Client;
 
   constructor(
-    private readonly client: Client,
+    client: Client,
     private readonly options: Required<Pick<LeaderElectionOptions, "id" | "namespace">> &
       LeaderElectionOptions,
     private readonly log: Logger,
   ) {
     this.identity = options.identity ?? `${hostname()}_${randomUUID()}`;
+    // Each lease request must end within the renew deadline, or a hung request would keep a
+    // leader "leading" after its lease expired elsewhere (client-go bounds them the same way).
+    this.client = client.withTimeout(this.renewDeadline);
   }
 
   private get leaseDuration(): number {

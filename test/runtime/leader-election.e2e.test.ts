@@ -122,3 +122,17 @@ describe("leader election", () => {
     expect(a.manager.isLeader()).toBe(false);
   });
 });
+
+describe("leader election with a hung API server", () => {
+  it("gives up leadership within the renew deadline even when renewals hang", async () => {
+    h = await harness();
+    const a = await candidate(h);
+    await waitFor("a leads", () => a.manager.isLeader());
+    // Renewals now hang for 20 s; each attempt is cut at the 1.5 s renew deadline.
+    h.cluster.faults.latency(20_000, { method: "PUT", path: /\/leases\// });
+    const started = Date.now();
+    await expect(a.running).rejects.toThrow(/leader election lost/);
+    expect(Date.now() - started).toBeLessThan(election.leaseDurationSeconds * 1000 + 1000);
+    h.cluster.faults.clear();
+  });
+});
