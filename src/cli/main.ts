@@ -6,7 +6,6 @@ import { colorEnabled, palette } from "../common/color.js";
 import { ExitCode, formatLocation, isTsopError } from "../common/errors.js";
 import { tsopVersion } from "../common/version.js";
 import { bundleCommand } from "./bundle.js";
-import { bundleCommand } from "./bundle.js";
 import { completionCommand } from "./completion.js";
 import { generateCommand } from "./generate.js";
 import { createCommand } from "./create.js";
@@ -38,7 +37,6 @@ export function buildProgram({ versionFlag = true }: { versionFlag?: boolean } =
   program.addCommand(createCommand());
   program.addCommand(generateCommand());
   program.addCommand(olmCommand());
-  program.addCommand(bundleCommand());
   program.addCommand(bundleCommand());
   program.addCommand(runCommand());
   program.addCommand(cleanupCommand());
