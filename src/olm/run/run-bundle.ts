@@ -88,7 +88,7 @@ export async function runBundle(options: RunBundleOptions): Promise<RunBundleRes
     const bundle = await pullBundle(options.image, { ...options });
     const csvName = bundle.csv.metadata.name ?? "";
     reporter.info(`Bundle: package ${bundle.packageName}, ${csvName}`);
-    const namespace = options.namespace ?? conn?.client.namespace ?? "default";
+    const namespace = options.namespace ?? conn?.client.namespace ?? (await kubeconfigNamespace(options));
     const installMode = resolveInstallMode(bundle.csv, namespace, flag);
     const catalogOptions: CatalogOptions = {
       namespace,
@@ -351,4 +351,19 @@ async function preflightChecks(
     return { createNamespace: false, operatorGroup: { name: og.metadata.name ?? "", created: false } };
   }
   return { createNamespace: false };
+}
+
+/** --dry-run without -n: the kubeconfig context's namespace if there is a kubeconfig (no cluster call). */
+async function kubeconfigNamespace(options: RunBundleOptions): Promise<string> {
+  try {
+    const { loadConnection } = await import("../../kube/config.js");
+    const connection = await loadConnection({
+      kubeconfig: options.kubeconfig,
+      context: options.context,
+      env: options.env ?? process.env,
+    });
+    return connection.namespace;
+  } catch {
+    return "default";
+  }
 }
