@@ -41,7 +41,7 @@ export async function pushImage(
   await client.putManifest(
     ref.registry,
     ref.repository,
-    ref.tag ?? digest,
+    ref.tag ?? (ref.digest ? digest : "latest"),
     image.manifest,
     image.manifestDescriptor.mediaType,
   );
