@@ -134,6 +134,32 @@ describe("run bundle", () => {
     expect(csv?.metadata.annotations?.["olm.targetNamespaces"]).toBe("fresh");
   }, 60_000);
 
+  it("installs in SingleNamespace mode watching another namespace", async () => {
+    env = await startRunEnv();
+    await env.client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "watched" } });
+    const result = await runBundle(options(env, { installMode: "SingleNamespace=watched" }));
+    expect(result.installMode).toEqual({
+      type: "SingleNamespace",
+      targetNamespaces: ["watched"],
+      source: "flag",
+    });
+    const og = await env.client.get({
+      apiVersion: OLM_V1,
+      kind: "OperatorGroup",
+      namespace: "demo",
+      name: "tsop-operatorgroup",
+    });
+    expect(og?.spec).toEqual({ targetNamespaces: ["watched"] });
+    const csv = await env.client.get({
+      apiVersion: OLM,
+      kind: "ClusterServiceVersion",
+      namespace: "demo",
+      name: result.csv,
+    });
+    expect(csv?.metadata.annotations?.["olm.targetNamespaces"]).toBe("watched");
+    expect(csv?.status?.phase).toBe("Succeeded");
+  }, 60_000);
+
   it("reuses an existing compatible OperatorGroup", async () => {
     env = await startRunEnv();
     await env.client.create({
