@@ -180,11 +180,16 @@ describe("tsop bundle push to a token-auth registry, and --oci-layout", () => {
 
   it("pushes with a push-scoped token from $REGISTRY_AUTH_FILE", async () => {
     const cwd = await bundleCopy();
-    const result = await runTsop(["bundle", "push", `${registry.host}/team/bundle:v1`], {
+    const result = await runTsop(["-v", "bundle", "push", `${registry.host}/team/bundle:v1`], {
       cwd,
       env: { HOME: cwd, REGISTRY_AUTH_FILE: await authFile(registry) },
     });
     expect(result.exitCode).toBe(0);
+    // Even the verbose log names where credentials came from, never them or the tokens (JWTs).
+    expect(result.stderr).toContain("credentials for");
+    expect(result.stderr).not.toContain(PASSWORD);
+    expect(result.stderr).not.toContain(Buffer.from(`tester:${PASSWORD}`).toString("base64"));
+    expect(result.stderr).not.toMatch(/eyJ[\w-]+\./);
     expect((await skopeoInspect(registry, "team/bundle:v1")).Digest).toBe(result.stdout.trim());
     expect(registry.issuer!.requests.flatMap((r) => r.scopes)).toContain("repository:team/bundle:pull,push");
   });
