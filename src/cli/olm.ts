@@ -95,7 +95,8 @@ export function olmCommand(): Command {
     try {
       result = await olmInstall({
         ...baseOptions(flags, ctx),
-        version: flags.version ?? OLM_VERSION,
+        // With --manifests and no --version, the version comes from the manifests themselves.
+        version: flags.version ?? (flags.manifests ? undefined : OLM_VERSION),
         force: flags.force,
         signal: interrupt.signal,
       });

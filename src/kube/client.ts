@@ -403,9 +403,8 @@ export class KubeClient {
           }
         }
       }
-    } catch (error) {
-      // A dropped stream is normal: the caller relists or rewatches from lastRv.
-      if (!options.signal?.aborted) void error;
+    } catch {
+      // A dropped stream is normal: the caller rewatches from lastRv or relists.
     }
     return { resourceVersion: lastRv, gone };
   }

@@ -26,6 +26,10 @@ export const messages = {
     message: `${file}: ${detail}`,
     hint: "use OLM's release assets crds.yaml and olm.yaml unmodified",
   }),
+  versionConflict: (file: string, labelled: string, wanted: string): Message => ({
+    message: `${file} is OLM ${labelled} (the packageserver CSV's olm.version label), not ${wanted}`,
+    hint: `pass --version ${labelled}, or point --manifests at the ${wanted} release`,
+  }),
   alreadyInstalled: (found: string[]): Message => ({
     message: `OLM is already installed (or partly installed); found:\n${found.map((f) => `  - ${f}`).join("\n")}`,
     hint: "check it with `tsop olm status`; remove it with `tsop olm uninstall`, or repair an install of the same version with `tsop olm install --force`",

@@ -207,7 +207,12 @@ function parseRelease(
     throw new InvalidInputError(m.message, { hint: m.hint });
   }
   const label = packageserverCsv(resources)?.metadata.labels?.["olm.version"];
-  const resolved = version ? normalizeVersion(version) : label ? normalizeVersion(label) : "unknown";
+  const labelled = label ? normalizeVersion(label) : undefined;
+  const resolved = version ? normalizeVersion(version) : (labelled ?? "unknown");
+  if (labelled && resolved !== labelled) {
+    const m = messages.versionConflict(`${location}/olm.yaml`, labelled, resolved);
+    throw new InvalidInputError(m.message, { hint: m.hint });
+  }
   return { version: resolved, crds, resources, origin, location };
 }
 

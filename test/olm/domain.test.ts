@@ -1,11 +1,14 @@
 // The OLM commands' less common paths through the domain API: --force repairs a partial install
 // (and refuses another version), a platform-managed OLM, status without manifests, version
 // checks and status timeouts.
+import { readFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryReporter } from "../../src/common/reporter.js";
 import { KubeClient } from "../../src/kube/client.js";
 import { olmInstall, olmStatus, olmUninstall } from "../../src/olm/index.js";
+import { testdir } from "../support/testdir.js";
 import { type OlmEnv, startOlmEnv } from "./harness.js";
+import { FIXTURE_RELEASES, FIXTURE_VERSION } from "./release-server.js";
 
 let env: OlmEnv | undefined;
 afterEach(async () => {
@@ -60,10 +63,16 @@ describe("olm install --force", () => {
     expect(other.message).toMatch(
       /--force can only repair an install of the same version|OLM release v0.27.0 has no asset/,
     );
+    // Another release's manifests (labelled v0.27.0) cannot be forced over v0.28.0.
+    const olmYaml = (await readFile(`${FIXTURE_RELEASES}${FIXTURE_VERSION}/olm.yaml`, "utf8")).replace(
+      "olm.version: v0.28.0",
+      "olm.version: v0.27.0",
+    );
+    const crdsYaml = await readFile(`${FIXTURE_RELEASES}${FIXTURE_VERSION}/crds.yaml`, "utf8");
+    const older = await testdir({ "olm.yaml": olmYaml, "crds.yaml": crdsYaml });
     const mismatch = await olmInstall({
       ...env.base,
-      manifests: `${env.cacheDir}/olm/v0.28.0`,
-      version: "v0.27.0",
+      manifests: older,
       force: true,
       timeoutMs: 30_000,
       reporter: new MemoryReporter(),

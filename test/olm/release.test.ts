@@ -70,6 +70,11 @@ describe("OLM release manifests", () => {
     const dir = `${FIXTURE_RELEASES}${FIXTURE_VERSION}`;
     const fromDir = await loadRelease({ manifests: dir, env: {}, reporter: new MemoryReporter() });
     expect(fromDir).toMatchObject({ version: "v0.28.0", origin: "directory" });
+    await expect(
+      loadRelease({ manifests: dir, version: "0.27.0", env: {}, reporter: new MemoryReporter() }),
+    ).rejects.toThrow(
+      /olm\.yaml is OLM v0\.28\.0 \(the packageserver CSV's olm\.version label\), not v0\.27\.0/,
+    );
     server = await startReleaseServer();
     const fromUrl = await loadRelease({
       manifests: `${server.baseUrl}/download/${FIXTURE_VERSION}`,

@@ -80,7 +80,6 @@ async function syncCatalog(ctx: ModelContext, cs: KubeObject): Promise<void> {
 function connectionState(ctx: ModelContext, cs: KubeObject, address: string): string {
   const forced = ctx.faults.catalogState.get(key(cs));
   if (forced) return forced;
-  const namespace = cs.metadata.namespace;
   const host = address.replace(/:\d+$/, "");
   // Registry pod reached by IP (operator-sdk style) or owned by the catalog.
   const pod =
@@ -107,7 +106,6 @@ function connectionState(ctx: ModelContext, cs: KubeObject, address: string): st
   }
   if (cs.spec?.sourceType === "configmap" || cs.spec?.sourceType === "internal")
     return readyAfterDelay(ctx, cs);
-  void namespace;
   return "CONNECTING";
 }
 
