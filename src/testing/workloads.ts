@@ -512,6 +512,10 @@ export class Workloads {
     if (phase === undefined) {
       this.setPod(pod, {
         spec: { nodeName: this.opts.nodeName },
+        event: [
+          "Scheduled",
+          `Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${this.opts.nodeName}`,
+        ],
         status: {
           phase: "Pending",
           conditions: [
@@ -561,6 +565,8 @@ export class Workloads {
               "ImagePullBackOff",
               `Back-off pulling image "${bad.image}"`,
             );
+            this.podEvent(pod.metadata, "Normal", "BackOff", `Back-off pulling image "${bad.image}"`);
+            this.podEvent(pod.metadata, "Warning", "Failed", "Error: ImagePullBackOff");
           }),
         );
         return;
@@ -570,6 +576,14 @@ export class Workloads {
         this.later(this.opts.imagePullFailMs, () => {
           this.podTimers.delete(uid);
           this.setContainerWaiting(pod.metadata, bad.name, "ErrImagePull", pullError);
+          this.podEvent(pod.metadata, "Normal", "Pulling", `Pulling image "${bad.image}"`);
+          this.podEvent(
+            pod.metadata,
+            "Warning",
+            "Failed",
+            `Failed to pull image "${bad.image}": ${pullError}`,
+          );
+          this.podEvent(pod.metadata, "Warning", "Failed", "Error: ErrImagePull");
         }),
       );
       return;
@@ -580,6 +594,43 @@ export class Workloads {
         this.podTimers.delete(uid);
         this.startPod(pod.metadata);
       }),
+    );
+  }
+
+  /** Records a core/v1 Event about a pod, as the kubelet and scheduler do. */
+  private podEvent(
+    meta: KObj,
+    type: "Normal" | "Warning",
+    reason: string,
+    message: string,
+    component = "kubelet",
+  ): void {
+    const events = this.def("", "events");
+    const now = nowTimestamp();
+    this.engine.internalWrite(
+      events,
+      {
+        apiVersion: "v1",
+        kind: "Event",
+        metadata: { generateName: `${meta.name}.`, namespace: meta.namespace },
+        involvedObject: {
+          apiVersion: "v1",
+          kind: "Pod",
+          name: meta.name,
+          namespace: meta.namespace,
+          uid: meta.uid,
+        },
+        reason,
+        message,
+        type,
+        source: component === "kubelet" ? { component, host: this.opts.nodeName } : { component },
+        reportingComponent: component,
+        reportingInstance: component === "kubelet" ? this.opts.nodeName : "",
+        firstTimestamp: now,
+        lastTimestamp: now,
+        count: 1,
+      },
+      manager,
     );
   }
 
@@ -595,12 +646,14 @@ export class Workloads {
       : undefined;
   }
 
-  private setPod(pod: KObj, patch: { spec?: KObj; status: KObj }): void {
+  private setPod(pod: KObj, patch: { spec?: KObj; status: KObj; event?: [string, string] }): void {
     const current = this.current(pod.metadata);
     if (!current) return;
     if (patch.spec) current.spec = { ...current.spec, ...patch.spec };
     current.status = patch.status;
     this.engine.internalWrite(this.def("", "pods"), current, "kubelet");
+    if (patch.event)
+      this.podEvent(pod.metadata, "Normal", patch.event[0], patch.event[1], "default-scheduler");
   }
 
   private setContainerWaiting(meta: KObj, container: string, reason: string, message: string): void {
@@ -616,6 +669,11 @@ export class Workloads {
   private startPod(meta: KObj): void {
     const pod = this.current(meta);
     if (!pod) return;
+    for (const c of (pod.spec?.containers as KObj[] | undefined) ?? []) {
+      this.podEvent(meta, "Normal", "Pulled", `Container image "${c.image}" already present on machine`);
+      this.podEvent(meta, "Normal", "Created", `Created container ${c.name}`);
+      this.podEvent(meta, "Normal", "Started", `Started container ${c.name}`);
+    }
     const now = nowTimestamp();
     const ip = `10.244.0.${this.ipCounter++ % 250}`;
     const containers: KObj[] = pod.spec?.containers ?? [];

@@ -97,6 +97,17 @@ describe("workloads mode", () => {
     expect(backoff?.status.containerStatuses[0].state.waiting.message).toBe(
       'Back-off pulling image "ghcr.io/acme/broken:1"',
     );
+    const events = await http(
+      cluster,
+      "GET",
+      `/api/v1/namespaces/default/events?fieldSelector=${encodeURIComponent("involvedObject.name=bad")}`,
+    );
+    const reasons = events.body.items.map((e: { type: string; reason: string }) => `${e.type}/${e.reason}`);
+    expect(reasons).toEqual(expect.arrayContaining(["Normal/Scheduled", "Warning/Failed", "Normal/BackOff"]));
+    const failed = events.body.items.find((e: { message: string }) =>
+      e.message.startsWith("Failed to pull image"),
+    );
+    expect(failed.source).toEqual({ component: "kubelet", host: "tsop-node" });
   });
 
   it("rolls a Deployment out through a ReplicaSet to available pods", async () => {
