@@ -23,12 +23,14 @@ async function project(extra: Record<string, string> = {}): Promise<string> {
 }
 
 const CRD = "config/crd/bases/cache.example.com_memcacheds.yaml";
+/** Per CLI run: generous, the machine running the suites is shared. */
+const T = 110_000;
 
 // Each run starts node and the compiler: allow for a busy 2-core machine.
 describe("tsop generate (CLI)", { timeout: 120_000 }, () => {
   it("writes CRDs and RBAC, reports sizes, is idempotent, and --check detects drift with a diff", async () => {
     const dir = await project();
-    const first = await runTsop(["generate"], { cwd: dir });
+    const first = await runTsop(["generate"], { cwd: dir, timeoutMs: T });
     expect(first.exitCode, first.stderr).toBe(0);
     expect(first.stderr).toMatch(
       /created config\/crd\/bases\/cache\.example\.com_memcacheds\.yaml \(\d+\.\d KiB\)/,
@@ -38,16 +40,16 @@ describe("tsop generate (CLI)", { timeout: 120_000 }, () => {
     expect(tree[CRD]?.startsWith("---\napiVersion: apiextensions.k8s.io/v1\n")).toBe(true);
     expect(tree[CRD]).toContain("tsop.dev/version:");
 
-    const again = await runTsop(["generate"], { cwd: dir });
+    const again = await runTsop(["generate"], { cwd: dir, timeoutMs: T });
     expect(again.stderr).toContain(`unchanged ${CRD}`);
     expect(await readTree(dir)).toEqual(tree);
 
-    const clean = await runTsop(["generate", "--check"], { cwd: dir });
+    const clean = await runTsop(["generate", "--check"], { cwd: dir, timeoutMs: T });
     expect(clean.exitCode, clean.stderr).toBe(0);
     expect(clean.stdout).toBe("");
 
     await writeFile(join(dir, "api/v1alpha1/memcached.ts"), API.replace("@maximum 3", "@maximum 5"));
-    const drift = await runTsop(["generate", "--check"], { cwd: dir });
+    const drift = await runTsop(["generate", "--check"], { cwd: dir, timeoutMs: T });
     expect(drift.exitCode).toBe(1);
     expect(drift.stdout).toContain(`--- a/${CRD}`);
     expect(drift.stdout).toContain(`+++ b/${CRD}`);
@@ -57,23 +59,23 @@ describe("tsop generate (CLI)", { timeout: 120_000 }, () => {
     const afterCheck = await readTree(dir);
     expect(afterCheck[CRD]).toBe(tree[CRD]); // --check wrote nothing
 
-    const update = await runTsop(["generate", "crds"], { cwd: dir });
+    const update = await runTsop(["generate", "crds"], { cwd: dir, timeoutMs: T });
     expect(update.exitCode).toBe(0);
     expect(update.stderr).toContain(`updated ${CRD}`);
-    expect((await runTsop(["generate", "--check"], { cwd: dir })).exitCode).toBe(0);
+    expect((await runTsop(["generate", "--check"], { cwd: dir, timeoutMs: T })).exitCode).toBe(0);
   });
 
   it("removes the CRD file of a kind that no longer exists, and says so; other YAML is kept", async () => {
     const dir = await project({ "config/crd/bases/notes.yaml": "# a user file\nkind: ConfigMap\n" });
-    expect((await runTsop(["generate"], { cwd: dir })).exitCode).toBe(0);
+    expect((await runTsop(["generate"], { cwd: dir, timeoutMs: T })).exitCode).toBe(0);
     await writeFile(
       join(dir, "api/v1alpha1/memcached.ts"),
       API.replace('version: "v1alpha1" }', 'version: "v1alpha1", plural: "caches" }'),
     );
-    const check = await runTsop(["generate", "--check"], { cwd: dir });
+    const check = await runTsop(["generate", "--check"], { cwd: dir, timeoutMs: T });
     expect(check.exitCode).toBe(1);
     expect(check.stdout).toContain(`--- a/${CRD}\n+++ /dev/null`);
-    const run = await runTsop(["generate"], { cwd: dir });
+    const run = await runTsop(["generate"], { cwd: dir, timeoutMs: T });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toContain(`removed ${CRD} (its kind no longer exists)`);
     const files = Object.keys(await readTree(dir)).filter((f) => f.startsWith("config/crd"));
@@ -84,7 +86,7 @@ describe("tsop generate (CLI)", { timeout: 120_000 }, () => {
     const dir = await project();
     await writeFile(join(dir, "api/v1alpha1/memcached.ts"), API.replace("size?: Int32;", "size?: any;"));
     const before = await readTree(dir);
-    const res = await runTsop(["generate"], { cwd: dir });
+    const res = await runTsop(["generate"], { cwd: dir, timeoutMs: T });
     expect(res.exitCode).toBe(1);
     expect(res.stderr).toMatch(
       /api\/v1alpha1\/memcached\.ts:10:3: error TSOP1011: cannot generate a schema for 'any'/,
@@ -99,9 +101,9 @@ describe("tsop generate (CLI)", { timeout: 120_000 }, () => {
       join(dir, "api/v1alpha1/memcached.ts"),
       API.replace("containerPort?: Int32;", "containerPort?: number;"),
     );
-    const lenient = await runTsop(["generate", "--check"], { cwd: dir });
+    const lenient = await runTsop(["generate", "--check"], { cwd: dir, timeoutMs: T });
     expect(lenient.stderr).toContain("warning TSOP1020");
-    const strict = await runTsop(["generate", "--strict"], { cwd: dir });
+    const strict = await runTsop(["generate", "--strict"], { cwd: dir, timeoutMs: T });
     expect(strict.exitCode).toBe(1);
     expect(strict.stderr).toContain("error TSOP1020");
   });
@@ -111,7 +113,7 @@ describe("tsop generate (CLI)", { timeout: 120_000 }, () => {
       PROJECT:
         'domain: example.com\nprojectName: demo\nlayout:\n- tsop.dev/v1\nresources: []\nversion: "3"\n',
     });
-    const res = await runTsop(["generate"], { cwd: join(dir, "api") });
+    const res = await runTsop(["generate"], { cwd: join(dir, "api"), timeoutMs: T });
     expect(res.exitCode, res.stderr).toBe(0);
     expect(Object.keys(await readTree(dir))).toContain(CRD);
     const out = await runTsop(["generate", "rbac", "--out", "rbac-here", "--role-name", "operator"], {
@@ -129,8 +131,8 @@ describe("tsop generate (CLI)", { timeout: 120_000 }, () => {
       join(b, "tsconfig.json"),
       tsconfig().replace('"include":["api","controllers"]', '"include":["api"]'),
     );
-    expect((await runTsop(["generate"], { cwd: a })).exitCode).toBe(0);
-    expect((await runTsop(["generate"], { cwd: b })).exitCode).toBe(0);
+    expect((await runTsop(["generate"], { cwd: a, timeoutMs: T })).exitCode).toBe(0);
+    expect((await runTsop(["generate"], { cwd: b, timeoutMs: T })).exitCode).toBe(0);
     const ta = await readTree(join(a, "config"));
     const tb = await readTree(join(b, "config"));
     expect(tb).toEqual(ta);
@@ -154,7 +156,7 @@ describe("tsop generate (CLI)", { timeout: 120_000 }, () => {
     });
     await mkdir(join(dir, "node_modules"), { recursive: true });
     await symlink(REPO_ROOT, join(dir, "node_modules/tsop"), "dir");
-    const res = await runTsop(["generate", "crds"], { cwd: dir });
+    const res = await runTsop(["generate", "crds"], { cwd: dir, timeoutMs: T });
     expect(res.exitCode, res.stderr).toBe(0);
     const expected = readFileSync(join(FIXTURE, "expected/crd/cache.example.com_memcacheds.yaml"), "utf8");
     const strip = (t: string) => t.replace(/tsop\.dev\/version: .*\n/, "");

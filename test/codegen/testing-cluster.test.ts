@@ -2,11 +2,17 @@
 // validates CRD structure and serves the kind; sample objects are accepted or rejected there as the
 // schema says (types, bounds, enums, patterns, required fields, defaults, int-or-string, pruning).
 import { readdirSync, readFileSync } from "node:fs";
+import { symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { generate } from "../../src/codegen/index.js";
+import { MemoryReporter } from "../../src/common/reporter.js";
 import { startTestCluster, type TestCluster } from "../../src/testing/index.js";
+import { REPO_ROOT } from "../support/cli.js";
+import { testdir } from "../support/testdir.js";
+import { tsconfig } from "./support.js";
 
 const FIXTURES = fileURLToPath(new URL("../../fixtures/codegen/", import.meta.url));
 
@@ -171,5 +177,52 @@ describe("generated CRDs on tsop/testing", () => {
       metadata: { name: "m" },
     });
     expect(mice.status, JSON.stringify(mice.body)).toBe(201); // cluster-scoped
+  });
+
+  it("core types from @kubernetes/client-node (a pod template) are walked from their .d.ts and served", {
+    timeout: 120_000,
+  }, async () => {
+    const dir = await testdir({
+      "tsconfig.json": tsconfig(),
+      "api/types.ts": [
+        'import { CustomResource, KubeObject } from "tsop";',
+        'import type { V1PodTemplateSpec } from "@kubernetes/client-node";',
+        "export interface RunnerSpec {",
+        "  /** The pod to run. */",
+        "  template: V1PodTemplateSpec;",
+        "}",
+        '@CustomResource({ group: "runners.tsop.dev", version: "v1" })',
+        "export class Runner extends KubeObject<RunnerSpec> {}",
+        "",
+      ].join("\n"),
+    });
+    await symlink(join(REPO_ROOT, "node_modules"), join(dir, "node_modules"), "dir");
+    const result = await generate({ cwd: dir, what: "crds", maxDescLen: 0 }, new MemoryReporter());
+    expect(result.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    const crd = parse(readFileSync(join(dir, "config/crd/bases/runners.tsop.dev_runners.yaml"), "utf8"));
+    const installed = await api("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd);
+    expect(installed.status, JSON.stringify(installed.body)).toBe(201);
+    const pod = {
+      metadata: { labels: { app: "r" } },
+      spec: { containers: [{ name: "c", image: "busybox", ports: [{ containerPort: 80 }] }] },
+    };
+    const ok = await create("runners.tsop.dev", "v1", "runners", {
+      apiVersion: "runners.tsop.dev/v1",
+      kind: "Runner",
+      metadata: { name: "r" },
+      spec: { template: pod },
+    });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+    const badPort = {
+      spec: { containers: [{ name: "c", image: "busybox", ports: [{ containerPort: "eighty" }] }] },
+    };
+    const bad = await create("runners.tsop.dev", "v1", "runners", {
+      apiVersion: "runners.tsop.dev/v1",
+      kind: "Runner",
+      metadata: { name: "s" },
+      spec: { template: badPort },
+    });
+    expect(bad.status).toBe(422);
+    expect(JSON.stringify(bad.body)).toContain("containerPort");
   });
 });

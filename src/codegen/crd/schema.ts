@@ -40,6 +40,8 @@ export class SchemaBuilder {
   /** The declaration each field schema came from (for checks made after flattening). */
   readonly origins = new WeakMap<object, ts.Node>();
   private readonly declKeys = new Map<ts.Node, string>();
+  /** Alias declarations being built: their own type must not be looked up as the alias again. */
+  private readonly building = new Set<ts.Node>();
 
   constructor(
     private readonly checker: ts.TypeChecker,
@@ -100,6 +102,7 @@ export class SchemaBuilder {
       case ts.SyntaxKind.AnyKeyword:
       case ts.SyntaxKind.UnknownKeyword:
       case ts.SyntaxKind.ObjectKeyword:
+        if (fromDependency(site.at)) return { "x-kubernetes-preserve-unknown-fields": true };
         return this.fail(site, msg.anyType(n.getText()));
       case ts.SyntaxKind.BigIntKeyword:
         return this.fail(site, msg.unsupported("bigint", "JSON has no bigint; use Int64 or a string"));
@@ -206,6 +209,8 @@ export class SchemaBuilder {
       const fixed = fixedSchema(name);
       if (fixed) return fixed;
     }
+    if (fromDependency(decl) && name === "V1ObjectMeta") return { type: "object" };
+    if (fromDependency(decl) && name === "IntOrString") return brandSchema("int-or-string");
     if (sym.flags & ts.SymbolFlags.TypeParameter) return this.fail(site, msg.typeParameter(name));
     if (isLibFile(decl))
       return this.libType(
@@ -273,7 +278,7 @@ export class SchemaBuilder {
       };
     }
     if (name === "Date") {
-      this.diags.at(site.at, msg.date());
+      if (!fromDependency(site.at)) this.diags.at(site.at, msg.date());
       return { type: "string", format: "date-time" };
     }
     if (name === "Map" || name === "Set" || name === "WeakMap" || name === "WeakSet") {
@@ -293,12 +298,16 @@ export class SchemaBuilder {
   private fromType(type: ts.Type, site: Site): Schema {
     const c = this.checker;
     const f = type.flags;
-    if (f & ts.TypeFlags.Any)
-      return this.fail(site, isErrorType(type) ? msg.unresolved(typeText(site)) : msg.anyType("any"));
+    if (f & ts.TypeFlags.Any && isErrorType(type)) return this.fail(site, msg.unresolved(typeText(site)));
+    // A dependency's declarations cannot be fixed by the user: free-form there means "keep as is".
+    if (f & (ts.TypeFlags.Any | ts.TypeFlags.Unknown) && fromDependency(site.at))
+      return { "x-kubernetes-preserve-unknown-fields": true };
+    if (f & ts.TypeFlags.Any) return this.fail(site, msg.anyType("any"));
     if (f & ts.TypeFlags.Unknown) return this.fail(site, msg.anyType("unknown"));
     const alias = type.aliasSymbol;
     if (alias) {
       const decl = alias.declarations?.[0];
+      if (decl && fromDependency(decl) && alias.name === "IntOrString") return brandSchema("int-or-string");
       if (decl && isTsopFile(decl.getSourceFile().fileName)) {
         const brand = BRANDED_ALIASES[alias.name];
         if (brand) return brandSchema(brand);
@@ -309,7 +318,8 @@ export class SchemaBuilder {
         ts.isTypeAliasDeclaration(decl) &&
         !decl.typeParameters &&
         !type.aliasTypeArguments &&
-        !isLibFile(decl)
+        !isLibFile(decl) &&
+        !this.building.has(decl)
       ) {
         return this.refToDecl(decl, alias.name, () =>
           this.forType(c.getTypeFromTypeNode(decl.type), decl.type, { at: decl, label: alias.name }),
@@ -421,8 +431,11 @@ export class SchemaBuilder {
     }
     const objectFlags = (type as ts.ObjectType).objectFlags ?? 0;
     if (symbol && decl && (ts.isInterfaceDeclaration(decl) || ts.isClassDeclaration(decl))) {
-      if (isTsopFile(decl.getSourceFile().fileName)) {
-        const fixed = fixedSchema(symbol.name);
+      if (
+        isTsopFile(decl.getSourceFile().fileName) ||
+        (fromDependency(decl) && symbol.name === "V1ObjectMeta")
+      ) {
+        const fixed = fixedSchema(symbol.name === "V1ObjectMeta" ? "ObjectMeta" : symbol.name);
         if (fixed) return fixed;
       }
       const reference = objectFlags & ts.ObjectFlags.Reference ? (type as ts.TypeReference) : undefined;
@@ -474,7 +487,9 @@ export class SchemaBuilder {
     if (!this.named.has(key)) {
       const entry: NamedSchema = { key, name, schema: {}, decl };
       this.named.set(key, entry);
+      this.building.add(decl);
       const schema = build();
+      this.building.delete(decl);
       const description = descriptionOf(decl);
       if (description) schema.description = description;
       if (!isTsopFile(decl.getSourceFile().fileName)) {
@@ -670,6 +685,11 @@ export class SchemaBuilder {
   // ------------------------------------------------------------------ helpers
 
   private float(site: Site): Schema {
+    // @kubernetes/client-node's models say `number` for what the API declares int32/int64.
+    if (fromDependency(site.at))
+      return /[\\/]@kubernetes[\\/]client-node[\\/]/.test(site.at.getSourceFile().fileName)
+        ? { type: "integer" }
+        : { type: "number" };
     this.diags.at(site.at, msg.float(`'${site.label}'`));
     return { type: "number" };
   }
@@ -684,6 +704,12 @@ function typeText(site: Site): string {
   const n = site.at;
   if ((ts.isPropertySignature(n) || ts.isPropertyDeclaration(n)) && n.type) return n.type.getText();
   return site.label;
+}
+
+/** Declared in an installed package (not the project, not tsop). */
+function fromDependency(node: ts.Node): boolean {
+  const name = node.getSourceFile().fileName;
+  return /[\\/]node_modules[\\/]/.test(name) && !isTsopFile(name) && !isLibFile(node);
 }
 
 function isErrorType(type: ts.Type): boolean {
