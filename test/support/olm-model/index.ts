@@ -25,7 +25,9 @@
  * from the catalog's olm.bundle.object properties); gRPC is never spoken: an address that maps to
  * no pod or Service becomes READY after `catalogConnectMs`; no copied CSVs, per-group
  * ClusterRoles, OperatorConditions, webhooks, APIServices, dependency resolution across packages,
- * skipRange or InstallPlan garbage collection; events are created with generated names.
+ * skipRange, Subscription spec.config overrides, fail-forward upgrades or InstallPlan garbage
+ * collection; the install check looks at Deployment readiness only (no spec-hash drift check);
+ * events are created with generated names and never aggregated.
  */
 import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
