@@ -60,8 +60,8 @@ describe("a scaffolded project", () => {
     const crds = await readdir(join(dir, "config/crd/bases"));
     expect(crds.sort()).toEqual(["cache.example.com_memcacheds.yaml", "infra.example.com_clusters.yaml"]);
     const tests = await npm(dir, "test");
-    // Both scaffolded reconciler tests ran (3 cases each) against tsop/testing.
-    expect(tests).toMatch(/Tests\s+6 passed/);
+    // Both scaffolded reconciler tests ran (4 cases each) against tsop/testing.
+    expect(tests).toMatch(/Tests\s+8 passed/);
     await npm(dir, "run", "lint");
 
     // The workload the reconciler creates passes Pod Security "restricted".
