@@ -218,6 +218,14 @@ const builtinSpecs: BuiltinSpec[] = [
     categories: ["api-extensions"],
   },
   {
+    gv: "apiregistration.k8s.io/v1",
+    resource: "apiservices",
+    kind: "APIService",
+    namespaced: false,
+    categories: ["api-extensions"],
+    status: true,
+  },
+  {
     gv: "scheduling.k8s.io/v1",
     resource: "priorityclasses",
     kind: "PriorityClass",

@@ -93,6 +93,8 @@ export interface TestCluster {
   compact(): void;
   /** Current global resourceVersion. */
   resourceVersion(): string;
+  /** Stops accepting a token (default: the kubeconfig's), so its requests answer 401 ("expired credentials"). */
+  revokeToken(token?: string): void;
   /** Answer 403 Forbidden to matching requests; returns a function that lifts the rule. */
   forbid(rule: ForbidRule): () => void;
   /** Images whose pulls fail in workloads mode (ErrImagePull → ImagePullBackOff). */
@@ -273,6 +275,9 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
     openWatches: () => watches.size,
     compact: () => store.compact(),
     resourceVersion: () => String(store.currentRv()),
+    revokeToken(t = token) {
+      tokens.delete(t);
+    },
     forbid(rule) {
       rules.push(rule);
       return () => {

@@ -45,6 +45,7 @@ describe("discovery and health", () => {
       "apiextensions.k8s.io",
       "coordination.k8s.io",
       "admissionregistration.k8s.io",
+      "apiregistration.k8s.io",
       "events.k8s.io",
     ]) {
       expect(groups).toContain(g);
@@ -98,6 +99,9 @@ describe("discovery and health", () => {
     }
     const other = await http(cluster, "GET", "/api/v1/namespaces", undefined, { token: "other-token" });
     expect(other.status).toBe(200);
+    cluster.revokeToken("other-token");
+    const revoked = await http(cluster, "GET", "/api/v1/namespaces", undefined, { token: "other-token" });
+    expect(revoked.status).toBe(401);
   });
 });
 
