@@ -191,6 +191,7 @@ export class Manager {
   private async run(): Promise<void> {
     const log = this.logger.named("manager");
     const signal = this.stopController.signal;
+    if (signal.aborted) return; // stopped before it started
     let signalled = false;
     const onSignal = (name: string) => () => {
       if (signalled) {
@@ -245,9 +246,7 @@ export class Manager {
         }
       } else {
         await this.startControllers(informers, signal);
-        await new Promise<void>((resolve) =>
-          signal.addEventListener("abort", () => resolve(), { once: true }),
-        );
+        await abortedPromise(signal);
       }
     } catch (err) {
       failure = err;
@@ -259,10 +258,7 @@ export class Manager {
   }
 
   private async startControllers(informers: Informer[], signal: AbortSignal): Promise<void> {
-    await Promise.race([
-      Promise.all(informers.map((i) => i.waitForSync())),
-      new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true })),
-    ]);
+    await Promise.race([Promise.all(informers.map((i) => i.waitForSync())), abortedPromise(signal)]);
     if (signal.aborted) return;
     this.controllersStarted = true;
     for (const c of this.controllers) c.start();
@@ -387,4 +383,9 @@ function listenOn(server: http.Server, at: { host: string; port: number }): Prom
       resolve(`http://${host}:${address.port}`);
     });
   });
+}
+
+function abortedPromise(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
 }

@@ -226,4 +226,14 @@ describe("manager configuration errors", () => {
     const badAddress = await h.startManager({ metricsBindAddress: "localhost:http" });
     await expect(badAddress.start()).rejects.toThrow(/invalid bind address "localhost:http"/);
   });
+
+  it("a manager stopped before it started does not start", async () => {
+    h = await harness();
+    const m = await h.startManager();
+    await m.controller(CM).complete(async () => {});
+    await m.stop();
+    await m.start();
+    expect(m.healthProbeUrl).toBeUndefined();
+    expect(m.isLeader()).toBe(false);
+  });
 });
