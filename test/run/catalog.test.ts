@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { InvalidInputError } from "../../src/common/errors.js";
 import {
   bundleBlob,
+  CONFIGMAP_PAYLOAD_LIMIT,
   channelHead,
   parseCatalog,
   partitionCatalog,
@@ -82,6 +83,15 @@ describe("ConfigMap partitions", () => {
     const parts = partitionCatalog(docs, limit);
     expect(parts.length).toBeGreaterThan(3);
     for (const p of parts) expect(p.length).toBeLessThanOrEqual(limit);
+    expect(parts.map((p) => gunzipSync(p).toString()).join("")).toBe(docs.join(""));
+  });
+
+  it("splits a multi-megabyte catalog below the real 1 MiB ConfigMap limit", () => {
+    const docs = Array.from({ length: 15 }, (_, i) => doc(i, 150_000));
+    const parts = partitionCatalog(docs);
+    expect(parts.length).toBeGreaterThanOrEqual(3);
+    for (const p of parts) expect(p.length).toBeLessThanOrEqual(CONFIGMAP_PAYLOAD_LIMIT);
+    expect(CONFIGMAP_PAYLOAD_LIMIT).toBeLessThan(1024 * 1024);
     expect(parts.map((p) => gunzipSync(p).toString()).join("")).toBe(docs.join(""));
   });
 

@@ -1,8 +1,11 @@
 // run bundle end to end: tsop/testing + OLM model + bundles pulled from a real local registry.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ExitCode, type TsopError } from "../../src/common/errors.js";
+import { gzipSync } from "node:zlib";
+import { serializeCatalog, singleBundleCatalog } from "../../src/olm/run/catalog.js";
 import { runBundle } from "../../src/olm/run/index.js";
 import type { RunBundleOptions } from "../../src/olm/run/run-bundle.js";
+import { loadFixture } from "./fixtures.js";
 import {
   type BundleRegistry,
   names,
@@ -158,6 +161,28 @@ describe("run bundle", () => {
     });
     expect(csv?.metadata.annotations?.["olm.targetNamespaces"]).toBe("watched");
     expect(csv?.status?.phase).toBe("Succeeded");
+  }, 60_000);
+
+  it("serves a catalog split over several ConfigMaps (the registry pod mounts them all)", async () => {
+    env = await startRunEnv();
+    const bundle = await loadFixture("0.0.1", registry.image("0.0.1"));
+    const largest = Math.max(...serializeCatalog(singleBundleCatalog(bundle)).map((d) => gzipSync(d).length));
+    const result = await runBundle(options(env, { payloadLimit: largest + 16 }));
+    expect(result.csv).toBe("memcached-operator.v0.0.1");
+    const cms = (
+      await env.client.list("v1", "ConfigMap", {
+        namespace: "demo",
+        labelSelector: "tsop.dev/component=catalog-content",
+      })
+    ).items;
+    expect(cms.length).toBeGreaterThan(1);
+    const pod = (
+      await env.client.list("v1", "Pod", { namespace: "demo", labelSelector: "tsop.dev/component=registry" })
+    ).items[0];
+    const mounted = (pod?.spec?.volumes ?? []).flatMap((v: { configMap?: { name: string } }) =>
+      v.configMap ? [v.configMap.name] : [],
+    );
+    expect(mounted.sort()).toEqual(cms.map((c) => c.metadata.name).sort());
   }, 60_000);
 
   it("reuses an existing compatible OperatorGroup", async () => {
