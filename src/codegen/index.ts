@@ -89,9 +89,13 @@ export async function generate(options: GenerateOptions, reporter: Reporter): Pr
     const declarations = collectRbac(loaded.sourceFiles, loaded.checker, diags, roleName);
     if (options.deriveRbac) {
       const byClass = new Map(resources.map((r) => [r.cls, { group: r.group, plural: r.plural }]));
-      declarations.push(
-        ...deriveRbac(loaded.sourceFiles, loaded.checker, diags, (c) => byClass.get(c), roleName),
-      );
+      const derived = deriveRbac(loaded.sourceFiles, loaded.checker, diags, (c) => byClass.get(c), roleName);
+      for (const d of derived) {
+        reporter.debug(
+          `derived RBAC: ${d.groups.map((g) => g || '""').join(",")} ${d.resources.join(",")} [${d.verbs.join(" ")}]`,
+        );
+      }
+      declarations.push(...derived);
     }
     const objects = roleObjects(bucketRules(declarations));
     if (objects.length)

@@ -36,7 +36,7 @@ const CASES: Case[] = [
     code: "TSOP1002",
     source: spec("  a?: string;", { crd: '{ group: "things.tsop.dev", version: "v1", shortname: ["t"] }' }),
     at: '{ group: "things.tsop.dev", version: "v1", shortname',
-    message: "@CustomResource: unknown option 'shortname'",
+    message: "@CustomResource: unknown option 'shortname'; did you mean 'shortNames'?",
   },
   {
     name: "recursive type",

@@ -4,7 +4,7 @@ import ts from "typescript";
 import { defaultPlural } from "../../common/plural.js";
 import type { Diagnostics } from "../diagnostics.js";
 import { type ConstValue, evaluate, NotConstant } from "../evaluate.js";
-import { CLASS_DECORATORS } from "../markers.js";
+import { CLASS_DECORATORS, suggest } from "../markers.js";
 import { msg } from "../messages.js";
 import { isTsopSymbol } from "../program.js";
 
@@ -209,7 +209,11 @@ function readResource(
     "storage",
     "deprecationWarning",
   ];
-  for (const key of Object.keys(o)) if (!known.includes(key)) problems.push(`unknown option '${key}'`);
+  for (const key of Object.keys(o)) {
+    if (known.includes(key)) continue;
+    const near = suggest(key, known);
+    problems.push(`unknown option '${key}'${near ? `; did you mean '${near}'?` : ""}`);
+  }
   const group = str("group", true);
   const version = str("version", true);
   const kind = str("kind") ?? cls.name?.text ?? "";
