@@ -47,6 +47,27 @@ export interface BaseResult {
   base: KubeObject;
   path: string;
   status: "created" | "updated" | "unchanged";
+  /**
+   * Writes the new or changed base. The caller runs it once the bundle is known to be good, so a
+   * failed run leaves no half-made base behind. Prompted answers are saved at once instead (they
+   * cost the user typing), and then save() does nothing.
+   */
+  save(): Promise<void>;
+}
+
+function saver(
+  write: () => Promise<void>,
+  now: boolean,
+): Promise<() => Promise<void>> | (() => Promise<void>) {
+  if (!now) {
+    let done = false;
+    return async () => {
+      if (done) return;
+      done = true;
+      await write();
+    };
+  }
+  return write().then(() => async () => {});
 }
 
 export function basePath(packageName: string): string {
@@ -215,11 +236,13 @@ export async function ensureBase(options: BaseOptions): Promise<BaseResult> {
       setPath(value, field.path, next);
       changed = true;
     }
-    if (changed) {
+    const write = async () => {
+      if (!changed) return;
       await writeFileAtomic(full, doc.toString({ lineWidth: 0 }));
       options.reporter.info(`Updated ${path} (${[...changes.keys()].map((f) => f.key).join(", ")})`);
-    }
-    return { base: value, path, status: changed ? "updated" : "unchanged" };
+    };
+    const save = await saver(write, options.forcePrompt);
+    return { base: value, path, status: changed ? "updated" : "unchanged", save };
   }
 
   // First run: flags, then the bundle config, then prompts or defaults.
@@ -240,10 +263,12 @@ export async function ensureBase(options: BaseOptions): Promise<BaseResult> {
   }
   const askable = options.canPrompt && options.prompter !== undefined;
   const unresolved: BaseField[] = [];
+  let prompted = false;
   for (const field of missing) {
     const fallback = field.defaultValue?.(ctx);
     if (askable && (!options.yes || fallback === undefined)) {
       values.set(field, await askField(field, options.prompter!, ctx, fallback));
+      prompted = true;
     } else if (fallback !== undefined) {
       const parsed = await field.parse(fallback, ctx);
       if (parsed !== undefined) values.set(field, parsed);
@@ -260,10 +285,14 @@ export async function ensureBase(options: BaseOptions): Promise<BaseResult> {
     );
   }
   const base = newBase(options.packageName, values, options.crds);
-  await mkdir(dirname(full), { recursive: true });
-  await writeFileAtomic(full, toYaml(base));
-  options.reporter.info(`Created ${path}; edit it freely, tsop keeps your changes`);
-  return { base, path, status: "created" };
+  const text = toYaml(base);
+  const write = async () => {
+    await mkdir(dirname(full), { recursive: true });
+    await writeFileAtomic(full, text);
+    options.reporter.info(`Created ${path}; edit it freely, tsop keeps your changes`);
+  };
+  const save = await saver(write, prompted);
+  return { base, path, status: "created", save };
 }
 
 /** The prompter the CLI uses: @inquirer/prompts on stderr, loaded only when a question is asked. */

@@ -245,6 +245,7 @@ export async function bundle(options: BundleOptions, reporter: Reporter): Promis
   }
   let baseCsv: KubeObject;
   let baseInfo: BundleResult["base"];
+  let saveBase = async () => {};
   if (inputBase && options.file !== undefined) {
     baseCsv = inputBase.object;
     baseInfo = { path: inputBase.origin.file, status: "unchanged" };
@@ -264,6 +265,7 @@ export async function bundle(options: BundleOptions, reporter: Reporter): Promis
     });
     baseCsv = ensured.base;
     baseInfo = { path: ensured.path, status: ensured.status };
+    saveBase = ensured.save;
   }
 
   // Upgrade edges.
@@ -377,7 +379,7 @@ export async function bundle(options: BundleOptions, reporter: Reporter): Promis
     throw new AggregateTsopError(
       "invalid generated ClusterServiceVersion:",
       csvErrors.map((f) => `${f.id} ${f.path ?? ""}: ${f.message}`),
-      { hint: `fix the base CSV (${baseInfo.path}) or the flags; nothing was written` },
+      { hint: `fix the flags or the base CSV (${baseInfo.path}); nothing was written` },
     );
   }
 
@@ -411,6 +413,20 @@ export async function bundle(options: BundleOptions, reporter: Reporter): Promis
   );
   if (c.scorecard) files.set("tests/scorecard/config.yaml", toYaml(bundleObject(c.scorecard.object)));
 
+  // --fbc needs the bundle image reference: check before anything is written.
+  const bundleImage =
+    options.fbc === undefined
+      ? undefined
+      : (options.bundleImage ??
+        (cv.bundleImage as string | undefined) ??
+        deriveBundleImage(image, str((finalCsv.spec as Record<string, unknown>).version)));
+  if (options.fbc !== undefined && !bundleImage) {
+    throw new UsageError("--fbc needs the bundle image reference", {
+      hint: "pass --bundle-image <ref> (or --image, from which <repo>-bundle:v<version> is derived)",
+    });
+  }
+
+  await saveBase();
   const result = await writeBundleDir(outDir, files, previousTree);
   for (const path of result.removed) reporter.info(msg.removed(`${outputDir}/${path}`));
 
@@ -422,17 +438,8 @@ export async function bundle(options: BundleOptions, reporter: Reporter): Promis
   }
 
   let fbcFile: string | undefined;
-  if (options.fbc !== undefined) {
+  if (options.fbc !== undefined && bundleImage) {
     const { renderFbc } = await import("./fbc.js");
-    const bundleImage =
-      options.bundleImage ??
-      (cv.bundleImage as string | undefined) ??
-      deriveBundleImage(image, str((finalCsv.spec as Record<string, unknown>).version));
-    if (!bundleImage) {
-      throw new UsageError("--fbc needs the bundle image reference", {
-        hint: "pass --bundle-image <ref> (or --image, from which <repo>-bundle:v<version> is derived)",
-      });
-    }
     fbcFile = join(options.fbc, packageName, "catalog.yaml");
     await writeFileAtomic(
       resolve(cwd, fbcFile),

@@ -44,8 +44,12 @@ describe("tsop bundle options", () => {
     expect(f.stderr).toContain('--features: feature "disconnected" must be true or false, not "maybe"');
     const u = await run(dir, ["--features", "teleport=true"]);
     expect(u.stderr).toContain('--features: unknown OpenShift feature "teleport"');
-    // Nothing was written by any of these.
+    const fbc = await run(dir, ["--fbc"]);
+    expect(fbc.exitCode).toBe(2);
+    expect(fbc.stderr).toContain("--fbc needs the bundle image reference");
+    // Nothing was written by any of these, not even the base CSV.
     await expect(readdir(join(dir, "bundle"))).rejects.toThrow();
+    await expect(readdir(join(dir, "config/manifests/bases"))).rejects.toThrow();
   });
 
   test("-o json reports what happened; -q keeps stderr to warnings", async () => {

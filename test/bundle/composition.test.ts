@@ -229,6 +229,8 @@ webhooks:
       "CSV-09 spec.webhookdefinitions[0]: only AllNamespaces InstallModeType is supported when conversionCRDs is present",
     );
     await expect(readdir(join(dir2, "bundle"))).rejects.toThrow();
+    // Not even the base CSV: a failed first run leaves no partial output.
+    await expect(readdir(join(dir2, "config/manifests/bases"))).rejects.toThrow();
   });
 });
 
