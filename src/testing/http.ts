@@ -14,6 +14,7 @@ import {
   methodNotAllowed,
   pathNotFound,
   qualifiedResource,
+  successStatus,
   unsupportedMediaType,
 } from "./status.js";
 import { toTable, wantsTable } from "./table.js";
@@ -525,6 +526,15 @@ async function resource(
   if (verb === "delete") {
     const out = engine.delete(def, p.namespace, p.name, deleteOpts);
     const status = !out.deleted && opts.orphanDependents === false ? 202 : 200;
+    if (out.deleted && !returnsDeletedObject(def)) {
+      // Most built-in registries answer an immediate delete with a Success Status, not the object.
+      const details: KObj = { name: p.name };
+      if (def.group !== "") details.group = def.group;
+      details.kind = def.resource;
+      details.uid = out.object.metadata?.uid;
+      send(res, status, successStatus(details));
+      return status;
+    }
     send(res, status, out.object);
     return status;
   }
@@ -555,6 +565,16 @@ async function resource(
     items,
   });
   return 200;
+}
+
+/** Registries that return the deleted object itself (the others answer a Success Status). */
+function returnsDeletedObject(def: ResourceDef): boolean {
+  if (!def.builtin) return true;
+  return (
+    (def.group === "" &&
+      ["pods", "services", "nodes", "namespaces", "persistentvolumeclaims"].includes(def.resource)) ||
+    (def.group === "storage.k8s.io" && def.resource === "storageclasses")
+  );
 }
 
 function parseBody(text: string, type: string): unknown {

@@ -166,6 +166,13 @@ describe("CRUD of built-in kinds", () => {
 
     const deleted = await http(cluster, "DELETE", "/api/v1/namespaces/default/configmaps/crud");
     expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Success",
+      details: { name: "crud", kind: "configmaps", uid: meta.uid },
+    });
     const gone = await http(cluster, "GET", "/api/v1/namespaces/default/configmaps/crud");
     expect(gone.status).toBe(404);
     expect(gone.body).toEqual({
