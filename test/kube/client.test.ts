@@ -202,6 +202,16 @@ describe("waits", () => {
         },
       },
     });
+    await client.create({
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: { generateName: "broken.", namespace: "app" },
+      involvedObject: { apiVersion: "apps/v1", kind: "Deployment", name: "broken", namespace: "app" },
+      reason: "ScalingReplicaSet",
+      message: "Scaled up replica set broken-1 to 1",
+      type: "Normal",
+      lastTimestamp: new Date().toISOString(),
+    });
     const err = await waitFor(
       client,
       [
@@ -218,6 +228,7 @@ describe("waits", () => {
     expect(err.message).toContain("Deployment app/broken: 0/1 replicas available");
     expect(err.message).toMatch(/condition Available=False/);
     expect(err.message).toMatch(/container main waiting: (ErrImagePull|ImagePullBackOff)/);
+    expect(err.message).toContain("event Normal ScalingReplicaSet: Scaled up replica set broken-1 to 1");
   });
 });
 
