@@ -211,12 +211,15 @@ export async function bundle(options: BundleOptions, reporter: Reporter): Promis
   if (!options.skipGenerate && options.file === undefined) await runGenerate(cwd, reporter);
 
   const base = basePath(packageName);
+  const readerNotes: string[] = [];
   const loaded = await loadManifests({
     cwd,
     ...(options.file !== undefined ? { file: options.file } : {}),
     ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
     optional: [base],
+    notes: readerNotes,
   });
+  for (const note of readerNotes) reporter.debug(note);
   const c = collect(loaded);
 
   // --image: set on the manager container in memory; tracked files stay as they are.

@@ -21,6 +21,8 @@ export interface LoadManifestsOptions {
   stdin?: string;
   /** Files (relative to cwd) listed as resources that may not exist yet. */
   optional?: string[];
+  /** Receives notes about parts of the kustomizations that were not applied. */
+  notes?: string[];
 }
 
 export async function loadManifests(options: LoadManifestsOptions): Promise<LoadedObject[]> {
@@ -33,6 +35,7 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
   const resources = await buildKustomization(dir, {
     root: options.cwd,
     optional: new Set((options.optional ?? []).map((p) => resolve(options.cwd, p))),
+    ...(options.notes ? { notes: options.notes } : {}),
   });
   return resources.map(({ object, origin }) => ({ object, origin }));
 }

@@ -80,6 +80,8 @@ export interface BuildContext {
   root: string;
   /** Absolute paths of file resources that may be missing (the base CSV before its first run). */
   optional?: ReadonlySet<string>;
+  /** Collects notes about what the reader left out (e.g. kustomize `configurations`). */
+  notes?: string[];
 }
 
 /** Builds the kustomization in `dir` into a list of resources. */
@@ -110,6 +112,12 @@ export async function buildKustomization(
         },
       );
     }
+  }
+
+  if (k.configurations !== undefined) {
+    ctx.notes?.push(
+      `${shown(file)}: "configurations" is not read; tsop applies the usual name references and namespaces itself (use -f with kustomize output if you rely on custom ones)`,
+    );
   }
 
   let resources: Resource[] = [];

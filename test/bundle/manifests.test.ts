@@ -183,6 +183,17 @@ describe("kustomize reader", () => {
     }
   });
 
+  test("kustomize configurations are noted, not silently applied", async () => {
+    const dir = await testdir({
+      "k/kustomization.yaml": "resources: []\nconfigurations: [kustomizeconfig.yaml]\n",
+    });
+    const notes: string[] = [];
+    expect(await loadManifests({ cwd: dir, dir: "k", notes })).toEqual([]);
+    expect(notes).toEqual([
+      'k/kustomization.yaml: "configurations" is not read; tsop applies the usual name references and namespaces itself (use -f with kustomize output if you rely on custom ones)',
+    ]);
+  });
+
   test("-f reads a multi-document stream from a file or stdin", async () => {
     const dir = await testdir({ "all.yaml": rbac });
     const fromFile = await loadManifests({ cwd: dir, file: "all.yaml" });
