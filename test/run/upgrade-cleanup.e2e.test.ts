@@ -264,4 +264,68 @@ describe("cleanup", () => {
     expect(await tsopObjects(env.client, "demo")).toEqual(["OperatorGroup/tsop-operatorgroup"]);
     expect(await names(env.client, OLM, "Subscription", "demo")).toEqual(["other-operator"]);
   }, 90_000);
+
+  it("waits for finalizers with progress and times out naming what is stuck", async () => {
+    env = await startRunEnv();
+    await installed(env);
+    const csvRef = {
+      apiVersion: OLM,
+      kind: "ClusterServiceVersion",
+      namespace: "demo",
+      name: "memcached-operator.v0.0.1",
+    };
+    const csv = await env.client.get(csvRef);
+    await env.client.mergePatch(csvRef, {
+      metadata: { finalizers: [...(csv?.metadata.finalizers ?? []), "example.com/hold"] },
+    });
+    const error = await failure(
+      cleanup({
+        ...env.base,
+        namespace: "demo",
+        packageName: "memcached-operator",
+        timeoutMs: 1500,
+        reporter: env.reporter,
+      }),
+    );
+    expect(error.exitCode).toBe(ExitCode.timeout);
+    expect(error.message).toContain("cleanup of package memcached-operator did not finish");
+    expect(error.message).toContain(
+      "ClusterServiceVersion demo/memcached-operator.v0.0.1: terminating (finalizers: example.com/hold)",
+    );
+    expect(env.reporter.text()).toContain(
+      "waiting for the objects of package memcached-operator to be deleted",
+    );
+    await env.client.mergePatch(csvRef, { metadata: { finalizers: [] } });
+    expect(await tsopObjects(env.client, "demo")).toEqual([]);
+  }, 90_000);
+
+  it("finds the package's CSV after a partial cleanup removed its Subscription and catalog", async () => {
+    env = await startRunEnv();
+    await installed(env);
+    await env.client.delete({
+      apiVersion: OLM,
+      kind: "Subscription",
+      namespace: "demo",
+      name: "memcached-operator-sub",
+    });
+    await env.client.delete({
+      apiVersion: OLM,
+      kind: "CatalogSource",
+      namespace: "demo",
+      name: "memcached-operator-catalog",
+    });
+    const result = await cleanup({
+      ...env.base,
+      namespace: "demo",
+      packageName: "memcached-operator",
+      timeoutMs: 20_000,
+      reporter: env.reporter,
+    });
+    expect(result.items.find((i) => i.kind === "ClusterServiceVersion")).toMatchObject({
+      name: "memcached-operator.v0.0.1",
+      action: "deleted",
+    });
+    expect(await names(env.client, OLM, "ClusterServiceVersion", "demo")).toEqual([]);
+    expect(await tsopObjects(env.client, "demo")).toEqual([]);
+  }, 90_000);
 });

@@ -65,6 +65,19 @@ export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
       for (const n of [s.status?.installedCSV, s.status?.currentCSV]) if (n) csvNames.add(n);
     for (const c of catalogs) for (const b of servedBundles(c)) csvNames.add(b.csv);
     const allCsvs = await listIn(client, V1ALPHA1, "ClusterServiceVersion", "");
+    // Also the package's CSVs a partial cleanup left without Subscription or catalog (OLM records the
+    // package in the CSV's properties), unless a Subscription tsop did not create still uses them.
+    const foreign = new Set(
+      (await listIn(client, V1ALPHA1, "Subscription", namespace))
+        .filter((s) => !subNames.has(s.metadata.name))
+        .flatMap((s) => [s.status?.installedCSV, s.status?.currentCSV])
+        .filter(Boolean),
+    );
+    for (const c of allCsvs) {
+      if (c.metadata.namespace === namespace && packageOf(c) === pkg && !foreign.has(c.metadata.name)) {
+        csvNames.add(c.metadata.name ?? "");
+      }
+    }
     const csvs = allCsvs.filter(
       (c) =>
         c.metadata.namespace === namespace &&
@@ -154,6 +167,18 @@ export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
     };
   } finally {
     if (conn.owned) client.close();
+  }
+}
+
+/** The package OLM recorded in the CSV's properties annotation, if any. */
+function packageOf(csv: KubeObject): string | undefined {
+  try {
+    const parsed = JSON.parse(csv.metadata.annotations?.["operatorframework.io/properties"] ?? "{}") as {
+      properties?: Array<{ type?: string; value?: { packageName?: string } }>;
+    };
+    return parsed.properties?.find((p) => p.type === "olm.package")?.value?.packageName;
+  } catch {
+    return undefined;
   }
 }
 
