@@ -3,6 +3,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
+import { MemoryReporter } from "../../src/common/reporter.js";
+import { createApi as createApiInProcess } from "../../src/scaffold/index.js";
 import { runTsop } from "../support/cli.js";
 import { readTree, testdir } from "../support/testdir.js";
 import { createApi, scaffoldProject } from "./helpers.js";
@@ -226,33 +228,41 @@ describe("tsop create api: bad input (exit 2, nothing written)", () => {
 
   it.each([
     [
-      ["--group", "cache", "--version", "v1alpha", "--kind", "Memcached"],
+      { group: "cache", version: "v1alpha", kind: "Memcached" },
       '--version "v1alpha" is not a Kubernetes API version',
     ],
+    [{ group: "-cache", version: "v1", kind: "Memcached" }, '--group "-cache" is not a DNS-1123 subdomain'],
+    [{ group: "cache", version: "v1", kind: "Mem-cached" }, '--kind "Mem-cached" is not PascalCase'],
     [
-      ["--group", "-cache", "--version", "v1", "--kind", "Memcached"],
-      '--group "-cache" is not a DNS-1123 subdomain',
-    ],
-    [
-      ["--group", "cache", "--version", "v1", "--kind", "Mem-cached"],
-      '--kind "Mem-cached" is not PascalCase',
-    ],
-    [
-      ["--group", "cache", "--version", "v1", "--kind", "Pod"],
+      { group: "cache", version: "v1", kind: "Pod" },
       '--kind "Pod" clashes with a name the scaffolded code uses',
     ],
+    [{ group: "cache", version: "v1", kind: "Promise" }, '--kind "Promise" clashes'],
+    [{ group: `${"a.".repeat(125)}a`, version: "v1", kind: "Memcached" }, 'the API group "a.a.a.'],
+  ])("rejects %j (usage error, nothing written)", async (options, message) => {
+    const dir = await scaffoldProject();
+    const before = await readTree(dir);
+    const error = await createApiInProcess({ cwd: dir, ...options }, new MemoryReporter()).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ exitCode: 2 });
+    expect(String((error as Error).message)).toContain(message);
+    if (options.group.length > 200)
+      expect(String((error as Error).message)).toContain("is longer than 253 characters");
+    expect(await readTree(dir)).toEqual(before);
+  });
+
+  it.each([
     [
       ["--group", "cache", "--version", "v1", "--kind", "Memcached", "--namespaced", "maybe"],
       '"maybe" is not a boolean',
     ],
     [["--group", "cache", "--kind", "Memcached"], "required option '--version <version>' not specified"],
-  ])("rejects %j", async (args, message) => {
+  ])("rejects %j on the command line", async (args, message) => {
     const dir = await scaffoldProject();
-    const before = await readTree(dir);
     const result = await createApi(dir, args);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain(message);
-    expect(await readTree(dir)).toEqual(before);
   });
 
   it("refuses a kind that PROJECT already lists", async () => {
