@@ -91,6 +91,9 @@ export class Manager {
     this.logger = options.logger instanceof Logger ? options.logger : new Logger(options.logger ?? {});
     this.metrics = options.metricsRegistry ?? new MetricsRegistry();
     this.runtimeMetrics = runtimeMetrics(this.metrics);
+    const host = new URL(rest.server).host;
+    rest.onResponse = (method, status) =>
+      this.runtimeMetrics.restRequests.inc({ code: status ? String(status) : "<error>", method, host });
     this.mapper = new RestMapper(rest);
     this.client = new Client(rest, this.mapper, defaultNamespace ?? "default");
     this.events = new EventRecorder(

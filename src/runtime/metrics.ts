@@ -254,6 +254,11 @@ export function runtimeMetrics(registry: MetricsRegistry) {
     relists: registry.counter("tsop_informer_relists_total", "Full lists performed by informers", [
       "resource",
     ]),
+    restRequests: registry.counter(
+      "rest_client_requests_total",
+      'Number of HTTP requests to the API server, partitioned by status code ("<error>" when none came), method, and host',
+      ["code", "method", "host"],
+    ),
   };
 }
 export type RuntimeMetrics = ReturnType<typeof runtimeMetrics>;

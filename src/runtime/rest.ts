@@ -36,6 +36,8 @@ function withQuery(path: string, query: Query | undefined): string {
 export class RestClient {
   private agent: http.Agent | undefined;
   private readonly base: URL;
+  /** Called with every answer's status (0 when no answer came), for the request metrics. */
+  onResponse: ((method: string, status: number) => void) | undefined;
 
   constructor(
     readonly server: string,
@@ -72,6 +74,17 @@ export class RestClient {
   }
 
   private async open(method: string, path: string, options: RequestOptions): Promise<http.IncomingMessage> {
+    try {
+      const res = await this.send(method, path, options);
+      this.onResponse?.(method, res.statusCode ?? 0);
+      return res;
+    } catch (err) {
+      this.onResponse?.(method, 0);
+      throw err;
+    }
+  }
+
+  private async send(method: string, path: string, options: RequestOptions): Promise<http.IncomingMessage> {
     const prepared = await this.prepare();
     const url = new URL(this.base.pathname.replace(/\/$/, "") + withQuery(path, options.query), this.base);
     const lib = url.protocol === "https:" ? https : http;

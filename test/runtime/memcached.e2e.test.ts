@@ -128,6 +128,9 @@ describe("Memcached operator", () => {
     expect(sample(metrics.body, 'controller_runtime_max_concurrent_reconciles{controller="memcached"}')).toBe(
       2,
     );
+    const host = new URL(h.cluster.url).host;
+    const posts = sample(metrics.body, `rest_client_requests_total{code="201",host="${host}",method="POST"}`);
+    expect(posts).toBeGreaterThanOrEqual(2);
     expect((await httpGet(`${manager.healthProbeUrl}/healthz`)).status).toBe(200);
     expect((await httpGet(`${manager.healthProbeUrl}/readyz?verbose`)).body).toContain("[+]informers ok");
 
