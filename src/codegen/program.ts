@@ -66,6 +66,19 @@ export function loadProgram(configPath: string): LoadedProgram {
  */
 function pruningHost(options: ts.CompilerOptions, rootNames: readonly string[]): ts.CompilerHost {
   const host = ts.createCompilerHost(options, true);
+  // TypeScript's own lib files never change: parse them once per process (tsserver shares
+  // SourceFiles between programs the same way). Speeds up repeated runs in one process.
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
+    if (!LIB_FILE.test(fileName)) return getSourceFile(fileName, languageVersion, onError, shouldCreate);
+    const key = `${fileName}\0${JSON.stringify(languageVersion)}`;
+    let file = libCache.get(key);
+    if (!file) {
+      file = getSourceFile(fileName, languageVersion, onError, shouldCreate);
+      if (file) libCache.set(key, file);
+    }
+    return file;
+  };
   const cache = ts.createModuleResolutionCache(
     host.getCurrentDirectory(),
     host.getCanonicalFileName,
@@ -97,6 +110,9 @@ function pruningHost(options: ts.CompilerOptions, rootNames: readonly string[]):
     });
   return host;
 }
+
+const LIB_FILE = /[\\/]typescript[\\/]lib[\\/]lib\.[^\\/]*\.d\.ts$/;
+const libCache = new Map<string, ts.SourceFile>();
 
 const RUNTIME_SURFACE = /[\\/]runtime[\\/](decorators|schema|field-decorators)\.(d\.ts|ts|js)$/;
 
