@@ -72,9 +72,19 @@ export function splitRbac(c: Collected, extraServiceAccounts: readonly string[])
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([serviceAccountName, rules]) => ({ serviceAccountName, rules }));
 
+  // A role stays a separate manifest when no CSV account consumed it, or when a binding that is
+  // written out still refers to it (operator-sdk drops it then, leaving a dangling roleRef).
+  const referenced = new Set(
+    bindingsOut.map((b) => {
+      const ref = (b.object.roleRef ?? {}) as Record<string, unknown>;
+      return `${str(ref.kind)}/${str(ref.name)}`;
+    }),
+  );
+  const keep = (r: LoadedObject, kind: string) =>
+    !consumed.has(r) || referenced.has(`${kind}/${nameOf(r.object)}`);
   const out = [
-    ...c.roles.filter((r) => !consumed.has(r)),
-    ...c.clusterRoles.filter((r) => !consumed.has(r)),
+    ...c.roles.filter((r) => keep(r, "Role")),
+    ...c.clusterRoles.filter((r) => keep(r, "ClusterRole")),
     ...bindingsOut,
     ...c.serviceAccounts.filter((sa) => !accounts.has(nameOf(sa.object))),
   ];

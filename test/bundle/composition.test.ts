@@ -88,6 +88,8 @@ describe("RBAC split", () => {
       "demo-operator.clusterserviceversion.yaml",
       "example.com_demos.yaml",
       "shared-binding_rbac.authorization.k8s.io_v1_clusterrolebinding.yaml",
+      // Kept because the written-out shared-binding still refers to it.
+      "shared-role_rbac.authorization.k8s.io_v1_clusterrole.yaml",
       "unrelated-sa_v1_serviceaccount.yaml",
       "viewer-role_rbac.authorization.k8s.io_v1_clusterrole.yaml",
     ]);
