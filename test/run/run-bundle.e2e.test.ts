@@ -195,6 +195,11 @@ describe("run bundle", () => {
     });
     const result = await runBundle(options(env));
     expect(result.operatorGroup).toEqual({ name: "team-og", created: false });
+    expect(result.installMode).toEqual({
+      type: "OwnNamespace",
+      targetNamespaces: ["demo"],
+      source: "operator-group",
+    });
     expect(env.reporter.text()).toContain('using the existing OperatorGroup "team-og" (targets demo)');
     expect(await names(env.client, OLM_V1, "OperatorGroup", "demo")).toEqual(["team-og"]);
   }, 60_000);

@@ -22,8 +22,8 @@ export interface ResolvedInstallMode {
   type: InstallModeType;
   /** OperatorGroup spec.targetNamespaces; empty means all namespaces. */
   targetNamespaces: string[];
-  /** How it was chosen, for messages. */
-  source: "flag" | "csv";
+  /** How it was chosen, for messages ("operator-group": the namespace's existing group decides). */
+  source: "flag" | "csv" | "operator-group";
 }
 
 const USAGE_HINT =
@@ -200,4 +200,13 @@ export function checkExistingGroup(
     }
   }
   return `using the existing OperatorGroup "${name}" (targets ${describeSelection(selection)})`;
+}
+
+/** The install mode an existing group imposes, when its selection is known. */
+export function modeOfGroup(og: KubeObject, namespace: string): ResolvedInstallMode | undefined {
+  const selection = groupSelection(og);
+  const needed = selection ? modesNeeded(selection, namespace) : undefined;
+  if (!selection || !needed?.[0]) return undefined;
+  const all = selection.length === 1 && selection[0] === "";
+  return { type: needed[0], targetNamespaces: all ? [] : selection, source: "operator-group" };
 }

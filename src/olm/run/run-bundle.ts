@@ -16,6 +16,7 @@ import { resolveAndInstall } from "./install-flow.js";
 import {
   checkExistingGroup,
   type InstallModeFlag,
+  modeOfGroup,
   parseInstallMode,
   type ResolvedInstallMode,
   resolveInstallMode,
@@ -132,6 +133,7 @@ export async function runBundle(options: RunBundleOptions): Promise<RunBundleRes
       operatorGroup = preflight.operatorGroup;
       plan = planRunBundle({
         ...base,
+        installMode: preflight.groupMode ?? installMode,
         createNamespace: preflight.createNamespace,
         createOperatorGroup: !preflight.operatorGroup,
       });
@@ -268,6 +270,8 @@ export function ownedCrdNames(csv: KubeObject): string[] {
 interface Preflight {
   createNamespace: boolean;
   operatorGroup?: { name: string; created: boolean };
+  /** The install mode the namespace's existing OperatorGroup imposes. */
+  groupMode?: ResolvedInstallMode;
 }
 
 /** Reads only: OLM present, namespace, pull secret, service account, no earlier install, OperatorGroups. */
@@ -348,7 +352,13 @@ async function preflightChecks(
   if (groups.length === 1) {
     const og = groups[0] as KubeObject;
     reporter.info(checkExistingGroup(og, csv, namespace, flag));
-    return { createNamespace: false, operatorGroup: { name: og.metadata.name ?? "", created: false } };
+    const out: Preflight = {
+      createNamespace: false,
+      operatorGroup: { name: og.metadata.name ?? "", created: false },
+    };
+    const groupMode = modeOfGroup(og, namespace);
+    if (groupMode) out.groupMode = groupMode;
+    return out;
   }
   return { createNamespace: false };
 }

@@ -140,7 +140,7 @@ export async function deleteAndWait(
   const left: string[] = [];
   for (const ref of ordered) {
     try {
-      if (await client.delete(ref, ref.kind === "Namespace" ? "Background" : "Background")) {
+      if (await client.delete(ref)) {
         deleted.push(ref);
         options.reporter.info(`  deleted ${describeRef(ref)}`);
       }
