@@ -324,3 +324,45 @@ describe("in-cluster configuration", () => {
     }
   });
 });
+
+describe("proxies", () => {
+  it("sends requests through the kubeconfig's proxy-url", async () => {
+    const { cluster } = await setup();
+    const seen: string[] = [];
+    const { createServer } = await import("node:http");
+    const { connect } = await import("node:net");
+    // A CONNECT proxy, as HTTP(S) proxies for API servers are.
+    const proxy = createServer((_req, res) => {
+      res.statusCode = 405;
+      res.end();
+    });
+    proxy.on("connect", (req, client, head) => {
+      seen.push(`${req.method} ${req.url}`);
+      const [host, port] = (req.url ?? "").split(":");
+      const upstream = connect(Number(port), host, () => {
+        client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+        upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.on("error", () => client.destroy());
+      client.on("error", () => upstream.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    const { port } = proxy.address() as { port: number };
+    const config = cluster.kubeconfig.replace(
+      `server: ${cluster.url}`,
+      `server: ${cluster.url}\n    proxy-url: http://127.0.0.1:${port}`,
+    );
+    const dir = await testdir({ "proxied.yaml": config });
+    const proxied = await KubeClient.connect({ kubeconfig: `${dir}/proxied.yaml`, env: {} });
+    try {
+      expect(await proxied.get({ apiVersion: "v1", kind: "Namespace", name: "default" })).toBeDefined();
+      expect(seen).toContain(`CONNECT ${new URL(cluster.url).host}`);
+    } finally {
+      proxied.close();
+      proxy.closeAllConnections();
+      await new Promise<void>((r) => proxy.close(() => r()));
+    }
+  });
+});
