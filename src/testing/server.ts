@@ -14,7 +14,7 @@ import { Engine, groupVersion } from "./engine.js";
 import { Faults } from "./faults.js";
 import { type Authorizer, checkAccess, handle, type HttpContext } from "./http.js";
 import { builtinDefs, Registry } from "./resources.js";
-import { ApiError, qualifiedResource } from "./status.js";
+import { ApiError } from "./status.js";
 import { Store, type StoreEvent } from "./store.js";
 import { selfSignedCert } from "./tls.js";
 import type { KObj, RequestAttributes, ResourceDef, UserInfo } from "./types.js";
@@ -395,7 +395,6 @@ function accessReview(def: ResourceDef, body: KObj, requester: UserInfo, ctx: Ht
     status.denied = true;
     if (verdict) status.reason = verdict;
   }
-  void qualifiedResource;
   return {
     ...body,
     apiVersion: groupVersion(def),
