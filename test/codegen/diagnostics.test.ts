@@ -573,6 +573,54 @@ describe("codegen diagnostics", () => {
   });
 });
 
+describe("more diagnostics", () => {
+  it("TSOP1002 a tsop class decorator without @CustomResource", async () => {
+    const source = ['import { Status } from "tsop";', "@Status()", "export class Lonely {}", ""].join("\n");
+    const outcome = await runGenerate({ "api/types.ts": source });
+    expectDiagnostic(
+      outcome,
+      "api/types.ts",
+      source,
+      "TSOP1002",
+      "@Status()",
+      "@Status: needs @CustomResource on the same class",
+    );
+    expect(outcome.after).toEqual(outcome.before);
+  });
+
+  it("TSOP1063 --derive-rbac cannot resolve a wiring argument (warning)", async () => {
+    const api = resource("  a?: string;", { decorators: "@Status()" }).replace(
+      "KubeObject<ThingSpec>",
+      "KubeObject<ThingSpec, { ok?: boolean }>",
+    );
+    const main = [
+      'import { Rbac } from "tsop";',
+      'import { Thing } from "../api/types.js";',
+      '@Rbac({ groups: [""], resources: ["events"], verbs: ["create"] })',
+      "export class R {}",
+      "declare const manager: any;",
+      "declare function pick(): { apiVersion: string; kind: string };",
+      "manager.controller(Thing).owns(pick()).complete(new R());",
+      "",
+    ].join("\n");
+    const outcome = await runGenerate(
+      { "api/types.ts": api, "controllers/main.ts": main },
+      { deriveRbac: true },
+    );
+    expect(outcome.error).toBeUndefined();
+    expectDiagnostic(
+      outcome,
+      "controllers/main.ts",
+      main,
+      "TSOP1063",
+      "pick()).complete",
+      "--derive-rbac: cannot tell the resource for pick()",
+    );
+    const role = outcome.after["config/rbac/role.yaml"] ?? "";
+    expect(role).toContain("things/finalizers");
+  });
+});
+
 describe("output size", () => {
   it("warns (TSOP1070) about a CRD above 256 KiB and still writes it", async () => {
     const long = "This description is long on purpose, to make the CRD large. ".repeat(8);
