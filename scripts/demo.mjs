@@ -56,11 +56,15 @@ const tsop = (args, cwd = project, env = {}) =>
   run(process.execPath, [tsopBin, ...args], { cwd, env: { ...process.env, ...env } });
 
 step(`tsop init ${project}`);
-tsop(["init", project, "--domain", "example.com", "--repo", "https://github.com/example/memcached-operator"], parent, {
-  TSOP_DEPENDENCY: `file:${repo}`,
-  // npm would run tsop's own `prepare` (a rebuild of this checkout) for the file: dependency.
-  npm_config_ignore_scripts: "true",
-});
+tsop(
+  ["init", project, "--domain", "example.com", "--repo", "https://github.com/example/memcached-operator"],
+  parent,
+  {
+    TSOP_DEPENDENCY: `file:${repo}`,
+    // npm would run tsop's own `prepare` (a rebuild of this checkout) for the file: dependency.
+    npm_config_ignore_scripts: "true",
+  },
+);
 
 step("tsop create api --group cache --version v1alpha1 --kind Memcached");
 tsop(["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
@@ -107,8 +111,15 @@ if (has.generate) {
     `    config/rbac/role.yaml                       generated RBAC`,
   );
 }
-if (has.bundle) lines.push(`    bundle/                                     the OLM bundle (manifests, metadata, scorecard tests)`);
-const missing = Object.entries({ generate: "tsop generate", bundle: "tsop bundle", validate: "tsop bundle validate" })
+if (has.bundle)
+  lines.push(
+    `    bundle/                                     the OLM bundle (manifests, metadata, scorecard tests)`,
+  );
+const missing = Object.entries({
+  generate: "tsop generate",
+  bundle: "tsop bundle",
+  validate: "tsop bundle validate",
+})
   .filter(([key]) => !has[key])
   .map(([, name]) => name);
 if (missing.length > 0) lines.push("", `Skipped (not in this tsop yet): ${missing.join(", ")}.`);

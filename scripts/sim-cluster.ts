@@ -56,7 +56,10 @@ const number = (name: string, text: string | undefined): number => {
 
 const reporter = new TerminalReporter({ color: Boolean(process.stderr.isTTY) && !process.env.NO_COLOR });
 const cluster = await startTestCluster({
-  workloads: { podStartMs: number("pod-start-ms", values["pod-start-ms"]), unpullableImages: values.unpullable ?? [] },
+  workloads: {
+    podStartMs: number("pod-start-ms", values["pod-start-ms"]),
+    unpullableImages: values.unpullable ?? [],
+  },
 });
 const model = await startOlmModel({
   kubeconfigPath: cluster.kubeconfigPath,

@@ -11,14 +11,7 @@ export type Place = "field" | "type";
 
 /** The schema type a marker sees after the type itself is resolved. */
 export type SchemaKind =
-  | "string"
-  | "integer"
-  | "number"
-  | "boolean"
-  | "array"
-  | "object"
-  | "int-or-string"
-  | "any";
+  "string" | "integer" | "number" | "boolean" | "array" | "object" | "int-or-string" | "any";
 
 export interface ApplyContext {
   /** The resolved kind of a (possibly referenced) schema. */

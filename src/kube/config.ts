@@ -38,9 +38,9 @@ export interface UserInfo {
   username?: string;
   password?: string;
   impersonateUser?: string;
-  // biome-ignore lint/suspicious/noExplicitAny: raw exec/auth-provider stanza from the kubeconfig
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw exec/auth-provider stanza from the kubeconfig
   exec?: any;
-  // biome-ignore lint/suspicious/noExplicitAny: raw auth-provider stanza
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw auth-provider stanza
   authProvider?: any;
 }
 
@@ -55,7 +55,7 @@ export interface Connection {
   interactive: boolean;
   env: NodeJS.ProcessEnv;
   /** The parsed config from @kubernetes/client-node, for auth providers tsop does not handle itself. */
-  // biome-ignore lint/suspicious/noExplicitAny: KubeConfig instance (kept loose to avoid importing its types eagerly)
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- KubeConfig instance (kept loose to avoid importing its types eagerly)
   kubeConfig: any;
 }
 
@@ -138,7 +138,7 @@ export function kubeconfigFiles(options: ConnectionOptions, env: NodeJS.ProcessE
   return existsSync(fallback) ? [fallback] : [];
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: client-node's KubeConfig class
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- client-node's KubeConfig class
 function mergeFiles(target: any, files: string[], KubeConfig: any): void {
   const clusters = new Map<string, unknown>();
   const users = new Map<string, unknown>();

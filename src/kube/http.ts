@@ -81,7 +81,7 @@ async function agentFor(
   env: NodeJS.ProcessEnv,
   tls: https.RequestOptions,
   proxyUrl?: string,
-  // biome-ignore lint/suspicious/noExplicitAny: client-node KubeConfig
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- client-node KubeConfig
   kc?: any,
 ) {
   const proxy = proxyUrl ?? proxyFor(server, env);

@@ -5,9 +5,9 @@ export interface KubeObject {
   apiVersion: string;
   kind: string;
   metadata: ObjectMetadata;
-  // biome-ignore lint/suspicious/noExplicitAny: unstructured content
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- unstructured content
   spec?: any;
-  // biome-ignore lint/suspicious/noExplicitAny: unstructured content
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- unstructured content
   status?: any;
   [key: string]: unknown;
 }

@@ -14,8 +14,7 @@ export interface ConditionInput {
 
 /** An object with status.conditions (the usual shape), or the conditions array itself. */
 export type ConditionTarget =
-  | Condition[]
-  | { metadata?: { generation?: number }; status?: { conditions?: Condition[] } | undefined };
+  Condition[] | { metadata?: { generation?: number }; status?: { conditions?: Condition[] } | undefined };
 
 function conditionsOf(target: ConditionTarget, create: boolean): Condition[] | undefined {
   if (Array.isArray(target)) return target;

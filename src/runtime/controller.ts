@@ -39,7 +39,7 @@ export interface ReconcileContext {
 }
 
 export interface Reconciler {
-  // biome-ignore lint/suspicious/noConfusingVoidType: lets `async reconcile() {}` without a return satisfy the type
+  // lets `async reconcile() {}` without a return satisfy the type
   reconcile(request: Request, ctx: ReconcileContext): Promise<Result | undefined | void>;
 }
 export type ReconcileFunction = Reconciler["reconcile"];

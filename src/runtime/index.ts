@@ -75,11 +75,7 @@ export {
   type LogLevel,
   type LogSink,
 } from "./logger.js";
-export {
-  type Check,
-  Manager,
-  type ManagerOptions,
-} from "./manager.js";
+export { type Check, Manager, type ManagerOptions } from "./manager.js";
 export {
   type GroupVersionKind,
   type KindClass,

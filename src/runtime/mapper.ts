@@ -25,7 +25,7 @@ export interface ObjectKey {
   name: string;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: class constructors of any shape
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- class constructors of any shape
 export type KindClass<T = unknown> = abstract new (...args: any[]) => T;
 /** A @CustomResource class or an { apiVersion, kind } pair. */
 export type KindRef<T = unknown> = KindClass<T> | GroupVersionKind;

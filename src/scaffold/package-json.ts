@@ -1,6 +1,6 @@
 // The scaffolded project's package.json. Built as data (not a template) so it is always valid
 // JSON; scripts only name tsop commands that exist in the tsop that scaffolds the project.
-import { tsopRange } from "./versions.js";
+import { BIOME_RANGE, tsopRange } from "./versions.js";
 
 /** tsop command paths this tsop offers, e.g. "generate", "bundle validate", "run bundle". */
 export type TsopCommands = ReadonlySet<string>;
@@ -63,7 +63,7 @@ export function renderPackageJson(input: PackageJsonInput): string {
       tsop: input.tsopDependency,
     },
     devDependencies: {
-      "@biomejs/biome": tsopRange("@biomejs/biome"),
+      "@biomejs/biome": BIOME_RANGE,
       "@types/node": tsopRange("@types/node"),
       typescript: tsopRange("typescript"),
       vitest: tsopRange("vitest"),

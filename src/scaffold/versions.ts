@@ -15,6 +15,12 @@ function tsopPackage(): PackageJson {
   return cached;
 }
 
+/**
+ * Biome lints and formats scaffolded projects. tsop itself is linted with eslint + prettier (pure
+ * JavaScript, installable from any npm mirror), so biome's range is pinned here instead.
+ */
+export const BIOME_RANGE = "^2.6.8";
+
 /** The range tsop itself uses for a package (a dependency or a dev dependency). */
 export function tsopRange(name: string): string {
   const pkg = tsopPackage();

@@ -1,7 +1,7 @@
 // Shared shapes of the in-memory API server: JSON documents and resource definitions.
 
 /** A Kubernetes object or any JSON document the server handles; shapes are dynamic by nature. */
-// biome-ignore lint/suspicious/noExplicitAny: JSON documents from clients are dynamically shaped
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON documents from clients are dynamically shaped
 export type KObj = Record<string, any>;
 
 export interface ScaleSubresource {

@@ -48,7 +48,7 @@ webhooks:
   clientConfig: {service: {name: webhook-service, namespace: system, path: /validate}}
 `;
 
-// biome-ignore lint/suspicious/noExplicitAny: assertions reach into the objects
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions reach into the objects
 type Loose = Record<string, any>;
 
 function byKind(objects: Array<{ object: Record<string, unknown> }>, kind: string): Loose {

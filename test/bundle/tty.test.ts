@@ -49,33 +49,37 @@ function runOnTerminal(
 }
 
 describe("prompts on a terminal", () => {
-  test("missing base CSV fields are asked for, and a bad email is asked again", {
-    timeout: 60_000,
-  }, async () => {
-    const dir = await testdir(
-      miniProject({ "deployment.yaml": DEPLOYMENT("demo-operator-controller-manager", "sa") }),
-    );
-    const { code, output } = await runOnTerminal(
-      dir,
-      ["bundle", "--skip-generate", "--yes", "--version", "0.0.1"],
-      [
-        ["Description of the operator", "A demo operator"],
-        ["Provider's name", "Acme"],
-        ["Maintainers, comma-separated", "Jo"],
-        // inquirer keeps the rejected text on the line: complete it.
-        ['maintainer "Jo" must be "Name <email>"', " <jo@example.com>"],
-      ],
-    );
-    expect(output, output).toContain("Bundle written to bundle");
-    expect(code).toBe(0);
-    const base = parse(
-      await readFile(join(dir, "config/manifests/bases/demo-operator.clusterserviceversion.yaml"), "utf8"),
-    );
-    expect(base.spec).toMatchObject({
-      description: "A demo operator",
-      provider: { name: "Acme" },
-      maintainers: [{ name: "Jo", email: "jo@example.com" }],
-      displayName: "Demo Operator",
-    });
-  });
+  test(
+    "missing base CSV fields are asked for, and a bad email is asked again",
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      const dir = await testdir(
+        miniProject({ "deployment.yaml": DEPLOYMENT("demo-operator-controller-manager", "sa") }),
+      );
+      const { code, output } = await runOnTerminal(
+        dir,
+        ["bundle", "--skip-generate", "--yes", "--version", "0.0.1"],
+        [
+          ["Description of the operator", "A demo operator"],
+          ["Provider's name", "Acme"],
+          ["Maintainers, comma-separated", "Jo"],
+          // inquirer keeps the rejected text on the line: complete it.
+          ['maintainer "Jo" must be "Name <email>"', " <jo@example.com>"],
+        ],
+      );
+      expect(output, output).toContain("Bundle written to bundle");
+      expect(code).toBe(0);
+      const base = parse(
+        await readFile(join(dir, "config/manifests/bases/demo-operator.clusterserviceversion.yaml"), "utf8"),
+      );
+      expect(base.spec).toMatchObject({
+        description: "A demo operator",
+        provider: { name: "Acme" },
+        maintainers: [{ name: "Jo", email: "jo@example.com" }],
+        displayName: "Demo Operator",
+      });
+    },
+  );
 });

@@ -13,7 +13,7 @@ const CSV = "manifests/memcached-operator.clusterserviceversion.yaml";
 const CRD = "manifests/cache.example.com_memcacheds.yaml";
 const ANN = "metadata/annotations.yaml";
 
-// biome-ignore lint/suspicious/noExplicitAny: test mutations poke anywhere in the YAML
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- test mutations poke anywhere in the YAML
 type Doc = Record<string, any>;
 interface Case {
   id: string;

@@ -179,50 +179,54 @@ describe("generated CRDs on tsop/testing", () => {
     expect(mice.status, JSON.stringify(mice.body)).toBe(201); // cluster-scoped
   });
 
-  it("core types from @kubernetes/client-node (a pod template) are walked from their .d.ts and served", {
-    timeout: 120_000,
-  }, async () => {
-    const dir = await testdir({
-      "tsconfig.json": tsconfig(),
-      "api/types.ts": [
-        'import { CustomResource, KubeObject } from "tsop";',
-        'import type { V1PodTemplateSpec } from "@kubernetes/client-node";',
-        "export interface RunnerSpec {",
-        "  /** The pod to run. */",
-        "  template: V1PodTemplateSpec;",
-        "}",
-        '@CustomResource({ group: "runners.tsop.dev", version: "v1" })',
-        "export class Runner extends KubeObject<RunnerSpec> {}",
-        "",
-      ].join("\n"),
-    });
-    await symlink(join(REPO_ROOT, "node_modules"), join(dir, "node_modules"), "dir");
-    const result = await generate({ cwd: dir, what: "crds", maxDescLen: 0 }, new MemoryReporter());
-    expect(result.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-    const crd = parse(readFileSync(join(dir, "config/crd/bases/runners.tsop.dev_runners.yaml"), "utf8"));
-    const installed = await api("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd);
-    expect(installed.status, JSON.stringify(installed.body)).toBe(201);
-    const pod = {
-      metadata: { labels: { app: "r" } },
-      spec: { containers: [{ name: "c", image: "busybox", ports: [{ containerPort: 80 }] }] },
-    };
-    const ok = await create("runners.tsop.dev", "v1", "runners", {
-      apiVersion: "runners.tsop.dev/v1",
-      kind: "Runner",
-      metadata: { name: "r" },
-      spec: { template: pod },
-    });
-    expect(ok.status, JSON.stringify(ok.body)).toBe(201);
-    const badPort = {
-      spec: { containers: [{ name: "c", image: "busybox", ports: [{ containerPort: "eighty" }] }] },
-    };
-    const bad = await create("runners.tsop.dev", "v1", "runners", {
-      apiVersion: "runners.tsop.dev/v1",
-      kind: "Runner",
-      metadata: { name: "s" },
-      spec: { template: badPort },
-    });
-    expect(bad.status).toBe(422);
-    expect(JSON.stringify(bad.body)).toContain("containerPort");
-  });
+  it(
+    "core types from @kubernetes/client-node (a pod template) are walked from their .d.ts and served",
+    {
+      timeout: 120_000,
+    },
+    async () => {
+      const dir = await testdir({
+        "tsconfig.json": tsconfig(),
+        "api/types.ts": [
+          'import { CustomResource, KubeObject } from "tsop";',
+          'import type { V1PodTemplateSpec } from "@kubernetes/client-node";',
+          "export interface RunnerSpec {",
+          "  /** The pod to run. */",
+          "  template: V1PodTemplateSpec;",
+          "}",
+          '@CustomResource({ group: "runners.tsop.dev", version: "v1" })',
+          "export class Runner extends KubeObject<RunnerSpec> {}",
+          "",
+        ].join("\n"),
+      });
+      await symlink(join(REPO_ROOT, "node_modules"), join(dir, "node_modules"), "dir");
+      const result = await generate({ cwd: dir, what: "crds", maxDescLen: 0 }, new MemoryReporter());
+      expect(result.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+      const crd = parse(readFileSync(join(dir, "config/crd/bases/runners.tsop.dev_runners.yaml"), "utf8"));
+      const installed = await api("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd);
+      expect(installed.status, JSON.stringify(installed.body)).toBe(201);
+      const pod = {
+        metadata: { labels: { app: "r" } },
+        spec: { containers: [{ name: "c", image: "busybox", ports: [{ containerPort: 80 }] }] },
+      };
+      const ok = await create("runners.tsop.dev", "v1", "runners", {
+        apiVersion: "runners.tsop.dev/v1",
+        kind: "Runner",
+        metadata: { name: "r" },
+        spec: { template: pod },
+      });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+      const badPort = {
+        spec: { containers: [{ name: "c", image: "busybox", ports: [{ containerPort: "eighty" }] }] },
+      };
+      const bad = await create("runners.tsop.dev", "v1", "runners", {
+        apiVersion: "runners.tsop.dev/v1",
+        kind: "Runner",
+        metadata: { name: "s" },
+        spec: { template: badPort },
+      });
+      expect(bad.status).toBe(422);
+      expect(JSON.stringify(bad.body)).toContain("containerPort");
+    },
+  );
 });

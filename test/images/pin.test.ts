@@ -24,7 +24,7 @@ const IMAGES = [
 ];
 
 type Obj = Record<string, unknown>;
-// biome-ignore lint/suspicious/noExplicitAny: tests walk parsed YAML freely
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests walk parsed YAML freely
 type Json = any;
 
 /** A copy of the fixture bundle with REGISTRY replaced by the test registry's host. */

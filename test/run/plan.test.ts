@@ -28,7 +28,7 @@ function restrictedViolations(pod: KubeObject): string[] {
   const problems: string[] = [];
   const spec = pod.spec;
   const podSc = spec.securityContext ?? {};
-  // biome-ignore lint/suspicious/noExplicitAny: unstructured pod spec
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- unstructured pod spec
   const containers = [...(spec.initContainers ?? []), ...spec.containers] as Array<Record<string, any>>;
   for (const c of containers) {
     const sc = c.securityContext ?? {};

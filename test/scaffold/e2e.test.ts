@@ -35,117 +35,121 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
 }
 
 describe("a scaffolded project", () => {
-  it("installs, builds, tests, lints and runs its operator against the test API server", {
-    timeout: 600_000,
-  }, async () => {
-    const parent = await testdir();
-    const dir = join(parent, "memcached-operator");
-    const init = await runTsop(["init", dir, "--domain", "example.com"], {
-      // npm runs a file: dependency's `prepare` (tsop's build) on install; the checkout is built
-      // already, and rebuilding it here would race with the tests that use it.
-      env: { TSOP_DEPENDENCY: `file:${REPO_ROOT}`, npm_config_ignore_scripts: "true" },
-      timeoutMs: 300_000,
-    });
-    expect(init.stderr).toContain("installed dependencies");
-    expect(init.exitCode).toBe(0);
-    for (const args of [
-      ["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"],
-      ["--group", "infra", "--version", "v1", "--kind", "Cluster", "--namespaced=false"],
-    ]) {
-      const created = await runTsop(["create", "api", ...args], { cwd: dir });
-      expect(created.exitCode, created.stderr).toBe(0);
-    }
+  it(
+    "installs, builds, tests, lints and runs its operator against the test API server",
+    {
+      timeout: 600_000,
+    },
+    async () => {
+      const parent = await testdir();
+      const dir = join(parent, "memcached-operator");
+      const init = await runTsop(["init", dir, "--domain", "example.com"], {
+        // npm runs a file: dependency's `prepare` (tsop's build) on install; the checkout is built
+        // already, and rebuilding it here would race with the tests that use it.
+        env: { TSOP_DEPENDENCY: `file:${REPO_ROOT}`, npm_config_ignore_scripts: "true" },
+        timeoutMs: 300_000,
+      });
+      expect(init.stderr).toContain("installed dependencies");
+      expect(init.exitCode).toBe(0);
+      for (const args of [
+        ["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"],
+        ["--group", "infra", "--version", "v1", "--kind", "Cluster", "--namespaced=false"],
+      ]) {
+        const created = await runTsop(["create", "api", ...args], { cwd: dir });
+        expect(created.exitCode, created.stderr).toBe(0);
+      }
 
-    await npm(dir, "run", "build");
-    const crds = await readdir(join(dir, "config/crd/bases"));
-    expect(crds.sort()).toEqual(["cache.example.com_memcacheds.yaml", "infra.example.com_clusters.yaml"]);
-    const tests = await npm(dir, "test");
-    // Both scaffolded reconciler tests ran (4 cases each) against tsop/testing.
-    expect(tests).toMatch(/Tests\s+8 passed/);
-    await npm(dir, "run", "lint");
+      await npm(dir, "run", "build");
+      const crds = await readdir(join(dir, "config/crd/bases"));
+      expect(crds.sort()).toEqual(["cache.example.com_memcacheds.yaml", "infra.example.com_clusters.yaml"]);
+      const tests = await npm(dir, "test");
+      // Both scaffolded reconciler tests ran (4 cases each) against tsop/testing.
+      expect(tests).toMatch(/Tests\s+8 passed/);
+      await npm(dir, "run", "lint");
 
-    // The workload the reconciler creates passes Pod Security "restricted".
-    const controller = await import(
-      pathToFileURL(join(dir, "dist/controllers/memcached.controller.js")).href
-    );
-    const desired = controller.desiredDeployment({
-      apiVersion: "cache.example.com/v1alpha1",
-      kind: "Memcached",
-      metadata: { name: "m", namespace: "default" },
-      spec: { size: 2 },
-    });
-    expect(desired.spec.replicas).toBe(2);
-    expect(restrictedViolations(desired.spec.template.spec)).toEqual([]);
-
-    // The operator itself (dist/main.js) against the in-memory API server, with the generated CRDs.
-    const cluster = await startTestCluster({ workloads: true });
-    clusters.push(cluster);
-    const client = (
-      await Manager.create({
-        kubeconfig: cluster.kubeconfigPath,
-        handleSignals: false,
-        logger: { level: "error" },
-      })
-    ).client;
-    for (const file of crds) {
-      await client.create(parse(await readFile(join(dir, "config/crd/bases", file), "utf8")));
-    }
-    const operator = execa(
-      "node",
-      [
-        "dist/main.js",
-        `--kubeconfig=${cluster.kubeconfigPath}`,
-        "--metrics-bind-address=0",
-        "--health-probe-bind-address=0",
-      ],
-      { cwd: dir, reject: false, all: true },
-    );
-    try {
-      await client.create({
+      // The workload the reconciler creates passes Pod Security "restricted".
+      const controller = await import(
+        pathToFileURL(join(dir, "dist/controllers/memcached.controller.js")).href
+      );
+      const desired = controller.desiredDeployment({
         apiVersion: "cache.example.com/v1alpha1",
         kind: "Memcached",
-        metadata: { name: "sample", namespace: "default" },
+        metadata: { name: "m", namespace: "default" },
         spec: { size: 2 },
       });
-      await client.create({
-        apiVersion: "infra.example.com/v1",
-        kind: "Cluster",
-        metadata: { name: "global" },
-        spec: { size: 1, targetNamespace: "default" },
-      });
-      const deployment = { apiVersion: "apps/v1", kind: "Deployment" };
-      type Dep = { spec?: { replicas?: number }; metadata: { ownerReferences?: Array<{ kind: string }> } };
-      const forMemcached = await waitFor("the Memcached's Deployment", () =>
-        client.get<Dep & { apiVersion: string; kind: string }>(deployment, {
-          namespace: "default",
-          name: "sample",
-        }),
+      expect(desired.spec.replicas).toBe(2);
+      expect(restrictedViolations(desired.spec.template.spec)).toEqual([]);
+
+      // The operator itself (dist/main.js) against the in-memory API server, with the generated CRDs.
+      const cluster = await startTestCluster({ workloads: true });
+      clusters.push(cluster);
+      const client = (
+        await Manager.create({
+          kubeconfig: cluster.kubeconfigPath,
+          handleSignals: false,
+          logger: { level: "error" },
+        })
+      ).client;
+      for (const file of crds) {
+        await client.create(parse(await readFile(join(dir, "config/crd/bases", file), "utf8")));
+      }
+      const operator = execa(
+        "node",
+        [
+          "dist/main.js",
+          `--kubeconfig=${cluster.kubeconfigPath}`,
+          "--metrics-bind-address=0",
+          "--health-probe-bind-address=0",
+        ],
+        { cwd: dir, reject: false, all: true },
       );
-      expect(forMemcached.spec?.replicas).toBe(2);
-      expect(forMemcached.metadata.ownerReferences?.[0]?.kind).toBe("Memcached");
-      const forCluster = await waitFor("the Cluster's Deployment", () =>
-        client.get<Dep & { apiVersion: string; kind: string }>(deployment, {
-          namespace: "default",
-          name: "global",
-        }),
-      );
-      expect(forCluster.metadata.ownerReferences?.[0]?.kind).toBe("Cluster");
-      const available = await waitFor("the Memcached to report Available", async () => {
-        const m = await client.get<{
-          apiVersion: string;
-          kind: string;
-          status?: { conditions?: Array<{ type: string; status: string }> };
-        }>(
-          { apiVersion: "cache.example.com/v1alpha1", kind: "Memcached" },
-          { namespace: "default", name: "sample" },
+      try {
+        await client.create({
+          apiVersion: "cache.example.com/v1alpha1",
+          kind: "Memcached",
+          metadata: { name: "sample", namespace: "default" },
+          spec: { size: 2 },
+        });
+        await client.create({
+          apiVersion: "infra.example.com/v1",
+          kind: "Cluster",
+          metadata: { name: "global" },
+          spec: { size: 1, targetNamespace: "default" },
+        });
+        const deployment = { apiVersion: "apps/v1", kind: "Deployment" };
+        type Dep = { spec?: { replicas?: number }; metadata: { ownerReferences?: Array<{ kind: string }> } };
+        const forMemcached = await waitFor("the Memcached's Deployment", () =>
+          client.get<Dep & { apiVersion: string; kind: string }>(deployment, {
+            namespace: "default",
+            name: "sample",
+          }),
         );
-        return m?.status?.conditions?.find((c) => c.type === "Available" && c.status === "True");
-      });
-      expect(available).toBeDefined();
-    } finally {
-      operator.kill("SIGTERM");
-    }
-    const exited = await operator;
-    expect(exited.exitCode, exited.all).toBe(0);
-  });
+        expect(forMemcached.spec?.replicas).toBe(2);
+        expect(forMemcached.metadata.ownerReferences?.[0]?.kind).toBe("Memcached");
+        const forCluster = await waitFor("the Cluster's Deployment", () =>
+          client.get<Dep & { apiVersion: string; kind: string }>(deployment, {
+            namespace: "default",
+            name: "global",
+          }),
+        );
+        expect(forCluster.metadata.ownerReferences?.[0]?.kind).toBe("Cluster");
+        const available = await waitFor("the Memcached to report Available", async () => {
+          const m = await client.get<{
+            apiVersion: string;
+            kind: string;
+            status?: { conditions?: Array<{ type: string; status: string }> };
+          }>(
+            { apiVersion: "cache.example.com/v1alpha1", kind: "Memcached" },
+            { namespace: "default", name: "sample" },
+          );
+          return m?.status?.conditions?.find((c) => c.type === "Available" && c.status === "True");
+        });
+        expect(available).toBeDefined();
+      } finally {
+        operator.kill("SIGTERM");
+      }
+      const exited = await operator;
+      expect(exited.exitCode, exited.all).toBe(0);
+    },
+  );
 });

@@ -5,7 +5,7 @@ import type { TestCluster } from "../../src/testing/index.js";
 export interface HttpResult {
   status: number;
   headers: Headers;
-  // biome-ignore lint/suspicious/noExplicitAny: response bodies are arbitrary JSON
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are arbitrary JSON
   body: any;
   text: string;
 }
@@ -39,7 +39,7 @@ export async function http(
 
 export interface WatchEvent {
   type: string;
-  // biome-ignore lint/suspicious/noExplicitAny: watch objects are arbitrary JSON
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- watch objects are arbitrary JSON
   object: any;
 }
 

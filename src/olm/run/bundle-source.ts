@@ -73,8 +73,7 @@ export async function readBundleDir(dir: string, image: string): Promise<LoadedB
   let annotations: Record<string, string>;
   try {
     const doc = parseAllDocuments(await readFile(annotationsPath, "utf8"))[0]?.toJS() as
-      | { annotations?: Record<string, string> }
-      | undefined;
+      { annotations?: Record<string, string> } | undefined;
     annotations = doc?.annotations ?? {};
   } catch (error) {
     throw new InvalidInputError(`bundle image ${image} has no readable metadata/annotations.yaml`, {

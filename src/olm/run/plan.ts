@@ -130,7 +130,7 @@ function registryPod(
   const script = [
     "set -eu",
     "for part in /compressed/*; do",
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
+    // shell parameter expansion, not a template
     '  name="${part##*/}"',
     `  mkdir -p "${CONFIGS_DIR}/$name"`,
     `  gzip -dc "$part/${CATALOG_KEY}" > "${CONFIGS_DIR}/$name/catalog.yaml"`,

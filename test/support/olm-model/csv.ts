@@ -381,7 +381,7 @@ async function installDeployments(ctx: ModelContext, csv: KubeObject): Promise<v
     spec: Record<string, unknown>;
     label?: Record<string, string>;
   }>) {
-    // biome-ignore lint/suspicious/noExplicitAny: deep edits of an unstructured pod template
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- deep edits of an unstructured pod template
     const spec = JSON.parse(JSON.stringify(d.spec ?? {})) as Record<string, any>;
     spec.template ??= {};
     const template = spec.template;

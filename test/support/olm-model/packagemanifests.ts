@@ -69,8 +69,7 @@ export async function syncPackageManifests(ctx: ModelContext, serving: boolean):
           const head = content.head(pkg.name, name);
           const bundle = head ? content.bundles.get(head.name) : undefined;
           const csv = bundle?.objects.find((o) => o.kind === "ClusterServiceVersion") as
-            | KubeObject
-            | undefined;
+            KubeObject | undefined;
           if (!head) return undefined;
           return {
             name,

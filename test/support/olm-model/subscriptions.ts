@@ -451,7 +451,7 @@ function planSteps(r: Resolved): Array<Record<string, unknown>> {
   const steps: Array<Record<string, unknown>> = [];
   const objects = [...r.bundle.objects].sort((a, b) => order(a) - order(b));
   for (const obj of objects) {
-    // biome-ignore lint/suspicious/noExplicitAny: deep edits of an unstructured manifest
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- deep edits of an unstructured manifest
     const manifest = JSON.parse(JSON.stringify(obj)) as Record<string, any>;
     if (manifest.kind === "ClusterServiceVersion") {
       manifest.spec ??= {};
