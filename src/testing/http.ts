@@ -255,7 +255,8 @@ async function route(
   r: Routed,
 ): Promise<number> {
   const { engine } = ctx;
-  const segs = r.path.split("/").filter(Boolean);
+  // Clients percent-encode names (client-node writes `system%3Acontroller`); the real server decodes.
+  const segs = r.path.split("/").filter(Boolean).map(decodeSegment);
   const registry = engine.registry;
   const discovery = (body: KObj | undefined) => {
     if (!body) throw pathNotFound();
@@ -582,4 +583,12 @@ function parseBody(text: string, type: string): unknown {
   if (type === "application/yaml" || type === "application/x-yaml" || type.endsWith("+yaml"))
     return parseDocument(text, true);
   throw unsupportedMediaType(["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"]);
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }

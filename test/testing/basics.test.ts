@@ -120,6 +120,24 @@ describe("start-up", () => {
 });
 
 describe("CRUD of built-in kinds", () => {
+  it("decodes percent-encoded names in the path, as the real server does", async () => {
+    const role = {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: "system:controller:demo" },
+      rules: [],
+    };
+    const created = await http(cluster, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", role);
+    expect(created.status).toBe(201);
+    const encoded = await http(
+      cluster,
+      "GET",
+      "/apis/rbac.authorization.k8s.io/v1/clusterroles/system%3Acontroller%3Ademo",
+    );
+    expect(encoded.status).toBe(200);
+    expect(encoded.body.metadata.name).toBe("system:controller:demo");
+  });
+
   it("creates, gets, updates and deletes with server-set metadata", async () => {
     const created = await http(
       cluster,
