@@ -85,6 +85,8 @@ export interface PinImagesOptions {
   plainHttp?: boolean | string[];
   caFile?: string;
   lockFile?: string;
+  /** Resolve every image again, ignoring the lock file's entries. */
+  refresh?: boolean;
   env?: NodeJS.ProcessEnv;
 }
 

@@ -30,6 +30,7 @@ interface BundleFlags extends RegistryFlags {
   skipGenerate?: boolean;
   useImageDigests?: boolean;
   imagesLock?: string;
+  refreshDigests?: boolean;
   features?: string;
   categories?: string;
   output: "text" | "json";
@@ -115,7 +116,8 @@ function bundleGenerateCommand(command: Command): Command {
     )
     .option("--bundle-image <ref>", "bundle image for --fbc (default: <image repo>-bundle:v<version>)")
     .option("--use-image-digests", "pin every image in the bundle to its digest (needs registry access)")
-    .option("--images-lock <file>", "digest lock file to reuse and update (--use-image-digests)");
+    .option("--images-lock <file>", "digest lock file to reuse and update (--use-image-digests)")
+    .option("--refresh-digests", "resolve every image again instead of reusing --images-lock entries");
   addRegistryFlags(command);
   for (const [, flag, help] of FIELD_FLAGS) command.option(flag, `base CSV: ${help}`);
   return command
@@ -166,6 +168,7 @@ function bundleGenerateCommand(command: Command): Command {
           registry: {
             ...registryOptions(flags, ctx.cwd),
             ...(flags.imagesLock !== undefined ? { lockFile: flags.imagesLock } : {}),
+            ...(flags.refreshDigests ? { refresh: true } : {}),
           },
           ...(flags.features !== undefined ? { features: flags.features } : {}),
           ...(flags.categories !== undefined ? { categories: list(flags.categories)! } : {}),

@@ -123,4 +123,35 @@ describe("tsop bundle --use-image-digests", () => {
     expect(missing.stderr).toContain(`${registry.host}/example/memcached-operator:v9.9.9: not found`);
     expect(await readTree(join(dir, "bundle"))).toEqual(before);
   });
+
+  it("reuses --images-lock entries and resolves again with --refresh-digests", async () => {
+    const { dir, auth } = await project();
+    const lock = join(dir, "images.lock");
+    const env = { HOME: dir, CI: "1" };
+    const first = await runTsop(bundleArgs(auth, ["--images-lock", lock]), { cwd: dir, env });
+    expect(first.exitCode).toBe(0);
+    const real = digest[IMAGES[2]!]!;
+    const locked = await readFile(lock, "utf8");
+    expect(locked).toContain(real);
+    // A digest only the lock file knows: reused as is, so the registry was not asked again.
+    const fake = `sha256:${"0".repeat(64)}`;
+    await writeFile(lock, locked.replace(real, fake));
+    const memcached = async () => {
+      const csv = parse(await readFile(join(dir, CSV), "utf8"));
+      return csv.spec.relatedImages.find((r: { name: string }) => r.name === "memcached").image as string;
+    };
+    const reused = await runTsop(bundleArgs(auth, ["--images-lock", lock, "--version", "0.0.2"]), {
+      cwd: dir,
+      env,
+    });
+    expect(reused.exitCode).toBe(0);
+    expect(await memcached()).toBe(`${registry.host}/cache/memcached@${fake}`);
+    const refreshed = await runTsop(
+      bundleArgs(auth, ["--images-lock", lock, "--version", "0.0.3", "--refresh-digests"]),
+      { cwd: dir, env },
+    );
+    expect(refreshed.exitCode).toBe(0);
+    expect(await memcached()).toBe(`${registry.host}/cache/memcached@${real}`);
+    expect(await readFile(lock, "utf8")).not.toContain(fake);
+  });
 });
