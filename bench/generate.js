@@ -118,7 +118,7 @@ function median(values) {
 // (CPU time is what to compare on a shared, busy machine).
 const probe = `
 const start = process.hrtime.bigint();
-const { run } = await import(${JSON.stringify(fileURLToPath(new URL("../dist/cli/main.js", import.meta.url)))});
+const { run } = await import(${JSON.stringify(fileURLToPath(new URL("../dist/cli/tsop.js", import.meta.url)))});
 const code = await run(["generate", "--quiet"]);
 const wall = Number(process.hrtime.bigint() - start) / 1e6;
 const cpu = process.cpuUsage();

@@ -1,8 +1,17 @@
 #!/usr/bin/env node
-// Launcher only: all logic lives in dist/cli/main.js (built from src/cli/main.ts).
-import { run } from "../dist/cli/main.js";
+// Launcher only: all logic lives in dist/cli/tsop.js (src/cli/main.ts, bundled by scripts/bundle-cli.mjs).
+import { run } from "../dist/cli/tsop.js";
+
+// A reader that stops early (`tsop … | head`) closes the pipe: stop quietly instead of crashing.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+}
 
 const code = await run(process.argv.slice(2));
+process.exitCode = code;
 // The command has finished: exit once stdout and stderr are flushed instead of waiting for idle
 // keep-alive sockets and timers to drain (that wait cost ~200 ms after `run bundle` saw its CSV
 // succeed).

@@ -37,7 +37,7 @@ function commandsIn(help) {
   return new Set([...section.matchAll(/^ {2}(\S+)/gm)].map((m) => m[1]));
 }
 
-if (!existsSync(join(repo, "dist/cli/main.js"))) {
+if (!existsSync(join(repo, "dist/cli/tsop.js"))) {
   step("building tsop (npm run build)");
   run(npm, ["run", "build"], { cwd: repo });
 }

@@ -1,7 +1,7 @@
 // `tsop bundle push <image>`: build the bundle image from a bundle directory without a container
 // engine and push it (or write an OCI image layout); prints the manifest digest on stdout.
 import { resolve } from "node:path";
-import { Command } from "commander";
+import { Command } from "./commander.js";
 import { cliContext } from "./context.js";
 import { outputOption } from "./output.js";
 

@@ -2,7 +2,7 @@
 // The bundle domain module is imported inside the actions, so `tsop --help` stays fast.
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Command, InvalidArgumentError, Option } from "./commander.js";
 import { ExitCode } from "../common/errors.js";
 import type { Reporter } from "../common/reporter.js";
 import { addRegistryFlags, bundlePushCommand, type RegistryFlags, registryOptions } from "./bundle-push.js";

@@ -1,5 +1,5 @@
 // `tsop cleanup <package>`: flags → options → src/olm/run (imported lazily) → table of what was deleted.
-import { Command, Option } from "commander";
+import { Command, Option } from "./commander.js";
 import { cliContext } from "./context.js";
 import { addClusterFlags, type ClusterFlags, timeoutOption } from "./flags.js";
 import { formatTable, renderData } from "./output.js";

@@ -1,6 +1,6 @@
 // `tsop completion bash|zsh|fish`: shell completion scripts generated from the live command tree,
 // so they can never list a command or flag that does not exist.
-import { Argument, Command } from "commander";
+import { Argument, Command } from "./commander.js";
 
 interface Node {
   path: string;

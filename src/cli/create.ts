@@ -1,6 +1,6 @@
 // `tsop create api`: add a kind (API type, controller, sample, test) to the project in the
 // current directory.
-import { type Command, Command as CommanderCommand, InvalidArgumentError, Option } from "commander";
+import { type Command, Command as CommanderCommand, InvalidArgumentError, Option } from "./commander.js";
 import { cliContext } from "./context.js";
 import { outputOption, renderData } from "./output.js";
 

@@ -1,5 +1,5 @@
 // Flags shared by several commands, defined once: kubectl-style cluster flags and Go durations.
-import { type Command, InvalidArgumentError, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "./commander.js";
 import { parseDuration } from "../common/duration.js";
 
 export interface ClusterFlags {

@@ -1,6 +1,6 @@
 // `tsop generate [crds|rbac]`: CRDs and RBAC from the project's TypeScript (static analysis).
 // The TypeScript compiler is imported only inside the actions, so `tsop --help` stays fast.
-import { Command, InvalidArgumentError } from "commander";
+import { Command, InvalidArgumentError } from "./commander.js";
 import { TsopError } from "../common/errors.js";
 import { cliContext } from "./context.js";
 

@@ -1,6 +1,6 @@
 // `tsop init [dir]`: scaffold a new operator project. Flags first; on a terminal, prompts for a
 // missing --domain; without one, exits 2 listing every missing value.
-import { type Command, Command as CommanderCommand, Option } from "commander";
+import { type Command, Command as CommanderCommand, Option } from "./commander.js";
 import { cliContext } from "./context.js";
 import { outputOption, renderData } from "./output.js";
 

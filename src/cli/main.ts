@@ -1,7 +1,7 @@
 // The root of the CLI: builds the commander program from one module per command group and is the
 // only place that prints fatal errors and chooses exit codes. Command modules import their domain
 // code lazily inside actions, so `tsop --help` loads nothing heavy.
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError } from "./commander.js";
 import { colorEnabled, palette } from "../common/color.js";
 import { ExitCode, formatLocation, isTsopError } from "../common/errors.js";
 import { tsopVersion } from "../common/version.js";

@@ -1,5 +1,5 @@
 // `tsop olm install | status | uninstall`: flags → options → src/olm (imported lazily) → output.
-import { Command } from "commander";
+import { Command } from "./commander.js";
 import { OLM_VERSION } from "../common/pins.js";
 import { type CliContext, cliContext } from "./context.js";
 import { addClusterFlags, type ClusterFlags, timeoutOption } from "./flags.js";

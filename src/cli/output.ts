@@ -1,5 +1,5 @@
 // Renders a command's result for `-o json|yaml` (and leaves `table`/`text` to the command).
-import { Option } from "commander";
+import { Option } from "./commander.js";
 
 export type OutputFormat = "text" | "table" | "json" | "yaml";
 

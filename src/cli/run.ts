@@ -1,6 +1,6 @@
 // `tsop run bundle | bundle-upgrade`: flags → options → src/olm/run (imported lazily) → output.
 // Ctrl-C aborts the run through an AbortSignal, so tsop removes what it created before exiting 130.
-import { Command, Option } from "commander";
+import { Command, Option } from "./commander.js";
 import { CATALOG_INIT_IMAGE, OPM_IMAGE } from "../common/pins.js";
 import { parseDuration } from "../common/duration.js";
 import { type CliContext, cliContext } from "./context.js";

@@ -1,5 +1,5 @@
 // `tsop version`: tsop's version and the versions of what it pins.
-import { Command } from "commander";
+import { Command } from "./commander.js";
 import { CATALOG_INIT_IMAGE, OLM_VERSION, OPM_IMAGE } from "../common/pins.js";
 import { tsopVersion } from "../common/version.js";
 import { cliContext } from "./context.js";

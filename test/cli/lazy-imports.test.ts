@@ -43,10 +43,27 @@ export async function resolve(specifier, context, next) {
     register,
     `import { register } from "node:module"; register(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
   );
-  execFileSync(process.execPath, ["--import", pathToFileURL(register).href, TSOP_BIN, ...args], {
-    env: { ...process.env, TSOP_TRACE: trace },
-    stdio: ["ignore", "ignore", "ignore"],
-  });
+  // CommonJS loads (commander is required, not imported) do not pass the ESM hook: trace them too.
+  const cjsTracer = join(dir, "cjs-tracer.cjs");
+  writeFileSync(
+    cjsTracer,
+    `const Module = require("node:module");
+const { appendFileSync } = require("node:fs");
+const load = Module._load;
+Module._load = function (request, parent, isMain) {
+  try { appendFileSync(process.env.TSOP_TRACE, Module._resolveFilename(request, parent, isMain) + "\\n"); } catch {}
+  return load.apply(this, arguments);
+};
+`,
+  );
+  execFileSync(
+    process.execPath,
+    ["--require", cjsTracer, "--import", pathToFileURL(register).href, TSOP_BIN, ...args],
+    {
+      env: { ...process.env, TSOP_TRACE: trace },
+      stdio: ["ignore", "ignore", "ignore"],
+    },
+  );
   const urls = readFileSync(trace, "utf8").split("\n").filter(Boolean);
   const names = urls.flatMap((url) => {
     const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
