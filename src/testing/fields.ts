@@ -315,6 +315,8 @@ function mergeApplied(live: unknown, config: unknown, names: string[], listKeys:
 export function applyConfig(live: KObj | undefined, config: KObj, ctx: ManagerContext, force: boolean): KObj {
   const configPaths = leafPaths(config, ctx.listKeys);
   const configKeys = new Set(configPaths.map(key));
+  // An empty map applied before (`data: {}`) is a leaf then, and a parent of what is applied now.
+  const stillApplied = new Set(configPaths.flatMap((p) => p.map((_, i) => key(p.slice(0, i + 1)))));
   let entries = readManaged(live);
   const conflicts: Array<{ entry: ManagedEntry; path: Path }> = [];
   if (live) {
@@ -342,7 +344,7 @@ export function applyConfig(live: KObj | undefined, config: KObj, ctx: ManagerCo
   if (mine) {
     const othersOwn = new Set(entries.filter((e) => e !== mine).flatMap((e) => e.paths.map(key)));
     for (const p of mine.paths) {
-      if (!configKeys.has(key(p)) && !othersOwn.has(key(p))) deleteAt(result, p);
+      if (!stillApplied.has(key(p)) && !othersOwn.has(key(p))) deleteAt(result, p);
     }
   }
   const entry: ManagedEntry = {

@@ -227,6 +227,27 @@ describe("strategic merge patch", () => {
 describe("server-side apply", () => {
   const cmYaml = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\n${data}`;
 
+  it("keeps a map applied empty when a later apply adds keys to it", async () => {
+    const yaml = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa-empty\n${data}`;
+    const first = await http(
+      cluster,
+      "PATCH",
+      `${cms}/ssa-empty?fieldManager=tsop`,
+      yaml("data: {}\n"),
+      apply,
+    );
+    expect(first.status).toBe(201);
+    const second = await http(
+      cluster,
+      "PATCH",
+      `${cms}/ssa-empty?fieldManager=tsop`,
+      yaml("data:\n  a: '1'\n"),
+      apply,
+    );
+    expect(second.status).toBe(200);
+    expect(second.body.data).toEqual({ a: "1" });
+  });
+
   it("requires fieldManager (422) and rejects force on other patch types", async () => {
     const r = await http(cluster, "PATCH", `${cms}/ssa`, cmYaml("data:\n  a: '1'\n"), apply);
     expect(r.status).toBe(422);
