@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { colorEnabled } from "../../src/common/color.js";
 import { TerminalReporter } from "../../src/common/reporter.js";
 import { runTsop } from "../support/cli.js";
+import { testdir } from "../support/testdir.js";
 
 function capture(isTTY = false) {
   const chunks: string[] = [];
@@ -67,6 +68,19 @@ describe("TerminalReporter", () => {
 });
 
 describe("CLI colors", () => {
+  it("colors error messages with FORCE_COLOR and plain text with NO_COLOR, without a TTY", async () => {
+    const dir = await testdir();
+    const forced = await runTsop(["bundle", "validate", "missing-dir"], {
+      cwd: dir,
+      env: { NO_COLOR: undefined, FORCE_COLOR: "1" },
+    });
+    expect(forced.exitCode).toBe(1);
+    expect(forced.stderr).toContain("\u001b[31merror:\u001b[39m bundle directory missing-dir does not exist");
+    const plain = await runTsop(["bundle", "validate", "missing-dir"], { cwd: dir, env: { NO_COLOR: "1" } });
+    expect(plain.stderr).toContain("error: bundle directory missing-dir does not exist");
+    expect(plain.stderr).not.toContain("\u001b[");
+  });
+
   it("never colors with --no-color, even when FORCE_COLOR is set", async () => {
     const none = await runTsop(["completion", "bash", "--no-color", "--bogus"], {
       env: { NO_COLOR: undefined, FORCE_COLOR: "1" },
