@@ -5,7 +5,11 @@ import { gzipSync } from "node:zlib";
 import { serializeCatalog, singleBundleCatalog } from "../../src/olm/run/catalog.js";
 import { runBundle } from "../../src/olm/run/index.js";
 import type { RunBundleOptions } from "../../src/olm/run/run-bundle.js";
-import { loadFixture } from "./fixtures.js";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { parse, stringify } from "yaml";
+import type { PullBundle } from "../../src/olm/run/bundle-source.js";
+import { fixturePull, loadFixture } from "./fixtures.js";
 import {
   type BundleRegistry,
   names,
@@ -202,6 +206,40 @@ describe("run bundle", () => {
     });
     expect(env.reporter.text()).toContain('using the existing OperatorGroup "team-og" (targets demo)');
     expect(await names(env.client, OLM_V1, "OperatorGroup", "demo")).toEqual(["team-og"]);
+  }, 60_000);
+
+  it("installs a SingleNamespace-only CSV into a namespace whose OperatorGroup fits it, without --install-mode", async () => {
+    env = await startRunEnv();
+    const singleOnly: PullBundle = async (image, destDir, pullOptions) => {
+      const pulled = await fixturePull(image, destDir, pullOptions);
+      const dir = join(destDir, "manifests");
+      const file = (await readdir(dir)).find((f) => f.endsWith(".clusterserviceversion.yaml"))!;
+      const csv = parse(await readFile(join(dir, file), "utf8"));
+      csv.spec.installModes = ["OwnNamespace", "SingleNamespace", "MultiNamespace", "AllNamespaces"].map(
+        (type) => ({ type, supported: type === "SingleNamespace" }),
+      );
+      await writeFile(join(dir, file), stringify(csv));
+      return pulled;
+    };
+    // No group yet: tsop cannot guess the target namespace, and says what to pass.
+    const guess = await failure(runBundle(options(env, { pull: singleOnly })));
+    expect(guess.message).toContain("supports only SingleNamespace: tsop cannot guess the target namespaces");
+    expect(await tsopObjects(env.client, "demo")).toEqual([]);
+
+    await env.client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "watched" } });
+    await env.client.create({
+      apiVersion: OLM_V1,
+      kind: "OperatorGroup",
+      metadata: { name: "team-og", namespace: "demo" },
+      spec: { targetNamespaces: ["watched"] },
+    });
+    const result = await runBundle(options(env, { pull: singleOnly }));
+    expect(result.operatorGroup).toEqual({ name: "team-og", created: false });
+    expect(result.installMode).toEqual({
+      type: "SingleNamespace",
+      targetNamespaces: ["watched"],
+      source: "operator-group",
+    });
   }, 60_000);
 
   it("refuses an incompatible OperatorGroup before creating anything", async () => {

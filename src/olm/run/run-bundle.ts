@@ -4,7 +4,7 @@
 // InstallPlan for this bundle → CSV Succeeded. Any failure names the phase, adds OLM's diagnostics
 // and removes what this run created (unless --keep-on-failure).
 import { randomBytes } from "node:crypto";
-import { TsopError } from "../../common/errors.js";
+import { TsopError, UsageError } from "../../common/errors.js";
 import { CATALOG_INIT_IMAGE, OPM_IMAGE } from "../../common/pins.js";
 import { waitFor } from "../../kube/wait.js";
 import { type KubeObject, type ObjectRef, refOf } from "../../kube/objects.js";
@@ -90,7 +90,17 @@ export async function runBundle(options: RunBundleOptions): Promise<RunBundleRes
     const csvName = bundle.csv.metadata.name ?? "";
     reporter.info(`Bundle: package ${bundle.packageName}, ${csvName}`);
     const namespace = options.namespace ?? conn?.client.namespace ?? (await kubeconfigNamespace(options));
-    const installMode = resolveInstallMode(bundle.csv, namespace, flag);
+    // Without --install-mode, a CSV that supports only SingleNamespace/MultiNamespace can still go into
+    // a namespace whose existing OperatorGroup fits it: the preflight decides; else this error stands.
+    let installMode: ResolvedInstallMode;
+    let modeUndecided: UsageError | undefined;
+    try {
+      installMode = resolveInstallMode(bundle.csv, namespace, flag);
+    } catch (error) {
+      if (flag || !conn || !(error instanceof UsageError)) throw error;
+      modeUndecided = error;
+      installMode = { type: "OwnNamespace", targetNamespaces: [namespace], source: "csv" };
+    }
     const catalogOptions: CatalogOptions = {
       namespace,
       runId: options.runId ?? randomBytes(4).toString("hex"),
@@ -131,6 +141,7 @@ export async function runBundle(options: RunBundleOptions): Promise<RunBundleRes
         preflightChecks(session, options, bundle.packageName, namespace, flag, bundle.csv),
       );
       operatorGroup = preflight.operatorGroup;
+      if (modeUndecided && !preflight.groupMode) throw modeUndecided;
       plan = planRunBundle({
         ...base,
         installMode: preflight.groupMode ?? installMode,
