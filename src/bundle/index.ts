@@ -431,26 +431,28 @@ export async function bundle(options: BundleOptions, reporter: Reporter): Promis
     });
   }
 
-  await saveBase();
-  const result = await writeBundleDir(outDir, files, previousTree);
-  for (const path of result.removed) reporter.info(msg.removed(`${outputDir}/${path}`));
-
+  // Render everything that goes outside the bundle directory before the first write, so a failure
+  // cannot leave a new bundle next to an old bundle.Dockerfile or catalog.
   const dockerfilePath = join(cwd, "bundle.Dockerfile");
   const dockerfile = bundleDockerfile(metadataOptions, cwd, outputDir);
   const oldDockerfile = await readFile(dockerfilePath, "utf8").catch(() => undefined);
+  let fbc: { file: string; content: string } | undefined;
+  if (options.fbc !== undefined && bundleImage) {
+    const { renderFbc } = await import("./fbc.js");
+    fbc = {
+      file: join(options.fbc, packageName, "catalog.yaml"),
+      content: renderFbc({ packageName, channels, defaultChannel, csv: finalCsv, bundleImage }),
+    };
+  }
+
+  await saveBase();
+  const result = await writeBundleDir(outDir, files, previousTree);
+  for (const path of result.removed) reporter.info(msg.removed(`${outputDir}/${path}`));
   if (oldDockerfile !== dockerfile && !(options.overwrite === false && oldDockerfile !== undefined)) {
     await writeFileAtomic(dockerfilePath, dockerfile);
   }
-
-  let fbcFile: string | undefined;
-  if (options.fbc !== undefined && bundleImage) {
-    const { renderFbc } = await import("./fbc.js");
-    fbcFile = join(options.fbc, packageName, "catalog.yaml");
-    await writeFileAtomic(
-      resolve(cwd, fbcFile),
-      renderFbc({ packageName, channels, defaultChannel, csv: finalCsv, bundleImage }),
-    );
-  }
+  if (fbc) await writeFileAtomic(resolve(cwd, fbc.file), fbc.content);
+  const fbcFile = fbc?.file;
 
   for (const note of notCarried) reporter.warn(note);
   for (const note of composed.notes) reporter.info(note);
