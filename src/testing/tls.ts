@@ -36,8 +36,12 @@ function oid(dotted: string): Buffer {
   return tlv(0x06, Buffer.from(bytes));
 }
 
+/** A DER INTEGER from unsigned big-endian bytes: minimal (OpenSSL rejects leading zero bytes), positive. */
 function integer(bytes: Buffer): Buffer {
-  const body = bytes[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes;
+  let start = 0;
+  while (start < bytes.length - 1 && bytes[start] === 0) start++;
+  const trimmed = bytes.subarray(start);
+  const body = trimmed[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), trimmed]) : trimmed;
   return tlv(0x02, body);
 }
 
@@ -81,7 +85,6 @@ export function selfSignedCert(commonName = "tsop-test"): SelfSignedCert {
     ),
   );
   const serial = randomBytes(16);
-  serial[0]! &= 0x7f;
   const tbs = seq(
     explicit(0, integer(Buffer.from([2]))),
     integer(serial),
