@@ -1,12 +1,14 @@
 // run bundle failures: each asserts the phase and OLM's diagnostics in the message, the exit code,
 // and that nothing tsop created is left behind.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ExitCode, type TsopError } from "../../src/common/errors.js";
+import { ExitCode } from "../../src/common/errors.js";
 import { OPM_IMAGE } from "../../src/common/pins.js";
 import { runBundle } from "../../src/olm/run/index.js";
 import type { RunBundleOptions } from "../../src/olm/run/run-bundle.js";
 import {
   type BundleRegistry,
+  failure,
+  runOptions,
   names,
   type RunEnv,
   startBundleRegistry,
@@ -30,23 +32,7 @@ afterEach(async () => {
 });
 
 function options(e: RunEnv, extra: Partial<RunBundleOptions> = {}): RunBundleOptions {
-  return {
-    ...e.base,
-    image: registry.image("0.0.1"),
-    namespace: "demo",
-    timeoutMs: 20_000,
-    reporter: e.reporter,
-    ...extra,
-  };
-}
-
-async function failure(promise: Promise<unknown>): Promise<TsopError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as TsopError;
-  }
-  throw new Error("expected the run to fail");
+  return runOptions(e, registry.image("0.0.1"), { timeoutMs: 20_000, ...extra });
 }
 
 /** Nothing tsop created, and nothing OLM made for it, is left in the namespace. */

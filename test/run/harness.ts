@@ -6,7 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseAllDocuments } from "yaml";
+import type { TsopError } from "../../src/common/errors.js";
 import { MemoryReporter } from "../../src/common/reporter.js";
+import type { RunBundleOptions } from "../../src/olm/run/run-bundle.js";
 import { KubeClient } from "../../src/kube/client.js";
 import type { KubeObject } from "../../src/kube/objects.js";
 import { applyAll } from "../../src/kube/apply.js";
@@ -194,4 +196,23 @@ export async function tsopObjects(client: KubeClient, namespace: string): Promis
     out.push(...items.map((o) => `${kind}/${o.metadata.name}`));
   }
   return out.sort();
+}
+
+/** runBundle options for the "demo" namespace of an environment, reporting to its reporter. */
+export function runOptions(
+  env: RunEnv,
+  image: string,
+  extra: Partial<RunBundleOptions> = {},
+): RunBundleOptions {
+  return { ...env.base, image, namespace: "demo", timeoutMs: 30_000, reporter: env.reporter, ...extra };
+}
+
+/** The error a promise is expected to fail with (the test fails if it succeeds). */
+export async function failure(promise: Promise<unknown>): Promise<TsopError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as TsopError;
+  }
+  throw new Error("expected a failure");
 }

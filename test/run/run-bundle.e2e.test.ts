@@ -1,6 +1,6 @@
 // run bundle end to end: tsop/testing + OLM model + bundles pulled from a real local registry.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ExitCode, type TsopError } from "../../src/common/errors.js";
+import { ExitCode } from "../../src/common/errors.js";
 import { gzipSync } from "node:zlib";
 import { serializeCatalog, singleBundleCatalog } from "../../src/olm/run/catalog.js";
 import { runBundle } from "../../src/olm/run/index.js";
@@ -12,6 +12,8 @@ import type { PullBundle } from "../../src/olm/run/bundle-source.js";
 import { fixturePull, loadFixture } from "./fixtures.js";
 import {
   type BundleRegistry,
+  failure,
+  runOptions,
   names,
   type RunEnv,
   startBundleRegistry,
@@ -36,23 +38,7 @@ afterEach(async () => {
 });
 
 function options(e: RunEnv, extra: Partial<RunBundleOptions> = {}): RunBundleOptions {
-  return {
-    ...e.base,
-    image: registry.image("0.0.1"),
-    namespace: "demo",
-    timeoutMs: 30_000,
-    reporter: e.reporter,
-    ...extra,
-  };
-}
-
-async function failure(promise: Promise<unknown>): Promise<TsopError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as TsopError;
-  }
-  throw new Error("expected the run to fail");
+  return runOptions(e, registry.image("0.0.1"), extra);
 }
 
 describe("run bundle", () => {

@@ -1,9 +1,10 @@
 // bundle-upgrade and cleanup end to end (tsop/testing + OLM model + real registry).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ExitCode, type TsopError } from "../../src/common/errors.js";
+import { ExitCode } from "../../src/common/errors.js";
 import { bundleUpgrade, cleanup, runBundle } from "../../src/olm/run/index.js";
 import {
   type BundleRegistry,
+  failure,
   names,
   REQUIRED_CRD,
   type RunEnv,
@@ -28,15 +29,6 @@ afterEach(async () => {
   await env?.stop();
   env = undefined;
 });
-
-async function failure(promise: Promise<unknown>): Promise<TsopError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as TsopError;
-  }
-  throw new Error("expected a failure");
-}
 
 async function installed(e: RunEnv) {
   return runBundle({
