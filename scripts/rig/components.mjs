@@ -1,0 +1,145 @@
+// The Go-built components of the real test bed and the peer tools, pinned. Change versions here
+// only: the cache key of each binary is its name plus everything that goes into its build.
+
+export const KUBERNETES_VERSION = "v1.34.4";
+const STAGING_VERSION = "v0.34.4";
+export const ETCD_VERSION = "v3.6.16";
+export const KWOK_VERSION = "v0.7.0";
+/** Same as OLM_VERSION in src/common/pins.ts: the rig runs the operators of the manifests tsop installs. */
+export const OLM_VERSION = "v0.28.0";
+export const OPM_VERSION = "v1.47.0";
+export const OPERATOR_SDK_VERSION = "v1.42.2";
+export const CONTROLLER_GEN_VERSION = "v0.19.0";
+export const KUSTOMIZE_VERSION = "v5.7.1";
+
+// The k8s.io/* staging modules that k8s.io/kubernetes requires as v0.0.0 and replaces with
+// relative paths; a wrapper module replaces them with their published versions instead.
+const KUBERNETES_STAGING = [
+  "api",
+  "apiextensions-apiserver",
+  "apimachinery",
+  "apiserver",
+  "cli-runtime",
+  "client-go",
+  "cloud-provider",
+  "cluster-bootstrap",
+  "code-generator",
+  "component-base",
+  "component-helpers",
+  "controller-manager",
+  "cri-api",
+  "cri-client",
+  "csi-translation-lib",
+  "dynamic-resource-allocation",
+  "endpointslice",
+  "externaljwt",
+  "kms",
+  "kube-aggregator",
+  "kube-controller-manager",
+  "kube-proxy",
+  "kube-scheduler",
+  "kubectl",
+  "kubelet",
+  "metrics",
+  "mount-utils",
+  "pod-security-admission",
+  "sample-apiserver",
+];
+
+function kubernetesLdflags() {
+  const [major, minor] = KUBERNETES_VERSION.slice(1).split(".");
+  const vars = {
+    gitVersion: KUBERNETES_VERSION,
+    gitMajor: major,
+    gitMinor: minor,
+    gitCommit: "0000000000000000000000000000000000000000",
+    gitTreeState: "clean",
+    buildDate: "1970-01-01T00:00:00Z",
+  };
+  const flags = [];
+  for (const pkg of ["k8s.io/component-base/version", "k8s.io/client-go/pkg/version"]) {
+    for (const [name, value] of Object.entries(vars)) flags.push(`-X ${pkg}.${name}=${value}`);
+  }
+  return flags.join(" ");
+}
+
+function kubernetesWrapper() {
+  return {
+    require: { "k8s.io/kubernetes": KUBERNETES_VERSION },
+    replace: Object.fromEntries(KUBERNETES_STAGING.map((m) => [`k8s.io/${m}`, `k8s.io/${m} ${STAGING_VERSION}`])),
+  };
+}
+
+const kubernetes = (name) => ({
+  name,
+  version: KUBERNETES_VERSION,
+  wrapper: kubernetesWrapper(),
+  package: `k8s.io/kubernetes/cmd/${name}`,
+  tags: ["providerless"],
+  ldflags: kubernetesLdflags(),
+});
+
+const olm = (name, cmd) => ({
+  name,
+  version: OLM_VERSION,
+  // OLM's go.mod pins openshift's API modules by replace directives; `go install` refuses
+  // modules with replaces, so a wrapper module carries them.
+  wrapper: {
+    require: { "github.com/operator-framework/operator-lifecycle-manager": OLM_VERSION },
+    replace: {
+      "github.com/openshift/api": "github.com/openshift/api v0.0.0-20221021112143-4226c2167e40",
+      "github.com/openshift/client-go": "github.com/openshift/client-go v0.0.0-20221019143426-16aed247da5c",
+    },
+  },
+  package: `github.com/operator-framework/operator-lifecycle-manager/cmd/${cmd}`,
+  ldflags: `-X github.com/operator-framework/operator-lifecycle-manager/pkg/version.OLMVersion=${OLM_VERSION.slice(1)}`,
+});
+
+/** Every component, in the order a full build makes them (test bed first, peers last). */
+export const COMPONENTS = [
+  {
+    name: "etcd",
+    version: ETCD_VERSION,
+    // server/v3's go.mod replaces its sibling modules by relative paths: the wrapper requires
+    // them at the same version and calls the server's main.
+    wrapper: {
+      require: Object.fromEntries(
+        ["server/v3", "api/v3", "client/pkg/v3", "client/v3", "pkg/v3"].map((m) => [`go.etcd.io/etcd/${m}`, ETCD_VERSION]),
+      ),
+      main: 'package main\n\nimport (\n\t"os"\n\n\t"go.etcd.io/etcd/server/v3/etcdmain"\n)\n\nfunc main() { etcdmain.Main(os.Args) }\n',
+    },
+    package: ".",
+  },
+  kubernetes("kube-apiserver"),
+  kubernetes("kube-controller-manager"),
+  kubernetes("kube-scheduler"),
+  { name: "kwok", version: KWOK_VERSION, install: `sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}` },
+  {
+    name: "opm",
+    version: OPM_VERSION,
+    install: `github.com/operator-framework/operator-registry/cmd/opm@${OPM_VERSION}`,
+    tags: ["json1", "containers_image_openpgp"],
+  },
+  olm("olm", "olm"),
+  olm("catalog", "catalog"),
+  olm("package-server", "package-server"),
+  {
+    name: "operator-sdk",
+    version: OPERATOR_SDK_VERSION,
+    install: `github.com/operator-framework/operator-sdk/cmd/operator-sdk@${OPERATOR_SDK_VERSION}`,
+    tags: ["containers_image_openpgp"],
+  },
+  {
+    name: "controller-gen",
+    version: CONTROLLER_GEN_VERSION,
+    install: `sigs.k8s.io/controller-tools/cmd/controller-gen@${CONTROLLER_GEN_VERSION}`,
+  },
+  {
+    name: "kustomize",
+    version: KUSTOMIZE_VERSION,
+    install: `sigs.k8s.io/kustomize/kustomize/v5@${KUSTOMIZE_VERSION}`,
+  },
+];
+
+/** The test bed proper; `build` with no names builds these and the peers. */
+export const TEST_BED = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "opm", "olm", "catalog", "package-server"];
