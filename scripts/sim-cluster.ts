@@ -1,8 +1,9 @@
 // `npm run sim-cluster`: a simulated cluster for trying tsop's cluster commands by hand.
 // Starts tsop/testing (workloads mode) and the OLM model on 127.0.0.1, optionally installs OLM
 // from the fixture release manifests, writes a kubeconfig, prints its path and runs until
-// interrupted (Ctrl-C). Run with tsx (a devDependency) because the OLM model is test-support
-// TypeScript that the package build does not compile.
+// interrupted (Ctrl-C). Run with tsx's loader (`node --import tsx`, a devDependency) because the OLM
+// model is test-support TypeScript that the package build does not compile; not with the `tsx`
+// command, whose signal relay exits 130 without cleanup when this process is slow to acknowledge.
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { connect, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";

@@ -8,7 +8,15 @@ import { isMap, parseAllDocuments } from "yaml";
 import { InvalidInputError, TsopError, UsageError } from "../common/errors.js";
 import { writeFileAtomic } from "../common/fs.js";
 import type { Reporter } from "../common/reporter.js";
-import { asRecords, isRecord, type KubeObject, type LoadedObject, str, toYaml } from "../manifests/index.js";
+import {
+  asRecords,
+  isRecord,
+  type KubeObject,
+  type LoadedObject,
+  str,
+  toYaml,
+  yamlSyntaxError,
+} from "../manifests/index.js";
 import { BASE_FIELDS, type BaseField, configValueText, displayForm, type FieldContext } from "./fields.js";
 import { servedGvks } from "./collect.js";
 import { schemaDescriptors } from "./descriptors.js";
@@ -178,11 +186,7 @@ function findCsvDocument(text: string, path: string) {
   const docs = parseAllDocuments(text);
   const list = Array.isArray(docs) ? docs : [docs];
   for (const doc of list) {
-    if (doc.errors.length > 0) {
-      throw new InvalidInputError(`${path} is not valid YAML: ${doc.errors[0]!.message.split("\n")[0]}`, {
-        location: { file: path },
-      });
-    }
+    if (doc.errors.length > 0) throw yamlSyntaxError(doc.errors[0]!, path, text);
     const value = doc.toJS() as unknown;
     if (isRecord(value) && value.kind === "ClusterServiceVersion")
       return { doc, value: value as KubeObject, count: list.length };

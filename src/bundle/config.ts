@@ -1,10 +1,10 @@
 // The bundle config: tsop.bundle.yaml at the project root, or a `bundle:` map in PROJECT. Every
 // option of `tsop bundle` and every base CSV field can live there; flags win over it.
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
-import { parse } from "yaml";
+import { join, relative } from "node:path";
 import { InvalidInputError } from "../common/errors.js";
-import { isRecord } from "../manifests/index.js";
+import { isRecord, parseYaml } from "../manifests/index.js";
+import { PROJECT_FILE } from "../project/index.js";
 
 export const BUNDLE_CONFIG_FILE = "tsop.bundle.yaml";
 
@@ -51,20 +51,14 @@ export interface LoadedConfig {
   project: ProjectFacts | undefined;
 }
 
-async function readYaml(path: string): Promise<unknown> {
+async function readYaml(root: string, path: string): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
   } catch {
     return undefined;
   }
-  try {
-    return parse(text) as unknown;
-  } catch (error) {
-    throw new InvalidInputError(`${path} is not valid YAML: ${(error as Error).message.split("\n")[0]}`, {
-      location: { file: path },
-    });
-  }
+  return parseYaml(text, relative(root, path) || path);
 }
 
 function checkKeys(values: Record<string, unknown>, file: string): void {
@@ -77,9 +71,12 @@ function checkKeys(values: Record<string, unknown>, file: string): void {
   }
 }
 
-/** Reads PROJECT (for projectName, layout, image and an optional `bundle:` map) and tsop.bundle.yaml. */
-export async function loadBundleConfig(cwd: string): Promise<LoadedConfig> {
-  const rawProject = await readYaml(join(cwd, "PROJECT"));
+/**
+ * Reads PROJECT (for projectName, layout, image and an optional `bundle:` map) and tsop.bundle.yaml
+ * at the project root (found by the caller with projectDir()).
+ */
+export async function loadBundleConfig(root: string): Promise<LoadedConfig> {
+  const rawProject = await readYaml(root, join(root, PROJECT_FILE));
   let project: ProjectFacts | undefined;
   let values: Record<string, unknown> = {};
   let file: string | undefined;
@@ -98,7 +95,7 @@ export async function loadBundleConfig(cwd: string): Promise<LoadedConfig> {
       file = "PROJECT";
     }
   }
-  const own = await readYaml(join(cwd, BUNDLE_CONFIG_FILE));
+  const own = await readYaml(root, join(root, BUNDLE_CONFIG_FILE));
   if (own !== undefined && own !== null) {
     if (!isRecord(own))
       throw new InvalidInputError(`${BUNDLE_CONFIG_FILE} must be a mapping`, {

@@ -5,7 +5,7 @@
 // → GEN checks (validate/) → files.ts, metadata.ts → [images pinBundleImages] → write.ts (temp
 // dir + swap) → bundle.Dockerfile, fbc.ts.
 import { readFile } from "node:fs/promises";
-import { basename, join, resolve } from "node:path";
+import { basename, join, relative, resolve } from "node:path";
 import semver from "semver";
 import { AggregateTsopError, TsopError, UsageError } from "../common/errors.js";
 import { writeFileAtomic } from "../common/fs.js";
@@ -31,6 +31,7 @@ import { BASE_FIELDS } from "./fields.js";
 import { bundleObject, csvFileName, renderManifests, SUPPORTED_KINDS } from "./files.js";
 import { annotationsYaml, builderName, bundleDockerfile, type MetadataOptions } from "./metadata.js";
 import { msg, whyNotCarried } from "./messages.js";
+import { projectDir } from "../project/index.js";
 import { runChecks } from "./validate/index.js";
 import type { LoadedBundle } from "./validate/types.js";
 import { readTreeFiles, type WriteResult, writeBundleDir } from "./write.js";
@@ -182,15 +183,17 @@ async function defaultPinImages(objects: Array<Record<string, unknown>>, options
 }
 
 export async function bundle(options: BundleOptions, reporter: Reporter): Promise<BundleResult> {
+  // Paths the user typed are relative to cwd; everything the project holds is relative to its root.
   const cwd = resolve(options.cwd);
+  const root = await projectDir(cwd);
   const env = options.env ?? process.env;
-  const config = await loadBundleConfig(cwd);
+  const config = await loadBundleConfig(root);
   const cv = config.values;
   const packageName = checkPackage(
     options.package ??
       (cv.package as string | undefined) ??
       config.project?.projectName ??
-      basename(cwd).toLowerCase(),
+      basename(root).toLowerCase(),
   );
 
   const version = options.version ?? (cv.version === undefined ? undefined : String(cv.version));
@@ -207,16 +210,19 @@ export async function bundle(options: BundleOptions, reporter: Reporter): Promis
     throw new UsageError(msg.defaultChannelNotInChannels(defaultChannel, channels));
   }
   const outputDir = options.outputDir ?? (cv.outputDir as string | undefined) ?? "bundle";
-  const outDir = resolve(cwd, outputDir);
-  const image = options.image ?? (cv.image as string | undefined) ?? config.project?.image;
+  const outDir = resolve(options.outputDir !== undefined ? cwd : root, outputDir);
+  // With -f the given manifests are the truth for the manager image; only --image overrides them.
+  const image =
+    options.image ??
+    (options.file === undefined ? ((cv.image as string | undefined) ?? config.project?.image) : undefined);
 
-  if (!options.skipGenerate && options.file === undefined) await runGenerate(cwd, reporter);
+  if (!options.skipGenerate && options.file === undefined) await runGenerate(root, reporter);
 
   const base = basePath(packageName);
   const readerNotes: string[] = [];
   const loaded = await loadManifests({
-    cwd,
-    ...(options.file !== undefined ? { file: options.file } : {}),
+    cwd: root,
+    ...(options.file !== undefined ? { file: userPath(options.file, cwd, root) } : {}),
     ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
     optional: [base],
     notes: readerNotes,
@@ -237,6 +243,7 @@ export async function bundle(options: BundleOptions, reporter: Reporter): Promis
     }
     manager.image = image;
   }
+  const managerImage = image ?? (options.file !== undefined ? managerImageOf(c.deployments) : undefined);
 
   // The base: an input CSV named <package>.* (from -f), else the base file (created on first run).
   const inputBase = c.csvs.find(
@@ -256,7 +263,7 @@ export async function bundle(options: BundleOptions, reporter: Reporter): Promis
     baseInfo = { path: inputBase.origin.file, status: "unchanged" };
   } else {
     const ensured = await ensureBase({
-      cwd,
+      cwd: root,
       packageName,
       flags: options.fields ?? {},
       config: cv,
@@ -310,7 +317,7 @@ export async function bundle(options: BundleOptions, reporter: Reporter): Promis
   if (categories) annotations.categories = categories.join(",");
   if (cv.suggestedNamespace)
     annotations["operatorframework.io/suggested-namespace"] = String(cv.suggestedNamespace);
-  if (image) annotations.containerImage = image;
+  if (managerImage) annotations.containerImage = managerImage;
 
   const composed = compose(baseCsv, c, {
     packageName,
@@ -424,7 +431,7 @@ export async function bundle(options: BundleOptions, reporter: Reporter): Promis
       ? undefined
       : (options.bundleImage ??
         (cv.bundleImage as string | undefined) ??
-        deriveBundleImage(image, str((finalCsv.spec as Record<string, unknown>).version)));
+        deriveBundleImage(managerImage, str((finalCsv.spec as Record<string, unknown>).version)));
   if (options.fbc !== undefined && !bundleImage) {
     throw new UsageError("--fbc needs the bundle image reference", {
       hint: "pass --bundle-image <ref> (or --image, from which <repo>-bundle:v<version> is derived)",
@@ -433,8 +440,8 @@ export async function bundle(options: BundleOptions, reporter: Reporter): Promis
 
   // Render everything that goes outside the bundle directory before the first write, so a failure
   // cannot leave a new bundle next to an old bundle.Dockerfile or catalog.
-  const dockerfilePath = join(cwd, "bundle.Dockerfile");
-  const dockerfile = bundleDockerfile(metadataOptions, cwd, outputDir);
+  const dockerfilePath = join(root, "bundle.Dockerfile");
+  const dockerfile = bundleDockerfile(metadataOptions, root, relative(root, outDir) || ".");
   const oldDockerfile = await readFile(dockerfilePath, "utf8").catch(() => undefined);
   let fbc: { file: string; content: string } | undefined;
   if (options.fbc !== undefined && bundleImage) {
@@ -475,6 +482,16 @@ export async function bundle(options: BundleOptions, reporter: Reporter): Promis
     ...(fbcFile ? { fbcFile } : {}),
     dockerfile: "bundle.Dockerfile",
   };
+}
+
+/** A path the user typed (relative to cwd), as seen from the project root; "-" stays stdin. */
+function userPath(path: string, cwd: string, root: string): string {
+  return path === "-" ? path : relative(root, resolve(cwd, path)) || ".";
+}
+
+function managerImageOf(deployments: Parameters<typeof managerContainer>[0]): string | undefined {
+  const image = managerContainer(deployments)?.image;
+  return typeof image === "string" && image !== "" ? image : undefined;
 }
 
 function deriveBundleImage(image: string | undefined, version: string): string | undefined {

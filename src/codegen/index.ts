@@ -9,7 +9,7 @@ import { join, relative, resolve } from "node:path";
 import ts from "typescript";
 import type { Reporter } from "../common/reporter.js";
 import { tsopVersion } from "../common/version.js";
-import { findProjectRoot } from "../project/index.js";
+import { projectDir } from "../project/index.js";
 import { classesOf, collectResources } from "./crd/collect.js";
 import { assembleCrds } from "./crd/assemble.js";
 import { SchemaBuilder } from "./crd/schema.js";
@@ -51,7 +51,7 @@ export const SIZE_LIMIT = 256 * 1024;
 
 export async function generate(options: GenerateOptions, reporter: Reporter): Promise<GenerateResult> {
   const cwd = resolve(options.cwd);
-  const root = (await findProjectRoot(cwd)) ?? cwd;
+  const root = await projectDir(cwd);
   const what = options.what ?? "all";
   const configPath = options.project ? resolve(cwd, options.project) : join(root, "tsconfig.json");
   const crdDir = resolve(cwd, options.crdOut ?? join(root, "config/crd/bases"));

@@ -4,7 +4,7 @@
 // references fixed up, labels, images and replacements. Anything else fails loudly.
 import { readFile, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { parse, parseAllDocuments } from "yaml";
+import { parseAllDocuments } from "yaml";
 import { InvalidInputError, UsageError } from "../common/errors.js";
 import { getField, parseFieldPath, setField } from "./fieldpath.js";
 import { applyJsonPatch } from "./jsonpatch.js";
@@ -24,7 +24,7 @@ import {
   versionOf,
 } from "./object.js";
 import { mergeMap } from "./smp.js";
-import { parseDocuments, readDocuments } from "./yaml.js";
+import { parseDocuments, parseYaml, readDocuments } from "./yaml.js";
 
 /** A resource during a build: its object plus every name and namespace it had before. */
 export interface Resource extends LoadedObject {
@@ -99,7 +99,7 @@ export async function buildKustomization(
   }
   if (stack.includes(dir))
     throw new InvalidInputError(`kustomization cycle: ${[...stack, dir].map(shown).join(" -> ")}`);
-  const k = parse(await readFile(file, "utf8")) as unknown;
+  const k = parseYaml(await readFile(file, "utf8"), shown(file));
   if (!isRecord(k))
     throw new InvalidInputError(`${shown(file)} is not a mapping`, { location: { file: shown(file) } });
   for (const field of UNSUPPORTED_FIELDS) {
@@ -501,14 +501,15 @@ async function replacementsOf(
   for (const entry of asRecords(k.replacements)) {
     if (typeof entry.path === "string") {
       const path = join(dir, entry.path);
-      let parsed: unknown;
+      let text: string;
       try {
-        parsed = parse(await readFile(path, "utf8"));
+        text = await readFile(path, "utf8");
       } catch (error) {
         throw new InvalidInputError(
           `cannot read replacements file ${shown(path)}: ${(error as Error).message}`,
         );
       }
+      const parsed = parseYaml(text, shown(path));
       out.push(...asRecords(Array.isArray(parsed) ? parsed : [parsed]));
     } else out.push(entry);
   }

@@ -1,4 +1,6 @@
 // Finds the project a command runs in: the nearest directory at or above cwd holding PROJECT.
+// Every command (create api, generate, bundle) discovers its project here, so they all agree on
+// the root whether they run at the root or in a subdirectory such as src/.
 import { readFile, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { TsopError } from "../common/errors.js";
@@ -25,6 +27,14 @@ export async function findProjectRoot(cwd: string): Promise<string | undefined> 
     if (parent === dir) return undefined;
     dir = parent;
   }
+}
+
+/**
+ * The directory a command treats as its project: the nearest one at or above `cwd` holding PROJECT,
+ * else `cwd` itself (commands such as `bundle -f` also work outside a project).
+ */
+export async function projectDir(cwd: string): Promise<string> {
+  return (await findProjectRoot(cwd)) ?? resolve(cwd);
 }
 
 /** Reads the PROJECT file of the project that contains `cwd`; plurals are filled in with the default. */

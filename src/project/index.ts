@@ -2,7 +2,7 @@
 // resources, generate and bundle read it). Stages: discover.ts finds the project root, file.ts
 // parses and validates the YAML into a Project, edit.ts appends resources while keeping the user's
 // comments and extra keys (yaml Document API), names.ts holds the naming rules all of them share.
-export { findProjectRoot, PROJECT_FILE, readProject, readProjectFrom } from "./discover.js";
+export { findProjectRoot, PROJECT_FILE, projectDir, readProject, readProjectFrom } from "./discover.js";
 export { addResourceToProject, renderNewProject, updateResourceInProject } from "./edit.js";
 export { parseProject } from "./file.js";
 export * from "./names.js";

@@ -218,6 +218,13 @@ describe("tsop run bundle (CLI)", () => {
     });
     expect(upgraded.stderr).not.toContain("error:");
     expect(upgraded.exitCode).toBe(0);
+    // Each object is named once: "CatalogSource ns/name", never "CatalogSource CatalogSource ns/name".
+    expect(upgraded.stderr).toContain(
+      "CatalogSource demo/memcached-operator-catalog to be READY on the new registry pod",
+    );
+    expect(upgraded.stderr).not.toMatch(
+      /\b(CatalogSource|ClusterServiceVersion|pod) (CatalogSource|ClusterServiceVersion|Pod) /,
+    );
     expect(upgraded.stdout).toBe(
       "memcached-operator upgraded from memcached-operator.v0.0.1 to memcached-operator.v0.0.2 in namespace demo\n",
     );

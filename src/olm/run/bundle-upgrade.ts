@@ -155,7 +155,7 @@ export async function bundleUpgrade(options: BundleUpgradeOptions): Promise<Bund
       const content = parseCatalog(texts, pkg);
       if (content.bundles.length === 0) {
         throw new TsopError(
-          `the catalog content of CatalogSource ${describeRef(catalogRef)} is missing (no ConfigMaps for revision ${revision})`,
+          `the catalog content of ${describeRef(catalogRef)} is missing (no ConfigMaps for revision ${revision})`,
           {
             hint: `remove the install with \`tsop cleanup ${pkg} -n ${namespace}\` and run the new bundle with \`tsop run bundle\``,
           },
@@ -184,9 +184,7 @@ export async function bundleUpgrade(options: BundleUpgradeOptions): Promise<Bund
       payloadLimit: options.payloadLimit,
     };
     if (!catalogOptions.indexImage)
-      throw new TsopError(
-        `CatalogSource ${describeRef(found.catalogRef)} has no ${ANNOTATIONS.indexImage} annotation`,
-      );
+      throw new TsopError(`${describeRef(found.catalogRef)} has no ${ANNOTATIONS.indexImage} annotation`);
     const next = catalogObjects(withUpgrade(found.content, bundle, found.installed), catalogOptions);
     const served: ServedBundle[] = [...found.served, { image: bundle.image, csv: csvName, version }];
     const subRef = refOf(found.sub);
@@ -211,7 +209,7 @@ export async function bundleUpgrade(options: BundleUpgradeOptions): Promise<Bund
         waitFor(client, [{ ref: refOf(next.pod), check: registryPodCheck }], {
           timeoutMs: session.remaining("the registry pod was ready"),
           reporter,
-          what: `registry pod ${describeRef(refOf(next.pod))} to serve the catalog`,
+          what: `registry ${describeRef(refOf(next.pod))} to serve the catalog`,
           signal: session.signal,
         }),
       );
@@ -230,7 +228,7 @@ export async function bundleUpgrade(options: BundleUpgradeOptions): Promise<Bund
         waitFor(client, [{ ref: found.catalogRef, check: catalogServingCheck(next.address) }], {
           timeoutMs: session.remaining("the catalog was READY"),
           reporter,
-          what: `CatalogSource ${describeRef(found.catalogRef)} to be READY on the new registry pod`,
+          what: `${describeRef(found.catalogRef)} to be READY on the new registry pod`,
           signal: session.signal,
         }),
       );
@@ -249,7 +247,7 @@ export async function bundleUpgrade(options: BundleUpgradeOptions): Promise<Bund
         waitFor(client, [{ ref: oldCsv, check: goneCheck }], {
           timeoutMs: session.remaining("the previous CSV was replaced"),
           reporter,
-          what: `ClusterServiceVersion ${describeRef(oldCsv)} to be replaced`,
+          what: `${describeRef(oldCsv)} to be replaced`,
           signal: session.signal,
         }),
       );
