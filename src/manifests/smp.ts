@@ -1,32 +1,29 @@
 // A strategic merge patch close to kubectl's for the shapes config/ trees use: maps merge,
-// `null` deletes, `$patch: delete|replace`, and lists of named things merge by their merge key.
+// `null` deletes, `$patch: delete|replace`, and lists of named things merge by their merge key
+// (the one table in merge-keys.ts, by kind and field).
+import { isSetList, mergeKeyFor } from "./merge-keys.js";
 import { clone, isRecord } from "./object.js";
 
-/** List field name → merge key, from the Kubernetes API's patchMergeKey tags. */
-const MERGE_KEYS: Record<string, string> = {
-  containers: "name",
-  initContainers: "name",
-  ephemeralContainers: "name",
-  env: "name",
-  volumes: "name",
-  volumeMounts: "mountPath",
-  volumeDevices: "devicePath",
-  ports: "containerPort",
-  imagePullSecrets: "name",
-  hostAliases: "ip",
-  tolerations: "key",
-  conditions: "type",
-};
+interface Scope {
+  kind: string | undefined;
+  parent: string;
+}
 
-function mergeList(field: string, base: unknown[], patch: unknown[]): unknown[] {
-  const key = MERGE_KEYS[field];
+function mergeList(field: string, base: unknown[], patch: unknown[], scope: Scope): unknown[] {
+  if (isSetList(scope.parent, field)) {
+    const out = clone(base);
+    for (const item of patch) if (!out.some((x) => JSON.stringify(x) === JSON.stringify(item))) out.push(item);
+    return out;
+  }
+  const key = mergeKeyFor(scope.kind, scope.parent, field);
   if (!key || !patch.every(isRecord) || !base.every(isRecord)) return clone(patch);
   const out = base.map((item) => clone(item)) as Record<string, unknown>[];
+  const itemScope: Scope = { kind: scope.kind, parent: field };
   for (const item of patch as Record<string, unknown>[]) {
     const index = out.findIndex((existing) => existing[key] === item[key]);
     if (item.$patch === "delete") {
       if (index >= 0) out.splice(index, 1);
-    } else if (index >= 0) out[index] = mergeMap(out[index] ?? {}, item);
+    } else if (index >= 0) out[index] = mergeInto(out[index] ?? {}, item, itemScope);
     else out.push(stripDirectives(clone(item)));
   }
   return out;
@@ -37,21 +34,32 @@ function stripDirectives(value: Record<string, unknown>): Record<string, unknown
   return value;
 }
 
-export function mergeMap(
+function mergeInto(
   base: Record<string, unknown>,
   patch: Record<string, unknown>,
+  scope: Scope,
 ): Record<string, unknown> {
   if (patch.$patch === "replace") return stripDirectives(clone(patch));
   const out = clone(base);
   for (const [key, value] of Object.entries(patch)) {
     if (key === "$patch") continue;
+    const child: Scope = { kind: scope.kind, parent: key };
     if (value === null) delete out[key];
     else if (isRecord(value) && value.$patch === "delete") delete out[key];
     else if (isRecord(value) && isRecord(out[key]))
-      out[key] = mergeMap(out[key] as Record<string, unknown>, value);
+      out[key] = mergeInto(out[key] as Record<string, unknown>, value, child);
     else if (Array.isArray(value) && Array.isArray(out[key]))
-      out[key] = mergeList(key, out[key] as unknown[], value);
+      out[key] = mergeList(key, out[key] as unknown[], value, scope);
     else out[key] = clone(value);
   }
   return out;
+}
+
+/** Applies a strategic merge patch to a whole object (its kind picks the list merge keys). */
+export function mergeMap(
+  base: Record<string, unknown>,
+  patch: Record<string, unknown>,
+): Record<string, unknown> {
+  const kind = typeof base.kind === "string" ? base.kind : undefined;
+  return mergeInto(base, patch, { kind, parent: "" });
 }

@@ -42,10 +42,43 @@ export async function retryOnConflict<R>(
 /** Thrown when an object already has a different controller. */
 export class AlreadyOwnedError extends TsopError {}
 
+/** Thrown when an owner reference breaks Kubernetes' scope rules (controller-runtime's validateOwner). */
+export class InvalidOwnerError extends TsopError {}
+
+function describe(obj: KubeObjectLike): string {
+  const m = (obj as Meta).metadata ?? {};
+  return `${obj.kind ?? "object"} ${m.namespace ? `${m.namespace}/` : ""}${m.name ?? "(unnamed)"}`;
+}
+
+/**
+ * A namespaced owner may own only objects in its own namespace. A cluster-scoped object (no
+ * metadata.namespace) with a namespaced owner is never garbage-collected by Kubernetes (the
+ * collector reports OwnerRefInvalidNamespace instead), so it is refused here as controller-runtime
+ * does.
+ */
+function validateOwner(owner: KubeObjectLike, obj: KubeObjectLike): void {
+  const ownerNamespace = meta(owner).namespace;
+  if (!ownerNamespace) return;
+  const namespace = meta(obj).namespace;
+  if (!namespace)
+    throw new InvalidOwnerError(
+      `cluster-scoped resource must not have a namespace-scoped owner: ${describe(obj)} cannot be owned by ${describe(owner)}`,
+      {
+        hint: 'Kubernetes never garbage-collects it: label it with its owner and delete it from the owner\'s finalizer (docs/runtime.md, "Cluster-scoped objects")',
+      },
+    );
+  if (namespace !== ownerNamespace)
+    throw new InvalidOwnerError(
+      `cross-namespace owner references are not allowed: ${describe(owner)} cannot own an object in namespace ${namespace}`,
+      { hint: "create the object in the owner's namespace, or label it and clean it up with a finalizer" },
+    );
+}
+
 /**
  * Makes `owner` the controller of `obj` (ownerReferences with controller: true and
  * blockOwnerDeletion: true), so the garbage collector deletes obj with its owner and `owns()`
- * watches map obj's events back to the owner.
+ * watches map obj's events back to the owner. `obj` without metadata.namespace counts as
+ * cluster-scoped: a namespaced owner is refused then (InvalidOwnerError).
  */
 export function setControllerReference(owner: KubeObjectLike, obj: KubeObjectLike): void {
   const o = meta(owner);
@@ -54,10 +87,7 @@ export function setControllerReference(owner: KubeObjectLike, obj: KubeObjectLik
     throw new TsopError("owner needs apiVersion, kind, metadata.name and metadata.uid", {
       hint: "pass the object as read from the API server",
     });
-  if (o.namespace && m.namespace && o.namespace !== m.namespace)
-    throw new TsopError(
-      `cross-namespace owner references are not allowed: ${owner.kind} ${o.namespace}/${o.name} cannot own an object in namespace ${m.namespace}`,
-    );
+  validateOwner(owner, obj);
   const ref: OwnerReference = {
     apiVersion: owner.apiVersion,
     kind: owner.kind,
@@ -77,6 +107,17 @@ export function setControllerReference(owner: KubeObjectLike, obj: KubeObjectLik
   if (index >= 0) refs[index] = ref;
   else refs.push(ref);
   m.ownerReferences = refs;
+}
+
+/**
+ * Gives obj the namespace the server will store it in (the client's default for a namespaced kind
+ * that names none; none for a cluster-scoped kind), so an owner's scope check sees its real scope.
+ */
+async function settleNamespace(client: Client, obj: KubeObjectLike): Promise<void> {
+  const m = meta(obj);
+  const { namespaced } = await client.mapper.mapping({ apiVersion: obj.apiVersion!, kind: obj.kind! });
+  if (!namespaced) delete m.namespace;
+  else m.namespace ||= client.defaultNamespace;
 }
 
 export type OperationResult = "created" | "updated" | "unchanged";
@@ -101,6 +142,7 @@ export async function createOrUpdate<T extends KubeObjectLike>(
   if (!obj.apiVersion || !obj.kind || !m.name)
     throw new TsopError("createOrUpdate needs apiVersion, kind and metadata.name on the object");
   const kind = { apiVersion: obj.apiVersion, kind: obj.kind };
+  if (options.owner) await settleNamespace(client, obj);
   const key = { namespace: m.namespace, name: m.name };
   return retryOnConflict(async () => {
     const live = await client.get<T>(kind, key);

@@ -51,6 +51,7 @@ export {
 export { EventRecorder, type EventType } from "./events.js";
 export {
   AlreadyOwnedError,
+  InvalidOwnerError,
   type CreateOrUpdateOptions,
   createOrUpdate,
   ensureFinalizer,

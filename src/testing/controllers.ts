@@ -1,14 +1,18 @@
 // Background controllers of the control plane that clients rely on: garbage collection by
-// ownerReferences (background, foreground with blockOwnerDeletion, orphan), namespace termination,
+// ownerReferences (background, foreground with blockOwnerDeletion, orphan; owners resolved as the
+// real collector does, owners.ts), namespace termination,
 // CRD instance cleanup, and the default ServiceAccount of each namespace. They run after every write.
 import { crdCleanupFinalizer } from "./crd.js";
-import type { Engine } from "./engine.js";
+import { type Engine, nowTimestamp } from "./engine.js";
+import { type OwnerState, ownerRefInvalidNamespaceEvent, resolveOwner } from "./owners.js";
 import type { KObj, ResourceDef } from "./types.js";
 
 const manager = "kube-controller-manager";
 
 export class Controllers {
   private scheduled = false;
+  /** Dependent/owner uid pairs already reported with OwnerRefInvalidNamespace. */
+  private readonly reported = new Set<string>();
   private stopped = false;
 
   constructor(private readonly engine: Engine) {}
@@ -145,6 +149,13 @@ export class Controllers {
     }
   }
 
+  /**
+   * One pass of the garbage collector: dependents whose owners are all gone are deleted (background,
+   * or foreground after a foreground owner), orphaning owners release their dependents, and owners
+   * waiting on dependents finish. A cluster-scoped dependent of a namespaced owner is never
+   * collected and, like a dependent whose owner sits in another namespace, is reported once with
+   * an OwnerRefInvalidNamespace event (see owners.ts).
+   */
   private garbageCollect(): void {
     const everything = this.all();
     const byUid = new Map<string, { def: ResourceDef; obj: KObj }>();
@@ -157,46 +168,75 @@ export class Controllers {
         dependentsOf.set(ref.uid, list);
       }
     }
-    for (const { def, obj } of everything) {
-      const refs: KObj[] = obj.metadata.ownerReferences ?? [];
+    const invalid = new Set<string>();
+    for (const dependent of everything) {
+      const refs: KObj[] = dependent.obj.metadata.ownerReferences ?? [];
       if (refs.length === 0) continue;
-      const owners = refs.map((r) => byUid.get(r.uid));
-      // Owner gone (by uid) for every reference: the dependent is garbage.
-      if (owners.every((o) => o === undefined)) {
-        this.deleteObject(def, obj);
+      this.reportInvalidNamespaces(dependent, refs, byUid);
+      const states = refs.map((r) => resolveOwner(this.engine, dependent, r));
+      if (states.some((s) => s.state === "invalid" || s.state === "unknown")) {
+        invalid.add(dependent.obj.metadata.uid);
         continue;
       }
-      // An owner being deleted in the foreground takes its dependents with it (foreground too).
-      if (
-        owners.some(
-          (o) =>
-            o?.obj.metadata.deletionTimestamp &&
-            (o.obj.metadata.finalizers ?? []).includes("foregroundDeletion"),
-        )
-      ) {
-        const live = owners.filter((o) => o && !o.obj.metadata.deletionTimestamp);
-        if (live.length === 0) this.deleteObject(def, obj, "Foreground");
-      }
-      // An owner being deleted with orphan propagation releases its dependents.
-      const orphaning = owners.filter(
-        (o) => o?.obj.metadata.deletionTimestamp && (o.obj.metadata.finalizers ?? []).includes("orphan"),
-      );
-      if (orphaning.length > 0) {
-        const drop = new Set(orphaning.map((o) => o!.obj.metadata.uid));
-        const current = this.engine.store.get(
-          def.storageKey,
-          obj.metadata.namespace ?? "",
-          obj.metadata.name,
-        );
-        if (current) {
-          const next = this.engine.present(def, current);
-          next.metadata.ownerReferences = refs.filter((r) => !drop.has(r.uid));
-          if (next.metadata.ownerReferences.length === 0) delete next.metadata.ownerReferences;
-          this.write(def, next);
-        }
-      }
+      this.collectDependent(dependent, refs, states);
     }
-    // Owners waiting on dependents.
+    this.finishWaitingOwners(everything, dependentsOf, invalid);
+  }
+
+  /** Records OwnerRefInvalidNamespace once per dependent and owner, as the real collector does. */
+  private reportInvalidNamespaces(
+    dependent: { def: ResourceDef; obj: KObj },
+    refs: KObj[],
+    byUid: Map<string, { def: ResourceDef; obj: KObj }>,
+  ): void {
+    const namespace = dependent.obj.metadata.namespace ?? "";
+    for (const ref of refs) {
+      const owner = byUid.get(ref.uid);
+      if (!owner?.def.namespaced || owner.obj.metadata.namespace === namespace) continue;
+      const key = `${dependent.obj.metadata.uid}/${ref.uid}`;
+      if (this.reported.has(key)) continue;
+      this.reported.add(key);
+      const events = this.engine.registry.find("", "v1", "events")!;
+      this.write(events, ownerRefInvalidNamespaceEvent(dependent, ref, nowTimestamp()));
+    }
+  }
+
+  private collectDependent(
+    { def, obj }: { def: ResourceDef; obj: KObj },
+    refs: KObj[],
+    states: OwnerState[],
+  ): void {
+    const owners = states.map((s) => (s.state === "present" ? s.owner : undefined));
+    // Every owner gone (none under the referenced uid where it should be): the dependent is garbage.
+    if (owners.every((o) => o === undefined)) {
+      this.deleteObject(def, obj);
+      return;
+    }
+    // An owner being deleted in the foreground takes its dependents with it (foreground too).
+    const deleting = (o: KObj | undefined, finalizer: string) =>
+      Boolean(o?.metadata.deletionTimestamp && (o.metadata.finalizers ?? []).includes(finalizer));
+    if (owners.some((o) => deleting(o, "foregroundDeletion"))) {
+      const live = owners.filter((o) => o && !o.metadata.deletionTimestamp);
+      if (live.length === 0) this.deleteObject(def, obj, "Foreground");
+    }
+    // An owner being deleted with orphan propagation releases its dependents.
+    const orphaning = owners.filter((o) => deleting(o, "orphan"));
+    if (orphaning.length === 0) return;
+    const drop = new Set(orphaning.map((o) => o!.metadata.uid));
+    const current = this.engine.store.get(def.storageKey, obj.metadata.namespace ?? "", obj.metadata.name);
+    if (!current) return;
+    const next = this.engine.present(def, current);
+    next.metadata.ownerReferences = refs.filter((r) => !drop.has(r.uid));
+    if (next.metadata.ownerReferences.length === 0) delete next.metadata.ownerReferences;
+    this.write(def, next);
+  }
+
+  /** Owners waiting on dependents (foregroundDeletion, orphan) finish once those are handled. */
+  private finishWaitingOwners(
+    everything: Array<{ def: ResourceDef; obj: KObj }>,
+    dependentsOf: Map<string, Array<{ def: ResourceDef; obj: KObj; ref: KObj }>>,
+    invalid: Set<string>,
+  ): void {
     for (const { def, obj } of everything) {
       if (!obj.metadata.deletionTimestamp) continue;
       const finalizers: string[] = obj.metadata.finalizers ?? [];
@@ -204,9 +244,11 @@ export class Controllers {
         this.engine.store.get(d.def.storageKey, d.obj.metadata.namespace ?? "", d.obj.metadata.name),
       );
       if (finalizers.includes("foregroundDeletion")) {
+        // A dependent the collector can never delete (invalid reference) blocks its owner forever.
         const blocking = deps.filter((d) => d.ref.blockOwnerDeletion === true);
-        for (const d of deps.filter((x) => x.ref.blockOwnerDeletion !== true))
-          this.deleteObject(d.def, d.obj);
+        for (const d of deps.filter((x) => x.ref.blockOwnerDeletion !== true)) {
+          if (!invalid.has(d.obj.metadata.uid)) this.deleteObject(d.def, d.obj);
+        }
         if (blocking.length === 0) this.removeFinalizer(def, obj, "foregroundDeletion");
       }
       if (finalizers.includes("orphan") && deps.length === 0) this.removeFinalizer(def, obj, "orphan");

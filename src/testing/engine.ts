@@ -561,7 +561,7 @@ export class Engine {
   }
 
   private fieldContext(def: ResourceDef, ctx: WriteContext) {
-    const listKeys: ListKeys = def.builtin ? builtinListKeys : schemaListKeys(def.schema);
+    const listKeys: ListKeys = def.builtin ? builtinListKeys(def.kind) : schemaListKeys(def.schema);
     return {
       manager: ctx.manager,
       apiVersion: groupVersion(def),

@@ -2,7 +2,7 @@
 // FieldsV1 ("f:" fields, "k:" elements of associative lists, "v:" members of set lists; other
 // lists are atomic), server-side apply merge, conflicts, force, and removal of fields a manager
 // stops applying.
-import { mergeKeyFor } from "./patch.js";
+import { isSetList, mergeKeyFor } from "../manifests/merge-keys.js";
 import { ApiError } from "./status.js";
 import type { KObj } from "./types.js";
 
@@ -17,13 +17,15 @@ function isObject(v: unknown): v is KObj {
 }
 
 /** Built-in kinds: the patchMergeKey table shared with strategic merge patch. */
-export const builtinListKeys: ListKeys = (names) => {
-  const field = names[names.length - 1] ?? "";
-  const parent = [...names.slice(0, -1)].reverse().find((n) => n !== "*") ?? "";
-  if (field === "finalizers") return "set";
-  const key = mergeKeyFor(parent, field);
-  return key ? [key] : undefined;
-};
+export function builtinListKeys(kind: string): ListKeys {
+  return (names) => {
+    const field = names[names.length - 1] ?? "";
+    const parent = [...names.slice(0, -1)].reverse().find((n) => n !== "*") ?? "";
+    if (isSetList(parent, field)) return "set";
+    const key = mergeKeyFor(kind, parent, field);
+    return key ? [key] : undefined;
+  };
+}
 
 /** Custom resources: x-kubernetes-list-type map/set in the version's schema. */
 export function schemaListKeys(schema: KObj | undefined): ListKeys {

@@ -1,5 +1,6 @@
 // Patch formats: JSON merge patch (RFC 7386), JSON patch (RFC 6902) and strategic merge patch for
-// built-in kinds (lists merged by their patchMergeKey, $patch directives).
+// built-in kinds (lists merged by their patchMergeKey from manifests/merge-keys.ts, $patch directives).
+import { isSetList, mergeKeyFor } from "../manifests/merge-keys.js";
 import { ApiError, badRequest } from "./status.js";
 import type { KObj } from "./types.js";
 
@@ -160,42 +161,13 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 }
 
-/**
- * patchMergeKey of built-in list fields, by field name (and parent field where the key differs).
- * Lists not named here are atomic (replaced), as in the Kubernetes API types.
- */
-const mergeKeys: Record<string, string> = {
-  containers: "name",
-  initContainers: "name",
-  ephemeralContainers: "name",
-  env: "name",
-  volumes: "name",
-  volumeMounts: "mountPath",
-  volumeDevices: "devicePath",
-  imagePullSecrets: "name",
-  conditions: "type",
-  ownerReferences: "uid",
-  hostAliases: "ip",
-  topologySpreadConstraints: "topologyKey",
-  "containers.ports": "containerPort",
-  "initContainers.ports": "containerPort",
-  "spec.ports": "port",
-  "status.containerStatuses": "name",
-  subsets: "",
-};
-
-/** Primitive lists with patchStrategy merge (set semantics). */
-const mergedPrimitiveLists = new Set(["finalizers", "metadata.finalizers"]);
-
-export function mergeKeyFor(parent: string, field: string): string | undefined {
-  const specific = mergeKeys[`${parent}.${field}`];
-  if (specific !== undefined) return specific === "" ? undefined : specific;
-  if (field === "ports") return undefined;
-  const general = mergeKeys[field];
-  return general === "" ? undefined : general;
-}
-
-export function strategicMergePatch(target: unknown, patch: unknown, parent = ""): unknown {
+/** Strategic merge of `patch` into `target`; `kind` (default: the target's) picks the list keys. */
+export function strategicMergePatch(
+  target: unknown,
+  patch: unknown,
+  parent = "",
+  kind: string | undefined = isObject(target) && typeof target.kind === "string" ? target.kind : undefined,
+): unknown {
   if (!isObject(patch)) return structuredClone(patch);
   if (patch.$patch === "replace") {
     const { $patch: _p, ...rest } = patch;
@@ -222,22 +194,22 @@ export function strategicMergePatch(target: unknown, patch: unknown, parent = ""
       continue;
     }
     if (Array.isArray(v)) {
-      const key = mergeKeyFor(parent, k);
-      if (key) out[k] = mergeList(out[k], v, key, k);
-      else if (mergedPrimitiveLists.has(k) || mergedPrimitiveLists.has(`${parent}.${k}`)) {
+      const key = mergeKeyFor(kind, parent, k);
+      if (key) out[k] = mergeList(out[k], v, key, k, kind);
+      else if (isSetList(parent, k)) {
         const cur = Array.isArray(out[k]) ? [...(out[k] as unknown[])] : [];
         for (const item of v) if (!cur.some((c) => deepEqual(c, item))) cur.push(item);
         out[k] = cur;
       } else out[k] = structuredClone(v);
       continue;
     }
-    const merged = strategicMergePatch(out[k], v, k);
+    const merged = strategicMergePatch(out[k], v, k, kind);
     if (merged === undefined) delete out[k];
     else out[k] = merged;
   }
   if (Object.keys(orders).length > 0) {
     for (const [field, order] of Object.entries(orders)) {
-      const key = mergeKeyFor(parent, field);
+      const key = mergeKeyFor(kind, parent, field);
       const list = out[field];
       if (!key || !Array.isArray(list)) continue;
       const rank = (item: unknown) => {
@@ -250,7 +222,13 @@ export function strategicMergePatch(target: unknown, patch: unknown, parent = ""
   return out;
 }
 
-function mergeList(target: unknown, patch: unknown[], key: string, field: string): unknown[] {
+function mergeList(
+  target: unknown,
+  patch: unknown[],
+  key: string,
+  field: string,
+  kind: string | undefined,
+): unknown[] {
   if (patch.some((p) => isObject(p) && p.$patch === "replace")) {
     return patch.filter((p) => !(isObject(p) && p.$patch === "replace")).map((p) => structuredClone(p));
   }
@@ -265,8 +243,8 @@ function mergeList(target: unknown, patch: unknown[], key: string, field: string
       if (idx >= 0) out.splice(idx, 1);
       continue;
     }
-    if (idx >= 0) out[idx] = strategicMergePatch(out[idx], item, field);
-    else out.push(strategicMergePatch(undefined, item, field));
+    if (idx >= 0) out[idx] = strategicMergePatch(out[idx], item, field, kind);
+    else out.push(strategicMergePatch(undefined, item, field, kind));
   }
   return out;
 }

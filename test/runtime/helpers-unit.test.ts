@@ -7,7 +7,7 @@ import {
   setCondition,
 } from "../../src/runtime/conditions.js";
 import { generationChanged } from "../../src/runtime/controller.js";
-import { AlreadyOwnedError, setControllerReference } from "../../src/runtime/helpers.js";
+import { AlreadyOwnedError, InvalidOwnerError, setControllerReference } from "../../src/runtime/helpers.js";
 import { Logger } from "../../src/runtime/logger.js";
 import { MetricsRegistry } from "../../src/runtime/metrics.js";
 import { managerOptionsFromArgs } from "../../src/runtime/options.js";
@@ -233,6 +233,19 @@ describe("setControllerReference", () => {
     expect(() => setControllerReference(other, dep)).toThrow(AlreadyOwnedError);
     const elsewhere = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "other" } };
     expect(() => setControllerReference(owner, elsewhere)).toThrow(/cross-namespace/);
+    const clusterRole = {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: "r" },
+    };
+    expect(() => setControllerReference(owner, clusterRole)).toThrow(InvalidOwnerError);
+    expect(() => setControllerReference(owner, clusterRole)).toThrow(
+      "cluster-scoped resource must not have a namespace-scoped owner: ClusterRole r cannot be owned by Memcached ns/mc",
+    );
+    expect(clusterRole.metadata).not.toHaveProperty("ownerReferences");
+    const clusterOwner = { apiVersion: "v1", kind: "Namespace", metadata: { name: "n", uid: "u3" } };
+    setControllerReference(clusterOwner, clusterRole);
+    expect(clusterRole.metadata).toHaveProperty("ownerReferences");
   });
 });
 

@@ -201,6 +201,27 @@ describe("strategic merge patch", () => {
     ]);
   });
 
+  it("merges a Service's ports by port, not by containerPort (manifests/merge-keys.ts)", async () => {
+    const svcs = "/api/v1/namespaces/default/services";
+    await http(cluster, "POST", svcs, {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "metrics-svc" },
+      spec: { selector: { app: "x" }, ports: [{ name: "https", port: 8443, targetPort: 8443 }] },
+    });
+    const patched = await http(
+      cluster,
+      "PATCH",
+      `${svcs}/metrics-svc`,
+      { spec: { ports: [{ name: "metrics", port: 8080, targetPort: 8080 }] } },
+      strategic,
+    );
+    expect(patched.status).toBe(200);
+    expect(patched.body.spec.ports.map((p: { name: string; port: number }) => `${p.name}:${p.port}`)).toEqual(
+      ["https:8443", "metrics:8080"],
+    );
+  });
+
   it("answers 415 UnsupportedMediaType for custom resources, as the real server does", async () => {
     await http(cluster, "POST", "/apis/cache.example.com/v1alpha1/namespaces/default/memcacheds", {
       apiVersion: "cache.example.com/v1alpha1",
