@@ -12,7 +12,8 @@ interface Scope {
 function mergeList(field: string, base: unknown[], patch: unknown[], scope: Scope): unknown[] {
   if (isSetList(scope.parent, field)) {
     const out = clone(base);
-    for (const item of patch) if (!out.some((x) => JSON.stringify(x) === JSON.stringify(item))) out.push(item);
+    for (const item of patch)
+      if (!out.some((x) => JSON.stringify(x) === JSON.stringify(item))) out.push(item);
     return out;
   }
   const key = mergeKeyFor(scope.kind, scope.parent, field);

@@ -11,8 +11,11 @@ import { BASE_FLAGS, DEPLOYMENT, miniProject, tsop } from "../bundle/helpers.js"
 const bundle = (dir: string, args: string[] = []) =>
   tsop(dir, ["bundle", "--skip-generate", "--version", "0.1.0", ...BASE_FLAGS, ...args]);
 
-async function manifest(dir: string, file: string): Promise<Record<string, any>> {
-  return parse(await readFile(join(dir, "bundle", "manifests", file), "utf8")) as Record<string, any>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions reach into the objects
+type Loose = Record<string, any>;
+
+async function manifest(dir: string, file: string): Promise<Loose> {
+  return parse(await readFile(join(dir, "bundle", "manifests", file), "utf8")) as Loose;
 }
 
 describe("strategic merge patches", () => {
