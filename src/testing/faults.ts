@@ -1,5 +1,7 @@
 // Fault injection: fail the next N matching requests with a status (429 carries Retry-After), add
-// latency, all matched by method and path (exact string, "prefix*" string, or RegExp).
+// latency, all matched by method and path (exact string, "prefix*" string, or RegExp). Shared by the
+// in-memory server and the real control plane's fault proxy.
+import { ApiError } from "./status.js";
 
 export interface FaultMatch {
   /** HTTP method (GET, POST, PUT, PATCH, DELETE); any when omitted. */
@@ -86,4 +88,34 @@ export class Faults {
     this.injected++;
     return f;
   }
+}
+
+/** The answer to a request a fault hits: its Status error, or for a watch and 410, a 200 stream with an ERROR event. */
+export function faultAnswer(
+  fault: FaultSpec,
+  isWatch: boolean,
+): { status: number; headers: Record<string, string>; body: string } {
+  const retry = fault.retryAfterSeconds ?? (fault.status === 429 ? 1 : undefined);
+  const headers: Record<string, string> = retry !== undefined ? { "Retry-After": String(retry) } : {};
+  const defaultMessage =
+    fault.status === 429
+      ? "Too many requests, please try again later."
+      : fault.status >= 500
+        ? "Internal error occurred: injected fault"
+        : `injected fault (${fault.status})`;
+  const err = new ApiError(
+    fault.status,
+    fault.message ?? defaultMessage,
+    fault.reason,
+    retry !== undefined ? { retryAfterSeconds: retry } : undefined,
+    headers,
+  );
+  if (isWatch && fault.status === 410) {
+    return {
+      status: 200,
+      headers: {},
+      body: `${JSON.stringify({ type: "ERROR", object: err.toStatus() })}\n`,
+    };
+  }
+  return { status: fault.status, headers, body: JSON.stringify(err.toStatus()) };
 }

@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import YAML from "yaml";
 import { type Engine, groupVersion, type PatchType, scaleOf, withReplicas } from "./engine.js";
-import type { Faults, MatchedRequest } from "./faults.js";
+import { faultAnswer, type Faults, type MatchedRequest } from "./faults.js";
 import { jsonPatch, mergePatch } from "./patch.js";
 import { apiGroup, apiGroupList, apiResourceList } from "./resources.js";
 import { selectorMatcher } from "./selectors.js";
@@ -191,28 +191,15 @@ export async function handle(ctx: HttpContext, req: IncomingMessage, res: Server
 
     const fault = ctx.faults.take(matched);
     if (fault) {
-      const retry = fault.retryAfterSeconds ?? (fault.status === 429 ? 1 : undefined);
-      const headers: Record<string, string> = retry !== undefined ? { "Retry-After": String(retry) } : {};
-      const defaultMessage =
-        fault.status === 429
-          ? "Too many requests, please try again later."
-          : fault.status >= 500
-            ? "Internal error occurred: injected fault"
-            : `injected fault (${fault.status})`;
-      const err = new ApiError(
-        fault.status,
-        fault.message ?? defaultMessage,
-        fault.reason,
-        retry !== undefined ? { retryAfterSeconds: retry } : undefined,
-        headers,
-      );
-      if (isWatch && fault.status === 410) {
-        res.writeHead(200, { "Content-Type": "application/json" });
-        res.end(`${JSON.stringify({ type: "ERROR", object: err.toStatus() })}\n`);
-        record(200);
-        return;
-      }
-      throw err;
+      const answer = faultAnswer(fault, isWatch);
+      res.writeHead(answer.status, {
+        "Content-Type": "application/json",
+        "Content-Length": Buffer.byteLength(answer.body),
+        ...answer.headers,
+      });
+      res.end(answer.body);
+      record(answer.status);
+      return;
     }
 
     if (publicPaths.has(path)) {

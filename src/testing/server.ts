@@ -17,11 +17,14 @@ import { builtinDefs, Registry } from "./resources.js";
 import { ApiError } from "./status.js";
 import { Store, type StoreEvent } from "./store.js";
 import { selfSignedCert } from "./tls.js";
+import type { RealTestCluster, RealTestClusterOptions } from "./real/types.js";
 import type { KObj, RequestAttributes, ResourceDef, UserInfo } from "./types.js";
 import { WatchHub } from "./watch.js";
 import { type WorkloadOptions, Workloads } from "./workloads.js";
 
 export interface TestClusterOptions {
+  /** The in-memory server (the default); see RealTestClusterOptions for "real". */
+  controlPlane?: "memory";
   /** Bearer token of the kubeconfig user (random by default). */
   token?: string;
   /** Extra tokens and the users they authenticate as (for RBAC tests). */
@@ -158,7 +161,24 @@ function ruleMatches(rule: ForbidRule, a: RequestAttributes): boolean {
   );
 }
 
-export async function startTestCluster(options: TestClusterOptions = {}): Promise<TestCluster> {
+/**
+ * Starts a test cluster: by default the in-memory API server; with `controlPlane: "real"`, etcd and
+ * the real kube-apiserver (and with `workloads`, controller-manager, scheduler and kwok), found
+ * like envtest's binaries. The real control plane's modules load only when asked for.
+ */
+export function startTestCluster(options: RealTestClusterOptions): Promise<RealTestCluster>;
+export function startTestCluster(options?: TestClusterOptions): Promise<TestCluster>;
+export async function startTestCluster(
+  options: TestClusterOptions | RealTestClusterOptions = {},
+): Promise<TestCluster | RealTestCluster> {
+  if (options.controlPlane === "real") {
+    const { startRealCluster } = await import("./real/index.js");
+    return startRealCluster(options);
+  }
+  return startMemoryCluster(options);
+}
+
+async function startMemoryCluster(options: TestClusterOptions): Promise<TestCluster> {
   const token = options.token ?? randomBytes(16).toString("hex");
   const userName = options.userName ?? "tsop-test";
   const tokens = new Map<string, UserInfo>([

@@ -1,0 +1,217 @@
+// startRealCluster(): etcd + kube-apiserver (+ controller-manager, scheduler and kwok with a fake
+// Node when asked) on loopback ports, fronted by the fault proxy, with a kubeconfig; a reaper
+// process cleans up if this process dies without stop().
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startApiServer } from "./apiserver.js";
+import { type BinaryName, findBinaries } from "./binaries.js";
+import { startControllerManager, startScheduler } from "./controllers.js";
+import { startEtcd } from "./etcd.js";
+import { DEFAULT_POD_STAGES, startKwok } from "./kwok.js";
+import { probe } from "./net.js";
+import { clientCertificate, kubeconfigYaml, type Pki, writePki } from "./pki.js";
+import type { Component } from "./process.js";
+import { type FaultProxy, startFaultProxy } from "./proxy.js";
+import { Reaper } from "./reaper.js";
+import type { RealTestCluster, RealTestClusterOptions } from "./types.js";
+
+export type { RealTestCluster, RealTestClusterOptions } from "./types.js";
+export { DEFAULT_POD_STAGES, FAKE_NODE } from "./kwok.js";
+
+const CORE: BinaryName[] = ["etcd", "kube-apiserver"];
+const WORKLOADS: BinaryName[] = ["kube-controller-manager", "kube-scheduler", "kwok"];
+
+/** What is running so far, stopped in reverse order of start. */
+class Running {
+  readonly components: Component[] = [];
+  proxy: FaultProxy | undefined;
+
+  async stopAll(): Promise<void> {
+    await this.proxy?.stop();
+    for (const c of [...this.components].reverse()) await c.stop();
+  }
+}
+
+export async function startRealCluster(options: RealTestClusterOptions): Promise<RealTestCluster> {
+  const names = options.workloads ? [...CORE, ...WORKLOADS] : CORE;
+  const bin = findBinaries(names, options);
+  const timeoutMs = options.startTimeoutMs ?? 60_000;
+  const dir = await mkdtemp(join(tmpdir(), "tsop-real-cluster-"));
+  const reaper = Reaper.start();
+  reaper.watchDirectory(dir);
+  const running = new Running();
+  const adminToken = randomBytes(24).toString("hex");
+  try {
+    const pki = await writePki(dir);
+    const etcd = await startEtcd(bin.etcd, dir, reaper, timeoutMs);
+    running.components.push(etcd.component);
+    const apiserver = await startApiServer(
+      {
+        binary: bin["kube-apiserver"],
+        dir,
+        etcdUrl: etcd.url,
+        pki,
+        adminToken,
+        serviceAccountAdmission: Boolean(options.workloads),
+        extraArgs: options.args?.["kube-apiserver"] ?? {},
+        timeoutMs,
+      },
+      reaper,
+    );
+    running.components.push(apiserver.component);
+    const api = { url: apiserver.url, ca: pki.ca.cert, token: adminToken };
+    if (options.workloads) {
+      const controllerConfig = { dir, apiserverUrl: apiserver.url, pki };
+      running.components.push(
+        await startControllerManager(
+          bin["kube-controller-manager"],
+          controllerConfig,
+          options.args?.["kube-controller-manager"] ?? {},
+          reaper,
+        ),
+        await startScheduler(
+          bin["kube-scheduler"],
+          controllerConfig,
+          options.args?.["kube-scheduler"] ?? {},
+          reaper,
+        ),
+      );
+      const kwok = await startKwok(
+        {
+          binary: bin.kwok,
+          dir,
+          apiserverUrl: apiserver.url,
+          pki,
+          adminToken,
+          podStages: options.kwokPodStages ?? DEFAULT_POD_STAGES,
+          extraArgs: options.args?.kwok ?? {},
+          timeoutMs,
+        },
+        reaper,
+      );
+      running.components.push(kwok);
+    }
+    for (const ns of options.namespaces ?? []) await createNamespace(api, ns);
+    if (options.workloads)
+      await waitForDefaultServiceAccounts(
+        api,
+        ["default", ...(options.namespaces ?? [])],
+        running,
+        timeoutMs,
+      );
+    running.proxy = await startFaultProxy(apiserver.url, pki);
+    const version = JSON.parse(
+      (await probe(`${apiserver.url}/version`, { ca: pki.ca.cert, token: adminToken })).body,
+    ) as {
+      gitVersion: string;
+    };
+    return await assemble({
+      dir,
+      pki,
+      adminToken,
+      running,
+      reaper,
+      apiserverUrl: apiserver.url,
+      version: version.gitVersion,
+    });
+  } catch (error) {
+    await running.stopAll();
+    await rm(dir, { recursive: true, force: true });
+    reaper.release();
+    throw error;
+  }
+}
+
+interface Api {
+  url: string;
+  ca: string;
+  token: string;
+}
+
+async function createNamespace(api: Api, name: string): Promise<void> {
+  const r = await probe(`${api.url}/api/v1/namespaces`, {
+    method: "POST",
+    body: JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name } }),
+    ca: api.ca,
+    token: api.token,
+  });
+  if (r.status !== 201 && r.status !== 409)
+    throw new Error(`creating namespace ${name} answered ${r.status}: ${r.body}`);
+}
+
+/** Pods need their namespace's "default" ServiceAccount, which controller-manager creates moments after start. */
+async function waitForDefaultServiceAccounts(
+  api: Api,
+  namespaces: string[],
+  running: Running,
+  timeoutMs: number,
+) {
+  const deadline = Date.now() + timeoutMs;
+  for (const ns of namespaces) {
+    for (;;) {
+      const r = await probe(`${api.url}/api/v1/namespaces/${ns}/serviceaccounts/default`, {
+        ca: api.ca,
+        token: api.token,
+      });
+      if (r.status === 200) break;
+      const dead = running.components.find((c) => !c.running);
+      if (dead) throw dead.failure("exited during start-up");
+      if (Date.now() > deadline) {
+        const cm = running.components.find((c) => c.spec.name === "kube-controller-manager");
+        throw (cm ?? running.components[0]!).failure(
+          `created no default ServiceAccount in ${ns} within ${timeoutMs} ms`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+async function assemble(parts: {
+  dir: string;
+  pki: Pki;
+  adminToken: string;
+  running: Running;
+  reaper: Reaper;
+  apiserverUrl: string;
+  version: string;
+}): Promise<RealTestCluster> {
+  const { dir, pki, running, reaper } = parts;
+  const proxy = running.proxy!;
+  const admin = clientCertificate(pki, "tsop-admin", ["system:masters"]);
+  const kubeconfig = kubeconfigYaml(proxy.url, pki.ca.cert, { name: "tsop-admin", certificate: admin });
+  const kubeconfigPath = join(dir, "kubeconfig");
+  await writeFile(kubeconfigPath, kubeconfig, { mode: 0o600 });
+  let stopped: Promise<void> | undefined;
+  return {
+    url: proxy.url,
+    apiserverUrl: parts.apiserverUrl,
+    caCertificate: pki.ca.cert,
+    kubeconfig,
+    kubeconfigPath,
+    token: parts.adminToken,
+    kubernetesVersion: parts.version,
+    faults: proxy.faults,
+    requests: proxy.requests,
+    closeWatches: () => proxy.closeWatches(),
+    openWatches: () => proxy.openWatches(),
+    kubeconfigFor: (user, groups = []) =>
+      kubeconfigYaml(proxy.url, pki.ca.cert, {
+        name: user,
+        certificate: clientCertificate(pki, user, groups),
+      }),
+    dataDir: dir,
+    processes: () =>
+      running.components.filter((c) => c.running).map((c) => ({ name: c.spec.name, pid: c.pid })),
+    stop() {
+      stopped ??= (async () => {
+        await running.stopAll();
+        await rm(dir, { recursive: true, force: true });
+        reaper.release();
+      })();
+      return stopped;
+    },
+  };
+}

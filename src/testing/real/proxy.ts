@@ -1,0 +1,184 @@
+// The fault proxy: an HTTPS front for the real kube-apiserver with the in-memory server's fault
+// controls (fail N matching requests, add latency, cut open watches) and request log. Clients keep
+// their identity: a bearer token is passed through; a client certificate (verified against the
+// cluster CA) becomes X-Remote-User/X-Remote-Group, sent with the front-proxy client certificate
+// the apiserver trusts for exactly that (requestheader authentication).
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Agent, createServer, request, type Server } from "node:https";
+import type { AddressInfo, Socket } from "node:net";
+import type { TLSSocket } from "node:tls";
+import { faultAnswer, Faults, type MatchedRequest } from "../faults.js";
+import type { RequestRecord } from "../server.js";
+import type { Pki } from "./pki.js";
+
+// Hop-by-hop headers (RFC 9110 §7.6.1) and identity headers a client must not set itself.
+const DROPPED = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+  "te",
+  "trailer",
+]);
+const IDENTITY = /^x-remote-/i;
+
+export interface FaultProxy {
+  url: string;
+  faults: Faults;
+  requests: RequestRecord[];
+  closeWatches(): void;
+  openWatches(): number;
+  stop(): Promise<void>;
+}
+
+function isWatchRequest(url: URL): boolean {
+  const w = url.searchParams.get("watch");
+  return w === "true" || w === "1" || url.pathname.includes("/watch/");
+}
+
+/** The verified client certificate's subject (CN = user, O = groups), if the client sent one. */
+function certificateUser(req: IncomingMessage): { name: string; groups: string[] } | undefined {
+  const socket = req.socket as TLSSocket;
+  if (!socket.authorized) return undefined;
+  const subject = socket.getPeerCertificate().subject as unknown as
+    Record<string, string | string[]> | undefined;
+  if (!subject?.CN) return undefined;
+  const o = subject.O;
+  return { name: String(subject.CN), groups: o === undefined ? [] : Array.isArray(o) ? o : [o] };
+}
+
+export async function startFaultProxy(apiserverUrl: string, pki: Pki): Promise<FaultProxy> {
+  const upstream = new URL(apiserverUrl);
+  const faults = new Faults();
+  const requests: RequestRecord[] = [];
+  const watches = new Set<() => void>();
+  const plain = new Agent({ ca: pki.ca.cert, keepAlive: true });
+  const frontProxy = new Agent({
+    ca: pki.ca.cert,
+    cert: pki.frontProxyClient.cert,
+    key: pki.frontProxyClient.key,
+    keepAlive: true,
+  });
+
+  const record = (entry: RequestRecord) => {
+    requests.push(entry);
+    if (requests.length > 5000) requests.shift();
+  };
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "https://proxy");
+    const method = (req.method ?? "GET").toUpperCase();
+    const matched: MatchedRequest = {
+      method,
+      path: url.pathname.replace(/\/+$/, "") || "/",
+      watch: isWatchRequest(url),
+    };
+    const certUser = certificateUser(req);
+    const user = certUser?.name ?? (req.headers.authorization ? "(bearer token)" : "system:anonymous");
+    const delay = faults.delayFor(matched);
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    const fault = faults.take(matched);
+    if (fault) {
+      const answer = faultAnswer(fault, matched.watch);
+      req.resume();
+      res.writeHead(answer.status, { "Content-Type": "application/json", ...answer.headers });
+      res.end(answer.body);
+      record({ method, path: url.pathname + url.search, status: answer.status, user });
+      return;
+    }
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined && !DROPPED.has(name) && !IDENTITY.test(name)) headers[name] = value;
+    }
+    headers.host = upstream.host;
+    if (certUser) {
+      headers["x-remote-user"] = certUser.name;
+      if (certUser.groups.length > 0) headers["x-remote-group"] = certUser.groups;
+    }
+    const out = request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method,
+        path: req.url,
+        headers,
+        agent: certUser ? frontProxy : plain,
+      },
+      (answer) => {
+        const responseHeaders = { ...answer.headers };
+        for (const name of Object.keys(responseHeaders)) if (DROPPED.has(name)) delete responseHeaders[name];
+        res.writeHead(answer.statusCode ?? 502, responseHeaders);
+        if (matched.watch) {
+          res.flushHeaders();
+          const cut = () => {
+            answer.destroy();
+            res.end();
+          };
+          watches.add(cut);
+          res.on("close", () => {
+            watches.delete(cut);
+            answer.destroy();
+          });
+        }
+        answer.pipe(res);
+        record({ method, path: url.pathname + url.search, status: answer.statusCode ?? 502, user });
+      },
+    );
+    out.on("error", (error) => {
+      if (!res.headersSent) {
+        res.writeHead(502, { "Content-Type": "text/plain" });
+        res.end(`fault proxy: the apiserver did not answer: ${error.message}\n`);
+      } else res.destroy();
+    });
+    res.on("close", () => {
+      if (!res.writableFinished) out.destroy();
+    });
+    req.pipe(out);
+  }
+
+  const server: Server = createServer(
+    {
+      cert: pki.serving.cert,
+      key: pki.serving.key,
+      ca: pki.ca.cert,
+      requestCert: true,
+      rejectUnauthorized: false,
+    },
+    (req, res) => {
+      serve(req, res).catch(() => {
+        if (!res.headersSent) res.writeHead(502);
+        res.end();
+      });
+    },
+  );
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  const sockets = new Set<Socket>();
+  server.on("secureConnection", (s: Socket) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `https://127.0.0.1:${port}`,
+    faults,
+    requests,
+    closeWatches: () => {
+      for (const cut of [...watches]) cut();
+    },
+    openWatches: () => watches.size,
+    async stop() {
+      for (const cut of [...watches]) cut();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        for (const s of sockets) s.destroy();
+      });
+      plain.destroy();
+      frontProxy.destroy();
+    },
+  };
+}
