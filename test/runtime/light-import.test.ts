@@ -67,6 +67,8 @@ describe('import "tsop"', () => {
       "if (typeof tsop.Manager !== 'function') throw new Error('no Manager');",
     );
     expect(modules.some((u) => u.endsWith("/dist/runtime/index.js"))).toBe(true);
+    // Nothing of the test kit (in-memory server, real control plane) comes with the runtime.
+    expect(modules.filter((u) => u.includes("/dist/testing/"))).toEqual([]);
     const packages = packagesIn([...modules, ...cjs]);
     for (const name of [...FORBIDDEN, "@kubernetes/client-node"])
       expect(packages.filter((p) => p === name || p.startsWith(`${name}/`))).toEqual([]);
