@@ -12,6 +12,7 @@ import { createCommand } from "./create.js";
 import { initCommand } from "./init.js";
 import { olmCommand } from "./olm.js";
 import { cleanupCommand } from "./cleanup.js";
+import { deployCommand, installCommand, undeployCommand, uninstallCommand } from "./devloop.js";
 import { runCommand } from "./run.js";
 import { versionCommand } from "./version.js";
 
@@ -36,9 +37,13 @@ export function buildProgram({ versionFlag = true }: { versionFlag?: boolean } =
   program.addCommand(initCommand());
   program.addCommand(createCommand());
   program.addCommand(generateCommand());
+  program.addCommand(installCommand());
+  program.addCommand(uninstallCommand());
   program.addCommand(olmCommand());
   program.addCommand(bundleCommand());
   program.addCommand(runCommand());
+  program.addCommand(deployCommand());
+  program.addCommand(undeployCommand());
   program.addCommand(cleanupCommand());
   program.addCommand(completionCommand(() => program));
 

@@ -6,6 +6,7 @@ import { parseDuration } from "../common/duration.js";
 import { type CliContext, cliContext } from "./context.js";
 import { addClusterFlags, type ClusterFlags, durationArg, timeoutOption } from "./flags.js";
 import { renderData } from "./output.js";
+import { runLocalCommand } from "./devloop.js";
 
 interface PullFlags {
   skipTlsVerify?: boolean;
@@ -117,7 +118,9 @@ function baseOptions(flags: SharedFlags, ctx: CliContext, signal: AbortSignal) {
 }
 
 export function runCommand(): Command {
-  const run = new Command("run").description("run an operator bundle in a cluster through OLM");
+  const run = new Command("run").description(
+    "run the operator: locally against a cluster (local), or from its bundle image through OLM",
+  );
 
   const bundle = sharedFlags(
     new Command("bundle")
@@ -198,5 +201,5 @@ export function runCommand(): Command {
     }
   });
 
-  return run.addCommand(bundle).addCommand(upgrade);
+  return run.addCommand(runLocalCommand()).addCommand(bundle).addCommand(upgrade);
 }

@@ -294,7 +294,7 @@ export function matches(r: Resource, selector: Record<string, unknown>): boolean
   );
 }
 
-function setNamespace(resources: Resource[], namespace: string): void {
+export function setNamespace(resources: Resource[], namespace: string): void {
   const serviceAccounts = new Set(
     resources
       .filter((r) => kindOf(r.object) === "ServiceAccount")

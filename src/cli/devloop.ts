@@ -1,0 +1,221 @@
+// The inner dev loop: `tsop install | uninstall | deploy | undeploy` and `tsop run local`.
+// Flags → options → src/devloop (imported lazily) → a table of what changed, or YAML for GitOps.
+import { Command, Option } from "./commander.js";
+import { type CliContext, cliContext } from "./context.js";
+import { addClusterFlags, type ClusterFlags, timeoutOption } from "./flags.js";
+import { formatTable, renderData } from "./output.js";
+
+interface Item {
+  kind: string;
+  namespace?: string;
+  name: string;
+  action: string;
+}
+
+function clusterOptions(flags: ClusterFlags, ctx: CliContext) {
+  return {
+    kubeconfig: flags.kubeconfig,
+    context: flags.context,
+    namespace: flags.namespace,
+    env: ctx.env,
+    interactive: ctx.interactive,
+    reporter: ctx.reporter,
+    cwd: ctx.cwd,
+  };
+}
+
+async function printItems(ctx: CliContext, items: Item[], output: "table" | "json" | "yaml"): Promise<void> {
+  if (output !== "table") return ctx.out(await renderData({ items }, output));
+  if (items.length === 0) return;
+  ctx.out(
+    formatTable(
+      ["KIND", "NAMESPACE", "NAME", "ACTION"],
+      items.map((i) => [i.kind, i.namespace ?? "", i.name, i.action]),
+    ),
+  );
+}
+
+/** Ctrl-C once: `onStop` (graceful); twice: `onKill`. */
+function interrupts(): { stop: AbortSignal; kill: AbortSignal; dispose(): void } {
+  const stop = new AbortController();
+  const kill = new AbortController();
+  const onSigint = () => (stop.signal.aborted ? kill.abort() : stop.abort());
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigint);
+  return {
+    stop: stop.signal,
+    kill: kill.signal,
+    dispose: () => {
+      process.removeListener("SIGINT", onSigint);
+      process.removeListener("SIGTERM", onSigint);
+    },
+  };
+}
+
+const tableOutput = () =>
+  new Option("-o, --output <format>", "output format").choices(["table", "json", "yaml"]).default("table");
+
+export function installCommand(): Command {
+  const command = new Command("install")
+    .description(
+      "install the project's CRDs (config/crd) with server-side apply and wait until they are established",
+    )
+    .addOption(timeoutOption("2m", "how long to wait for the CRDs"))
+    .addOption(tableOutput());
+  addClusterFlags(command, { namespace: false });
+  command.action(
+    async (flags: ClusterFlags & { timeout: number; output: "table" | "json" | "yaml" }, cmd: Command) => {
+      const ctx = await cliContext(cmd);
+      const { install } = await import("../devloop/index.js");
+      const result = await install({ ...clusterOptions(flags, ctx), timeoutMs: flags.timeout });
+      const items = result.crds.map((c) => ({
+        kind: "CustomResourceDefinition",
+        name: c.name,
+        action: c.action,
+      }));
+      await printItems(ctx, items, flags.output);
+    },
+  );
+  return command;
+}
+
+export function uninstallCommand(): Command {
+  const command = new Command("uninstall")
+    .description("delete the project's CRDs; refuses while custom resources exist unless --force")
+    .option("--force", "delete the custom resources first (waiting for their finalizers), then the CRDs")
+    .addOption(timeoutOption("2m", "how long to wait for the deletions"))
+    .addOption(tableOutput());
+  addClusterFlags(command, { namespace: false });
+  command.action(
+    async (
+      flags: ClusterFlags & { force?: boolean; timeout: number; output: "table" | "json" | "yaml" },
+      cmd: Command,
+    ) => {
+      const ctx = await cliContext(cmd);
+      const { uninstall } = await import("../devloop/index.js");
+      const result = await uninstall({
+        ...clusterOptions(flags, ctx),
+        force: flags.force,
+        timeoutMs: flags.timeout,
+      });
+      await printItems(ctx, result.items, flags.output);
+    },
+  );
+  return command;
+}
+
+interface DeployFlags extends ClusterFlags {
+  image?: string;
+  dryRun?: boolean;
+  timeout: number;
+  output: "table" | "json" | "yaml";
+}
+
+export function deployCommand(): Command {
+  const command = new Command("deploy")
+    .description(
+      "deploy the operator in-cluster without OLM: config/default (namespace, RBAC, CRDs, manager) applied",
+    )
+    .option("--image <image>", "manager image (default: the one config/manager names)")
+    .option("--dry-run", "print the objects deploy would apply (with -o yaml|json) and change nothing")
+    .addOption(timeoutOption("5m", "how long to wait for the manager Deployment"))
+    .addOption(tableOutput());
+  addClusterFlags(command);
+  command.action(async (flags: DeployFlags, cmd: Command) => {
+    const ctx = await cliContext(cmd);
+    const { deploy } = await import("../devloop/index.js");
+    const result = await deploy({
+      ...clusterOptions(flags, ctx),
+      image: flags.image,
+      dryRun: flags.dryRun,
+      timeoutMs: flags.timeout,
+    });
+    if (flags.dryRun) {
+      if (flags.output === "json")
+        return ctx.out(await renderData({ apiVersion: "v1", kind: "List", items: result.objects }, "json"));
+      const docs = await Promise.all(result.objects.map((o) => renderData(o, "yaml")));
+      return ctx.out(docs.map((d) => `---\n${d}`).join(""));
+    }
+    await printItems(ctx, result.items, flags.output);
+  });
+  return command;
+}
+
+export function undeployCommand(): Command {
+  const command = new Command("undeploy")
+    .description(
+      "remove exactly what `tsop deploy` created (found by its label); CRDs only with --delete-crds",
+    )
+    .option(
+      "--delete-crds",
+      "also delete the CRDs, after their custom resources (while the operator can still run their finalizers)",
+    )
+    .addOption(timeoutOption("5m", "how long to wait for the deletions"))
+    .addOption(tableOutput());
+  addClusterFlags(command, { namespace: false });
+  command.action(
+    async (
+      flags: ClusterFlags & { deleteCrds?: boolean; timeout: number; output: "table" | "json" | "yaml" },
+      cmd: Command,
+    ) => {
+      const ctx = await cliContext(cmd);
+      const { undeploy } = await import("../devloop/index.js");
+      const result = await undeploy({
+        ...clusterOptions(flags, ctx),
+        deleteCrds: flags.deleteCrds,
+        timeoutMs: flags.timeout,
+      });
+      await printItems(ctx, result.items, flags.output);
+    },
+  );
+  return command;
+}
+
+interface RunLocalFlags extends ClusterFlags {
+  watch?: boolean;
+  leaderElect?: boolean;
+  entry: string;
+  build: boolean;
+  install: boolean;
+  timeout: number;
+}
+
+export function runLocalCommand(): Command {
+  const command = new Command("local")
+    .description(
+      "run the manager on this machine against the cluster: build if stale, install CRDs, config/manager's env; Ctrl-C stops it",
+    )
+    .argument("[manager-args...]", "flags for the manager, after -- (e.g. -- --metrics-bind-address 0)")
+    .option("--watch", "rebuild and restart the manager when a source file changes")
+    .option("--leader-elect", "enable leader election (off by default for a local run)")
+    .option("--entry <file>", "the compiled entry point", "dist/main.js")
+    .option("--no-build", "do not build, even when sources are newer than the entry point")
+    .option("--no-install", "do not install the CRDs first")
+    .addOption(timeoutOption("2m", "how long to wait for the CRDs to be established"));
+  addClusterFlags(command);
+  command.action(async (managerArgs: string[], flags: RunLocalFlags, cmd: Command) => {
+    const ctx = await cliContext(cmd);
+    const signals = interrupts();
+    try {
+      const { runLocal } = await import("../devloop/index.js");
+      const result = await runLocal({
+        ...clusterOptions(flags, ctx),
+        entry: flags.entry,
+        watch: flags.watch,
+        leaderElect: flags.leaderElect,
+        skipBuild: !flags.build,
+        skipInstall: !flags.install,
+        managerArgs,
+        timeoutMs: flags.timeout,
+        signal: signals.stop,
+        killSignal: signals.kill,
+      });
+      ctx.reporter.info(
+        `manager stopped${result.exit.signal ? ` (${result.exit.signal})` : ` (exit code ${result.exit.code ?? "?"})`}${result.restarts ? ` after ${result.restarts} restart(s)` : ""}`,
+      );
+    } finally {
+      signals.dispose();
+    }
+  });
+  return command;
+}

@@ -1,0 +1,24 @@
+// The inner dev loop on a cluster: install/uninstall the project's CRDs, run the manager locally,
+// deploy/undeploy it in-cluster without OLM.
+// Stages: project.ts (config/crd, config/manager, config/default) → cluster.ts (connect, custom
+// resources, finalizer-aware deletes) → crds.ts | run-local.ts (build.ts, env.ts + expand.ts,
+// process.ts, watch.ts) | deploy.ts.
+export {
+  type CrdOptions,
+  install,
+  type InstallResult,
+  uninstall,
+  type UninstallOptions,
+  type UninstallResult,
+} from "./crds.js";
+export {
+  DEPLOY_LABEL,
+  deploy,
+  type DeployOptions,
+  type DeployResult,
+  undeploy,
+  type UndeployOptions,
+} from "./deploy.js";
+export { containerEnv } from "./env.js";
+export { expand, mappingFor } from "./expand.js";
+export { runLocal, type RunLocalOptions, type RunLocalResult } from "./run-local.js";
