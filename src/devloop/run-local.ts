@@ -105,10 +105,9 @@ async function launchManager(
     `starting node ${[entry, ...args].join(" ")} (leader election ${options.leaderElect ? "on" : "off"}); Ctrl-C stops it`,
   );
   const graceSeconds = manager.deployment.spec?.template?.spec?.terminationGracePeriodSeconds;
-  return {
-    process: startManager({ cwd: project.root, entry, args, env: childEnv }),
-    graceMs: (typeof graceSeconds === "number" ? graceSeconds : 30) * 1000,
-  };
+  const child = startManager({ cwd: project.root, entry, args, env: childEnv });
+  options.reporter.info(`manager running (pid ${child.pid ?? "?"})`);
+  return { process: child, graceMs: (typeof graceSeconds === "number" ? graceSeconds : 30) * 1000 };
 }
 
 function localPod(manager: ManagerSpec, namespace: string): LocalPod {
