@@ -40,6 +40,9 @@ beforeAll(async () => {
   );
   expect(pinned).not.toBe(manager);
   await writeFile(managerFile, pinned);
+  // install and deploy read config/crd as `tsop generate` writes it (run local builds by itself).
+  const gen = await runTsop(["generate"], { cwd: dir });
+  expect(gen.exitCode, gen.stderr).toBe(0);
 }, 300_000);
 
 afterAll(async () => {
@@ -62,9 +65,6 @@ describe("tsop install / uninstall", () => {
     "applies the CRDs, waits until established, and re-applies idempotently",
     { timeout: 240_000 },
     async () => {
-      // The first run builds nothing: install reads config/crd as `tsop generate` wrote it.
-      const gen = await runTsop(["generate"], { cwd: dir });
-      expect(gen.exitCode, gen.stderr).toBe(0);
       const first = await runTsop(["install"], { cwd: dir, env });
       expect(first.exitCode, first.stderr).toBe(0);
       expect(first.stderr).toContain(`using cluster ${cluster.url} (context "tsop-test")`);

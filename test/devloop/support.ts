@@ -65,20 +65,33 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Kinds whose objects change on their own in a live cluster (heartbeats, events). */
-const VOLATILE = new Set(["Event", "Lease", "EndpointSlice", "Endpoints"]);
+/** Kinds whose objects change on their own in a live cluster (heartbeats): compared by name only. */
+const VOLATILE = new Set(["Lease", "EndpointSlice", "Endpoints", "Node"]);
+/** Records, not state: left out. */
+const RECORDS = new Set(["Event"]);
 
-/** Every listable object, as "apiVersion kind ns/name" → resourceVersion. */
+/** An object without what the server rewrites on any write (resourceVersion, managedFields, status). */
+function canonical(obj: KubeObject): string {
+  const { resourceVersion: _rv, managedFields: _mf, ...metadata } = obj.metadata;
+  const { status: _status, ...rest } = obj;
+  return JSON.stringify({ ...rest, metadata }, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+/** Every listable object, as "apiVersion kind ns/name" → its content (compare two to see any change). */
 export async function snapshot(client: KubeClient): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const { apiVersion, kind } of await listableKinds(client)) {
-    if (VOLATILE.has(kind)) continue;
+    if (RECORDS.has(kind)) continue;
     const { items } = await client
       .list(apiVersion, kind, { namespace: "" })
       .catch(() => ({ items: [] as KubeObject[] }));
     for (const item of items) {
       const key = `${apiVersion} ${kind} ${item.metadata.namespace ?? ""}/${item.metadata.name ?? ""}`;
-      out.set(key, item.metadata.resourceVersion ?? "");
+      out.set(key, VOLATILE.has(kind) ? "" : canonical(item));
     }
   }
   return out;
