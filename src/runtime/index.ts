@@ -5,6 +5,8 @@
 //   controller.ts (for/owns/watches → queue.ts + ratelimit.ts → reconcile) over informer.ts
 //   leader.ts (Lease election), metrics.ts (Prometheus), logger.ts, events.ts
 //   helpers.ts (createOrUpdate, finalizers, status), conditions.ts, related-image.ts
+//   webhooks.ts (webhook decorators) → webhook-server.ts (HTTPS, loaded only when webhooks are
+//   added) → admission.ts (AdmissionReview, json-diff.ts patches), conversion.ts (hub and spokes)
 export * from "./decorators.js";
 export * from "./schema.js";
 export * from "./field-decorators.js";
@@ -95,6 +97,24 @@ export {
 } from "./metrics.js";
 export { MANAGER_FLAGS_HELP, managerOptionsFromArgs } from "./options.js";
 export { WorkQueue } from "./queue.js";
+export {
+  AdmissionDenied,
+  type AdmissionOperation,
+  type AdmissionRequest,
+  type AdmissionWebhookOptions,
+  ConversionWebhook,
+  type ConversionWebhookOptions,
+  type Converter,
+  type Defaulter,
+  MutatingWebhook,
+  type MutatingWebhookOptions,
+  type Spoke,
+  ValidatingWebhook,
+  type ValidatingWebhookOptions,
+  type Validator,
+  type Warnings,
+  webhooksOf,
+} from "./webhooks.js";
 export {
   BucketRateLimiter,
   defaultRateLimiter,

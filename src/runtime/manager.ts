@@ -5,6 +5,8 @@
 // servers → informers → leader election → wait for sync → controller workers; stop() → reverse.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Client } from "./client.js";
 import { type Controller, ControllerBuilder, type ControllerHost } from "./controller.js";
 import { ConfigError } from "./errors.js";
@@ -16,6 +18,8 @@ import { Logger, type LoggerOptions } from "./logger.js";
 import { gvkOf, type KindRef, RestMapper } from "./mapper.js";
 import { MetricsRegistry, PROMETHEUS_CONTENT_TYPE, type RuntimeMetrics, runtimeMetrics } from "./metrics.js";
 import { RestClient } from "./rest.js";
+import type { WebhookRoute, WebhookServer } from "./webhook-server.js";
+import { webhooksOf } from "./webhooks.js";
 
 export interface ManagerOptions extends KubeConfigOptions {
   /** Restrict caches (and so controllers) to one namespace. Default: all namespaces. */
@@ -43,6 +47,15 @@ export interface ManagerOptions extends KubeConfigOptions {
   handleSignals?: boolean;
   /** Extra metrics registry to expose (default: a new one, available as manager.metrics). */
   metricsRegistry?: MetricsRegistry;
+  /** "host:port" or ":port" of the HTTPS webhook server (started only when webhooks are added); "0" disables. Default ":9443". */
+  webhookBindAddress?: string;
+  /** Directory of the webhook serving certificate. Default "<tmpdir>/k8s-webhook-server/serving-certs". */
+  webhookCertDir?: string;
+  /** File names in webhookCertDir. Default "tls.crt" and "tls.key". */
+  webhookCertName?: string;
+  webhookKeyName?: string;
+  /** How often the certificate files are checked for changes (ms). Default 1000. */
+  webhookCertPollIntervalMs?: number;
 }
 
 export type Check = () => boolean | string | undefined | Promise<boolean | string | undefined>;
@@ -71,6 +84,8 @@ export class Manager {
   private readonly healthChecks = new Map<string, Check>();
   private readonly readyChecks = new Map<string, Check>();
   private readonly servers: http.Server[] = [];
+  private readonly webhookRoutes = new Map<string, WebhookRoute>();
+  private webhookServer: WebhookServer | undefined;
   private readonly stopController = new AbortController();
   private elector: LeaderElector | undefined;
   private running: Promise<void> | undefined;
@@ -81,6 +96,8 @@ export class Manager {
   healthProbeUrl: string | undefined;
   /** "http://host:port" of the metrics server once listening. */
   metricsUrl: string | undefined;
+  /** "https://host:port" of the webhook server once listening. */
+  webhookUrl: string | undefined;
 
   private constructor(
     readonly rest: RestClient,
@@ -140,6 +157,46 @@ export class Manager {
       this.informers.set(key, informer);
     }
     return informer;
+  }
+
+  /**
+   * Serves a webhook handler: a class instance decorated with @MutatingWebhook (it has
+   * `default(obj)`), @ValidatingWebhook (validateCreate/Update/Delete) and/or @ConversionWebhook
+   * (`spokes`). The HTTPS server starts with the manager when at least one webhook is added.
+   */
+  addWebhook(handler: object): void {
+    const declared = webhooksOf(handler.constructor);
+    const name = handler.constructor.name || "the handler";
+    const has = (method: string) => typeof (handler as Record<string, unknown>)[method] === "function";
+    const fail = (what: string) =>
+      new ConfigError(`${name} ${what}`, {
+        hint: "decorate the class with @MutatingWebhook, @ValidatingWebhook or @ConversionWebhook and implement the methods they need",
+      });
+    if (declared.mutating.length + declared.validating.length + declared.conversion.length === 0)
+      throw fail("has no @MutatingWebhook, @ValidatingWebhook or @ConversionWebhook decorator");
+    const claim = (path: string, route: WebhookRoute) => {
+      if (this.webhookRoutes.has(path)) throw fail(`uses webhook path ${path}, which is already served`);
+      this.webhookRoutes.set(path, route);
+    };
+    for (const options of declared.mutating) {
+      if (!has("default")) throw fail("is a @MutatingWebhook but has no default(obj) method");
+      claim(options.path, { type: "mutating", name: options.name, handler: handler as never });
+    }
+    for (const options of declared.validating) {
+      for (const method of ["validateCreate", "validateUpdate", "validateDelete"])
+        if (!has(method)) throw fail(`is a @ValidatingWebhook but has no ${method} method`);
+      claim(options.path, { type: "validating", name: options.name, handler: handler as never });
+    }
+    for (const options of declared.conversion) {
+      const spokes = (handler as { spokes?: unknown }).spokes;
+      if (typeof spokes !== "object" || spokes === null)
+        throw fail("is a @ConversionWebhook but has no spokes (version → { toHub, fromHub })");
+      const path = options.path ?? "/convert";
+      const existing = this.webhookRoutes.get(path);
+      const entry = { options, converter: handler as never };
+      if (existing?.type === "conversion") existing.converters.push(entry);
+      else claim(path, { type: "conversion", converters: [entry] });
+    }
   }
 
   /** A liveness check: return false or a string (the reason) to fail /healthz. */
@@ -285,6 +342,7 @@ export class Manager {
       await this.events.flush();
       await this.elector?.release();
       if (this.elector) this.runtimeMetrics.leader.set({ name: this.options.leaderElection?.id ?? "" }, 0);
+      await this.webhookServer?.stop();
       await Promise.all(this.servers.map((s) => new Promise((resolve) => s.close(resolve))));
       for (const s of this.servers) s.closeAllConnections?.();
       this.rest.close();
@@ -372,6 +430,33 @@ export class Manager {
       this.metricsUrl = await listenOn(server, metrics);
       this.servers.push(server);
     }
+    await this.listenWebhooks();
+  }
+
+  private async listenWebhooks(): Promise<void> {
+    const at = parseBindAddress(this.options.webhookBindAddress ?? ":9443");
+    if (this.webhookRoutes.size === 0) return;
+    if (!at) {
+      this.logger.named("webhooks").info("webhooks are disabled; not serving them", {
+        paths: [...this.webhookRoutes.keys()].sort(),
+      });
+      return;
+    }
+    const { WebhookServer } = await import("./webhook-server.js");
+    const server = new WebhookServer(this.webhookRoutes, {
+      ...at,
+      certDir: this.options.webhookCertDir ?? join(tmpdir(), "k8s-webhook-server", "serving-certs"),
+      certName: this.options.webhookCertName ?? "tls.crt",
+      keyName: this.options.webhookKeyName ?? "tls.key",
+      logger: this.logger.named("webhooks"),
+      ...(this.options.webhookCertPollIntervalMs === undefined
+        ? {}
+        : { certPollIntervalMs: this.options.webhookCertPollIntervalMs }),
+    });
+    this.webhookUrl = await server.start();
+    this.webhookServer = server;
+    this.readyChecks.set("webhook", () => server.ready());
+    this.healthChecks.set("webhook", () => server.healthy());
   }
 }
 

@@ -1,6 +1,6 @@
 // Manager flags, as a scaffolded operator's main.ts accepts them (names follow operator-sdk's Go
 // main.go so deployment manifests look familiar). Environment: KUBECONFIG, WATCH_NAMESPACE,
-// LOG_LEVEL, LOG_FORMAT.
+// LOG_LEVEL, LOG_FORMAT, ENABLE_WEBHOOKS.
 import { parseArgs } from "node:util";
 import { UsageError } from "../common/errors.js";
 import { parseDuration } from "../common/duration.js";
@@ -13,6 +13,12 @@ export const MANAGER_FLAGS_HELP = `Flags:
   --namespace <ns>                     only watch this namespace (env WATCH_NAMESPACE; default: all)
   --metrics-bind-address <addr>        address of /metrics (default ":8080"; "0" disables)
   --health-probe-bind-address <addr>   address of /healthz and /readyz (default ":8081"; "0" disables)
+  --webhook-bind-address <addr>        address of the HTTPS webhook server (default ":9443"; "0" disables;
+                                       env ENABLE_WEBHOOKS=false also disables)
+  --webhook-cert-path <dir>            directory of the webhook serving certificate
+                                       (default "<tmpdir>/k8s-webhook-server/serving-certs")
+  --webhook-cert-name <file>           certificate file in that directory (default tls.crt)
+  --webhook-cert-key <file>            key file in that directory (default tls.key)
   --leader-elect                       enable leader election (one active manager)
   --leader-election-id <id>            lease name
   --leader-election-namespace <ns>     lease namespace (default: the pod's namespace)
@@ -49,6 +55,10 @@ export function managerOptionsFromArgs(
         namespace: { type: "string" },
         "metrics-bind-address": { type: "string" },
         "health-probe-bind-address": { type: "string" },
+        "webhook-bind-address": { type: "string" },
+        "webhook-cert-path": { type: "string" },
+        "webhook-cert-name": { type: "string" },
+        "webhook-cert-key": { type: "string" },
         "leader-elect": { type: "boolean" },
         "leader-election-id": { type: "string" },
         "leader-election-namespace": { type: "string" },
@@ -74,6 +84,12 @@ export function managerOptionsFromArgs(
   if (str("metrics-bind-address") !== undefined) options.metricsBindAddress = str("metrics-bind-address");
   if (str("health-probe-bind-address") !== undefined)
     options.healthProbeBindAddress = str("health-probe-bind-address");
+  if (str("webhook-bind-address") !== undefined) options.webhookBindAddress = str("webhook-bind-address");
+  // kubebuilder's convention for running the manager outside the cluster without certificates.
+  if (env.ENABLE_WEBHOOKS === "false") options.webhookBindAddress = "0";
+  if (str("webhook-cert-path")) options.webhookCertDir = str("webhook-cert-path");
+  if (str("webhook-cert-name")) options.webhookCertName = str("webhook-cert-name");
+  if (str("webhook-cert-key")) options.webhookKeyName = str("webhook-cert-key");
 
   const le = { ...defaults.leaderElection } as NonNullable<ManagerOptions["leaderElection"]>;
   if (values["leader-elect"] !== undefined) le.enabled = values["leader-elect"] as boolean;

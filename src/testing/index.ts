@@ -15,4 +15,11 @@ export {
   type TestClusterOptions,
 } from "./server.js";
 export type { KObj, RequestAttributes, UserInfo } from "./types.js";
+export {
+  type LocalWebhookTarget,
+  localWebhookConfigurations,
+  type ServingCertificate,
+  withLocalConversion,
+  writeServingCertificate,
+} from "./webhook-config.js";
 export type { WorkloadOptions } from "./workloads.js";
