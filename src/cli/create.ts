@@ -85,8 +85,72 @@ export function createApiCommand(): CommanderCommand {
     });
 }
 
+interface CreateWebhookFlags {
+  group: string;
+  version: string;
+  kind: string;
+  defaulting?: boolean;
+  programmaticValidation?: boolean;
+  conversion?: boolean;
+  force?: boolean;
+  output: "text" | "json" | "yaml";
+}
+
+export function createWebhookCommand(): CommanderCommand {
+  return new CommanderCommand("webhook")
+    .description(
+      "add webhooks for a kind: a handler class beside it, its test, config/webhook, cert-manager wiring for deploy, and the wiring in src/main.ts",
+    )
+    .requiredOption("--group <group>", "API group without the domain, e.g. cache")
+    .requiredOption("--version <version>", "API version of the kind, e.g. v1alpha1")
+    .requiredOption("--kind <kind>", "kind, in PascalCase, e.g. Memcached (created with `tsop create api`)")
+    .option("--defaulting", "a mutating webhook: default(obj) sets defaults, sent back as a JSON patch")
+    .option(
+      "--programmatic-validation",
+      "a validating webhook: validateCreate/Update/Delete reject (throw) or warn (return strings)",
+    )
+    .option(
+      "--conversion",
+      "a conversion webhook: --version becomes the hub every other version of the kind converts through",
+    )
+    .option(
+      "--force",
+      "overwrite scaffolded files that exist (each reported), also for webhooks already in PROJECT",
+    )
+    .addOption(outputOption(["text", "json", "yaml"]))
+    .addHelpText(
+      "after",
+      "\nThen run `tsop generate` to write config/webhook/manifests.yaml.\n\nExamples:\n  tsop create webhook --group cache --version v1alpha1 --kind Memcached --defaulting --programmatic-validation\n  tsop create webhook --group cache --version v1 --kind Memcached --conversion",
+    )
+    .action(async (flags: CreateWebhookFlags, cmd: Command) => {
+      const ctx = await cliContext(cmd);
+      const { createWebhook } = await import("../scaffold/index.js");
+      const result = await createWebhook(
+        {
+          cwd: ctx.cwd,
+          group: flags.group,
+          version: flags.version,
+          kind: flags.kind,
+          defaulting: flags.defaulting ?? false,
+          programmaticValidation: flags.programmaticValidation ?? false,
+          conversion: flags.conversion ?? false,
+          force: flags.force ?? false,
+        },
+        ctx.reporter,
+      );
+      if (flags.output !== "text") return ctx.out(await renderData(result, flags.output));
+      ctx.out(
+        result.files
+          .filter((f) => f.status !== "unchanged")
+          .map((f) => `${f.status.padEnd(11)} ${f.path}`)
+          .join("\n"),
+      );
+    });
+}
+
 export function createCommand(): CommanderCommand {
   return new CommanderCommand("create")
     .description("add to an existing project")
-    .addCommand(createApiCommand());
+    .addCommand(createApiCommand())
+    .addCommand(createWebhookCommand());
 }

@@ -9,6 +9,7 @@ interface GenerateFlags {
   out?: string;
   crdOut?: string;
   rbacOut?: string;
+  webhookOut?: string;
   maxDescLen?: number;
   strict?: boolean;
   check?: boolean;
@@ -32,6 +33,10 @@ function commonOptions(command: Command, what: "all" | "crds" | "rbac"): Command
   if (what === "all") {
     command.option("--crd-out <dir>", "where CRDs go (default: config/crd/bases)");
     command.option("--rbac-out <dir>", "where role.yaml goes (default: config/rbac)");
+    command.option(
+      "--webhook-out <dir>",
+      "where manifests.yaml of the webhooks goes (default: config/webhook)",
+    );
   } else {
     command.option(
       "--out <dir>",
@@ -74,6 +79,7 @@ async function run(what: "all" | "crds" | "rbac", _local: GenerateFlags, command
       ...(what === "rbac" && flags.out !== undefined ? { rbacOut: flags.out } : {}),
       ...(flags.crdOut === undefined ? {} : { crdOut: flags.crdOut }),
       ...(flags.rbacOut === undefined ? {} : { rbacOut: flags.rbacOut }),
+      ...(flags.webhookOut === undefined ? {} : { webhookOut: flags.webhookOut }),
       ...(flags.maxDescLen === undefined ? {} : { maxDescLen: flags.maxDescLen }),
       ...(flags.roleName === undefined ? {} : { roleName: flags.roleName }),
       strict: flags.strict ?? false,

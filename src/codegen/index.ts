@@ -3,6 +3,7 @@
 // → crd/schema.ts (one schema per type, $ref between named types; markers.ts + jsdoc.ts apply tags)
 // → crd/flatten.ts (inline refs, cycles, post-checks) → crd/assemble.ts (names, versions, CRD object);
 // rbac/collect.ts (@Rbac) [+ rbac/derive.ts] → rbac/normalize.ts (controller-gen's merge); then
+// webhook/collect.ts (@MutatingWebhook, @ValidatingWebhook) → config/webhook/manifests.yaml; then
 // diagnostics.ts decides (any error: nothing written) and output/ renders YAML, diffs (--check) or
 // writes atomically, removing CRD files of vanished kinds.
 import { join, relative, resolve } from "node:path";
@@ -21,6 +22,7 @@ import { loadProgram } from "./program.js";
 import { collectRbac } from "./rbac/collect.js";
 import { deriveRbac } from "./rbac/derive.js";
 import { bucketRules, roleObjects } from "./rbac/normalize.js";
+import { collectWebhooks, webhookConfigurations } from "./webhook/collect.js";
 
 export { CodegenError, type Diagnostic, formatDiagnostic } from "./diagnostics.js";
 export { markerReference } from "./markers.js";
@@ -32,6 +34,8 @@ export interface GenerateOptions {
   what?: "all" | "crds" | "rbac";
   crdOut?: string;
   rbacOut?: string;
+  /** Where manifests.yaml of the webhooks goes (default config/webhook); written only with "all". */
+  webhookOut?: string;
   check?: boolean;
   strict?: boolean;
   maxDescLen?: number;
@@ -56,6 +60,7 @@ export async function generate(options: GenerateOptions, reporter: Reporter): Pr
   const configPath = options.project ? resolve(cwd, options.project) : join(root, "tsconfig.json");
   const crdDir = resolve(cwd, options.crdOut ?? join(root, "config/crd/bases"));
   const rbacDir = resolve(cwd, options.rbacOut ?? join(root, "config/rbac"));
+  const webhookDir = resolve(cwd, options.webhookOut ?? join(root, "config/webhook"));
   const roleName = options.roleName ?? "manager-role";
 
   const progress = reporter.progress(`analysing ${relative(cwd, configPath) || configPath}`);
@@ -101,6 +106,12 @@ export async function generate(options: GenerateOptions, reporter: Reporter): Pr
     if (objects.length)
       rendered.push({ path: join(rbacDir, "role.yaml"), content: toYamlDocuments(objects) });
     else reporter.warn("no @Rbac declarations found: role.yaml was not written");
+  }
+  if (what === "all") {
+    // Like controller-gen, manifests.yaml exists only when some handler declares a webhook.
+    const configs = webhookConfigurations(collectWebhooks(loaded.sourceFiles, loaded.checker, diags));
+    if (configs.length)
+      rendered.push({ path: join(webhookDir, "manifests.yaml"), content: toYamlDocuments(configs) });
   }
 
   const sorted = diags.sorted();

@@ -690,7 +690,34 @@ export const CLASS_DECORATORS: readonly DecoratorMarker[] = [
     help: "A permission the operator needs; on any class, repeatable. `namespace` makes it a Role.",
     repeatable: true,
   },
+  {
+    name: "MutatingWebhook",
+    usage:
+      "@MutatingWebhook({ path, name, groups, versions, resources, operations?, failurePolicy?, sideEffects?, admissionReviewVersions?, matchPolicy?, timeoutSeconds?, reinvocationPolicy? })",
+    help: "A defaulting webhook handler (default(obj)); one entry of config/webhook/manifests.yaml.",
+    repeatable: true,
+  },
+  {
+    name: "ValidatingWebhook",
+    usage:
+      "@ValidatingWebhook({ path, name, groups, versions, resources, operations?, failurePolicy?, sideEffects?, admissionReviewVersions?, matchPolicy?, timeoutSeconds? })",
+    help: "A validating webhook handler (validateCreate/Update/Delete); one entry of config/webhook/manifests.yaml.",
+    repeatable: true,
+  },
+  {
+    name: "ConversionWebhook",
+    usage: "@ConversionWebhook({ group, kind, hub, path? })",
+    help: "Converts a multi-version kind through its hub version (spokes: version → { toHub, fromHub }).",
+  },
 ];
+
+/** Class decorators that stand on their own (no @CustomResource needed on the same class). */
+export const STANDALONE_DECORATORS: ReadonlySet<string> = new Set([
+  "Rbac",
+  "MutatingWebhook",
+  "ValidatingWebhook",
+  "ConversionWebhook",
+]);
 
 export const TAG_BY_NAME: ReadonlyMap<string, TagMarker<unknown>> = new Map(TAGS.map((t) => [t.name, t]));
 export const TAG_BY_DECORATOR: ReadonlyMap<string, TagMarker<unknown>> = new Map(

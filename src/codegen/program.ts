@@ -114,7 +114,7 @@ function pruningHost(options: ts.CompilerOptions, rootNames: readonly string[]):
 const LIB_FILE = /[\\/]typescript[\\/]lib[\\/]lib\.[^\\/]*\.d\.ts$/;
 const libCache = new Map<string, ts.SourceFile>();
 
-const RUNTIME_SURFACE = /[\\/]runtime[\\/](decorators|schema|field-decorators)\.(d\.ts|ts|js)$/;
+const RUNTIME_SURFACE = /[\\/]runtime[\\/](decorators|schema|field-decorators|webhooks)\.(d\.ts|ts|js)$/;
 
 /** Project files that declare resources, and the project files they import (transitively). */
 function apiClosure(

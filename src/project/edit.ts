@@ -38,6 +38,14 @@ function resourceEntry(resource: ProjectResource): Record<string, unknown> {
   if (resource.path) entry.path = resource.path;
   entry.plural = resource.plural;
   entry.version = resource.version;
+  if (resource.webhooks) {
+    const w: Record<string, unknown> = {};
+    for (const key of ["conversion", "defaulting"] as const) if (resource.webhooks[key]) w[key] = true;
+    if (resource.webhooks.spoke?.length) w.spoke = resource.webhooks.spoke;
+    if (resource.webhooks.validation) w.validation = true;
+    w.webhookVersion = resource.webhooks.webhookVersion;
+    entry.webhooks = w;
+  }
   return entry;
 }
 
@@ -59,7 +67,7 @@ export function addResourceToProject(text: string, file: string, resource: Proje
   return doc.toString({ indentSeq: false });
 }
 
-/** Updates the entry of the same group/version/kind (controller, api, path), keeping other keys and comments. */
+/** Updates the entry of the same group/version/kind (controller, api, path, webhooks), keeping other keys and comments. */
 export function updateResourceInProject(text: string, file: string, resource: ProjectResource): string {
   const doc = parseDocument(text);
   const resources = doc.get("resources", true);
@@ -82,7 +90,7 @@ export function updateResourceInProject(text: string, file: string, resource: Pr
     );
   }
   const wanted = resourceEntry(resource);
-  for (const key of ["api", "controller", "path"]) {
+  for (const key of ["api", "controller", "path", "webhooks"]) {
     if (wanted[key] !== undefined) entry.set(key, doc.createNode(wanted[key]));
   }
   return doc.toString({ indentSeq: false });

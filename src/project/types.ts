@@ -15,6 +15,17 @@ export interface ProjectResource {
   controller: boolean;
   /** Source file of the API type, relative to the project root. */
   path?: string;
+  /** Webhooks scaffolded by `tsop create webhook` (kubebuilder's PROJECT shape). */
+  webhooks?: ProjectWebhooks;
+}
+
+export interface ProjectWebhooks {
+  defaulting?: boolean;
+  validation?: boolean;
+  conversion?: boolean;
+  /** With conversion: the versions converted to and from this (hub) version. */
+  spoke?: string[];
+  webhookVersion: "v1";
 }
 
 export interface Project {

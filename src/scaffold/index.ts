@@ -5,6 +5,7 @@
 // atomically in sorted order. resolve.ts fills init's missing values (prompts on a TTY only).
 export { type CreateApiOptions, type CreateApiResult, createApi } from "./api.js";
 export { defaultProjectName, type InitOptions, type InitResult, init } from "./init.js";
+export { type CreateWebhookOptions, type CreateWebhookResult, createWebhook } from "./webhook.js";
 export type { FileResult, FileStatus } from "./machinery.js";
 export { messages } from "./messages.js";
 export { type InitFlags, inquirerPrompter, type Prompter, resolveInitFlags } from "./resolve.js";

@@ -20,6 +20,16 @@ export const messages = {
     `--plural "${plural}" is already used by ${kind} in group ${group}; pass another --plural`,
   nothingToCreate: "--resource=false and --controller=false leave nothing to scaffold",
   nothingToCreateHint: "drop one of them",
+  noWebhookKind: "choose at least one of --defaulting, --programmatic-validation and --conversion",
+  noApiForWebhook: (gvk: string) => `${gvk} has no API type in PROJECT, so tsop cannot add webhooks for it`,
+  noApiForWebhookHint: (o: { group: string; version: string; kind: string }) =>
+    `create it first: tsop create api --group ${o.group} --version ${o.version} --kind ${o.kind}`,
+  conversionNeedsVersions: (gvk: string) =>
+    `--conversion makes ${gvk} the hub of a multi-version kind, but PROJECT has no other version of it`,
+  conversionNeedsVersionsHint: (o: { group: string; kind: string }) =>
+    `add another version first, e.g. tsop create api --group ${o.group} --version v2 --kind ${o.kind} --controller=false`,
+  duplicateWebhook: (gvk: string) => `${gvk} already has these webhooks in PROJECT`,
+  duplicateWebhookHint: "pass --force to scaffold them again (each overwritten file is reported)",
   installFailed: (dir: string) => `npm install failed in ${dir}`,
   installFailedHint: "fix the problem shown above, then run `npm install` in the project",
 } as const;

@@ -70,3 +70,122 @@ export function addDeploymentEnv(
   if (!changed) return text;
   return docs.map((doc) => doc.toString({ indentSeq: false })).join("");
 }
+
+/** Block style for edited kustomizations: multi-line strings (inline patches) stay literal blocks. */
+const OWNED_STYLE = { indentSeq: false, lineWidth: 0, blockQuote: "literal" } as const;
+
+function parseOwned(text: string, file: string): ReturnType<typeof parseDocument> {
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) {
+    throw new InvalidInputError(`${file} is not valid YAML: ${doc.errors[0]!.message}`, {
+      location: { file },
+      hint: "fix the file, then run the command again",
+    });
+  }
+  return doc;
+}
+
+/** Appends each object item to the list at `key` unless an equal item (as JSON) is there already. */
+export function appendObjectsToYamlList(
+  text: string,
+  file: string,
+  key: string,
+  items: readonly object[],
+): string {
+  const doc = parseOwned(text, file);
+  let list = doc.get(key, true);
+  if (list === undefined || list === null || (isScalar(list) && list.value === null)) {
+    doc.set(key, doc.createNode([]));
+    list = doc.get(key, true);
+  }
+  if (!isSeq(list)) {
+    throw new InvalidInputError(`${file}: ${key} must be a list`, {
+      location: { file },
+      hint: `make ${key} a list, then run the command again`,
+    });
+  }
+  const present = new Set(list.items.map((node) => JSON.stringify((node as { toJSON(): unknown }).toJSON())));
+  let changed = false;
+  for (const item of items) {
+    if (present.has(JSON.stringify(item))) continue;
+    list.flow = false;
+    list.add(doc.createNode(item, { aliasDuplicateObjects: false }));
+    changed = true;
+  }
+  return changed ? doc.toString(OWNED_STYLE) : text;
+}
+
+/**
+ * kustomize replacements: adds each target to the replacement with the same source, or adds a new
+ * replacement; targets already there are left alone.
+ */
+export function addReplacementTargets(
+  text: string,
+  file: string,
+  source: object,
+  targets: readonly object[],
+): string {
+  const doc = parseOwned(text, file);
+  const list = doc.get("replacements", true);
+  if (list === undefined || list === null || (isScalar(list) && list.value === null)) {
+    doc.set("replacements", doc.createNode([{ source, targets }], { aliasDuplicateObjects: false }));
+    return doc.toString(OWNED_STYLE);
+  }
+  if (!isSeq(list)) {
+    throw new InvalidInputError(`${file}: replacements must be a list`, { location: { file } });
+  }
+  const sameSource = list.items.find(
+    (node) => isMap(node) && JSON.stringify(node.toJSON().source) === JSON.stringify(source),
+  );
+  if (!isMap(sameSource)) {
+    list.flow = false;
+    list.add(doc.createNode({ source, targets }, { aliasDuplicateObjects: false }));
+    return doc.toString(OWNED_STYLE);
+  }
+  if (!isSeq(sameSource.get("targets", true))) sameSource.set("targets", doc.createNode([]));
+  const seq = sameSource.get("targets", true);
+  if (!isSeq(seq)) return text;
+  const present = new Set(seq.items.map((node) => JSON.stringify((node as { toJSON(): unknown }).toJSON())));
+  let changed = false;
+  for (const target of targets) {
+    if (present.has(JSON.stringify(target))) continue;
+    seq.add(doc.createNode(target, { aliasDuplicateObjects: false }));
+    changed = true;
+  }
+  return changed ? doc.toString(OWNED_STYLE) : text;
+}
+
+/**
+ * Makes sure the Deployment's `container` has a `volumeMounts` list and its pod a `volumes` list,
+ * so JSON patches can add to them. Returns the text unchanged when both exist or there is no such
+ * Deployment container.
+ */
+export function ensureVolumeLists(text: string, file: string, container: string): string {
+  const docs = parseAllDocuments(text);
+  if (!Array.isArray(docs)) return text;
+  let changed = false;
+  for (const doc of docs) {
+    if (doc.errors.length > 0) {
+      throw new InvalidInputError(`${file} is not valid YAML: ${doc.errors[0]!.message}`, {
+        location: { file },
+      });
+    }
+    if (doc.get("kind") !== "Deployment") continue;
+    const pod = doc.getIn(["spec", "template", "spec"], true);
+    const containers = doc.getIn(["spec", "template", "spec", "containers"], true);
+    if (!isMap(pod) || !isSeq(containers)) continue;
+    for (const item of containers.items) {
+      if (!isMap(item) || item.get("name") !== container) continue;
+      if (!isSeq(item.get("volumeMounts", true))) {
+        item.set("volumeMounts", doc.createNode([]));
+        changed = true;
+      }
+      if (!isSeq(pod.get("volumes", true))) {
+        pod.set("volumes", doc.createNode([]));
+        changed = true;
+      }
+    }
+  }
+  if (!changed) return text;
+  return docs.map((doc) => doc.toString(OWNED_STYLE)).join("");
+}

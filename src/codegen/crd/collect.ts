@@ -4,7 +4,7 @@ import ts from "typescript";
 import { defaultPlural } from "../../common/plural.js";
 import type { Diagnostics } from "../diagnostics.js";
 import { type ConstValue, evaluate, NotConstant } from "../evaluate.js";
-import { CLASS_DECORATORS, suggest } from "../markers.js";
+import { CLASS_DECORATORS, STANDALONE_DECORATORS, suggest } from "../markers.js";
 import { msg } from "../messages.js";
 import { isTsopSymbol } from "../program.js";
 
@@ -113,7 +113,7 @@ export function collectResources(
     const cr = uses.find((u) => u.name === "CustomResource");
     if (!cr) {
       for (const u of uses) {
-        if (u.name !== "Rbac")
+        if (!STANDALONE_DECORATORS.has(u.name))
           diags.at(u.call, msg.badOption(u.name, "needs @CustomResource on the same class"));
       }
       continue;
@@ -124,7 +124,7 @@ export function collectResources(
     if (!r) continue;
     // Decorators are listed top to bottom in source; printer columns keep that order.
     for (const u of uses) {
-      if (u.name === "CustomResource" || u.name === "Rbac") continue;
+      if (u.name === "CustomResource" || STANDALONE_DECORATORS.has(u.name)) continue;
       const arg = evaluateArg(checker, diags, u.args[0]);
       if (u.args[0] && arg === undefined) continue;
       applyClassDecorator(r, u, arg, diags);
