@@ -4,7 +4,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import YAML from "yaml";
 import { type Engine, groupVersion, type PatchType, scaleOf, withReplicas } from "./engine.js";
 import { faultAnswer, type Faults, type MatchedRequest } from "./faults.js";
-import { jsonPatch, mergePatch } from "./patch.js";
+import { hasAdmissionWebhooks, runAdmissionWebhooks, warningHeaders } from "./admission-webhooks.js";
+import { deepEqual, jsonPatch, mergePatch } from "./patch.js";
 import { apiGroup, apiGroupList, apiResourceList } from "./resources.js";
 import { selectorMatcher } from "./selectors.js";
 import {
@@ -408,11 +409,33 @@ async function resource(
 
   const text = await readBody(req, ctx.maxBodyBytes);
   const type = mediaType(req);
+  const admissionBase = {
+    def,
+    subresource: sub,
+    namespace: p.namespace,
+    name: p.name,
+    dryRun,
+    user: r.user,
+  };
 
   if (verb === "create") {
     const body = parseBody(text, type);
     if (def.virtual) {
       send(res, 201, ctx.virtual(def, body as KObj, r.user));
+      return 201;
+    }
+    const hooked = { ...admissionBase, operation: "CREATE" as const };
+    if (hasAdmissionWebhooks(engine, hooked)) {
+      const candidate = engine.create(def, p.namespace, body, { manager, dryRun: true });
+      const admitted = await runAdmissionWebhooks(engine, {
+        ...hooked,
+        name: candidate.metadata.name,
+        object: candidate,
+        oldObject: undefined,
+      });
+      const object = admitted.object as KObj;
+      const created = dryRun ? object : engine.create(def, p.namespace, freshForCreate(object), { manager });
+      send(res, 201, created, warningHeaders(admitted.warnings));
       return 201;
     }
     const created = engine.create(def, p.namespace, body, { manager, dryRun });
@@ -438,6 +461,17 @@ async function resource(
       const next = { ...current, spec: { ...(current.spec ?? {}), finalizers: finalizers ?? [] } };
       const updated = engine.internalWrite(def, next, manager);
       send(res, 200, engine.present(def, updated ?? current));
+      return 200;
+    }
+    const hooked = { ...admissionBase, operation: "UPDATE" as const };
+    if (hasAdmissionWebhooks(engine, hooked)) {
+      const oldObject = engine.get(def, p.namespace, p.name);
+      const writeOptions = { manager, subresource: sub || undefined };
+      const candidate = engine.update(def, p.namespace, p.name, body, { ...writeOptions, dryRun: true });
+      const admitted = await runAdmissionWebhooks(engine, { ...hooked, object: candidate, oldObject });
+      const object = admitted.object as KObj;
+      const updated = dryRun ? object : engine.update(def, p.namespace, p.name, object, writeOptions);
+      send(res, 200, updated, warningHeaders(admitted.warnings));
       return 200;
     }
     send(
@@ -493,12 +527,41 @@ async function resource(
       send(res, 200, scaleOf(def, updated));
       return 200;
     }
-    const out = engine.patch(def, p.namespace, p.name, pt, body, {
-      manager,
-      dryRun,
-      force: truthy(force),
-      subresource: sub || undefined,
-    });
+    const patchOptions = { manager, force: truthy(force), subresource: sub || undefined };
+    if (
+      hasAdmissionWebhooks(engine, { ...admissionBase, operation: "UPDATE" }) ||
+      (pt === "apply" && hasAdmissionWebhooks(engine, { ...admissionBase, operation: "CREATE" }))
+    ) {
+      const stored = engine.store.get(def.storageKey, def.namespaced ? p.namespace : "", p.name);
+      const oldObject = stored ? engine.present(def, stored) : undefined;
+      const dry = engine.patch(def, p.namespace, p.name, pt, body, { ...patchOptions, dryRun: true });
+      const operation = dry.created ? ("CREATE" as const) : ("UPDATE" as const);
+      const admitted = await runAdmissionWebhooks(engine, {
+        ...admissionBase,
+        operation,
+        object: dry.object,
+        oldObject,
+      });
+      const object = admitted.object as KObj;
+      let result = object;
+      if (!dryRun) {
+        // Unchanged by the webhooks: the patch itself (apply keeps its field ownership); else the mutated object.
+        if (deepEqual(object, dry.object))
+          result = engine.patch(def, p.namespace, p.name, pt, body, {
+            ...patchOptions,
+            dryRun: false,
+          }).object;
+        else if (dry.created) result = engine.create(def, p.namespace, freshForCreate(object), { manager });
+        else
+          result = engine.update(def, p.namespace, p.name, object, {
+            manager,
+            subresource: sub || undefined,
+          });
+      }
+      send(res, dry.created ? 201 : 200, result, warningHeaders(admitted.warnings));
+      return dry.created ? 201 : 200;
+    }
+    const out = engine.patch(def, p.namespace, p.name, pt, body, { ...patchOptions, dryRun });
     send(res, out.created ? 201 : 200, out.object);
     return out.created ? 201 : 200;
   }
@@ -512,6 +575,13 @@ async function resource(
     dryRun: Array.isArray(opts.dryRun) ? opts.dryRun.includes("All") : dryRun,
   };
   if (verb === "delete") {
+    const hooked = { ...admissionBase, operation: "DELETE" as const, dryRun: deleteOpts.dryRun };
+    let deleteWarnings: Record<string, string> = {};
+    if (hasAdmissionWebhooks(engine, hooked)) {
+      const oldObject = engine.get(def, p.namespace, p.name);
+      const admitted = await runAdmissionWebhooks(engine, { ...hooked, object: undefined, oldObject });
+      deleteWarnings = warningHeaders(admitted.warnings);
+    }
     const out = engine.delete(def, p.namespace, p.name, deleteOpts);
     const status = !out.deleted && opts.orphanDependents === false ? 202 : 200;
     if (out.deleted && !returnsDeletedObject(def)) {
@@ -520,10 +590,10 @@ async function resource(
       if (def.group !== "") details.group = def.group;
       details.kind = def.resource;
       details.uid = out.object.metadata?.uid;
-      send(res, status, successStatus(details));
+      send(res, status, successStatus(details), deleteWarnings);
       return status;
     }
-    send(res, status, out.object);
+    send(res, status, out.object, deleteWarnings);
     return status;
   }
   const matcher = selectorMatcher(
@@ -556,6 +626,19 @@ async function resource(
 }
 
 /** Registries that return the deleted object itself (the others answer a Success Status). */
+/** A dry-run result as a create body: the server fills uid, timestamps and bookkeeping again. */
+function freshForCreate(object: KObj): KObj {
+  const {
+    resourceVersion: _rv,
+    uid: _uid,
+    creationTimestamp: _ct,
+    managedFields: _mf,
+    generation: _g,
+    ...metadata
+  } = object.metadata ?? {};
+  return { ...object, metadata };
+}
+
 function returnsDeletedObject(def: ResourceDef): boolean {
   if (!def.builtin) return true;
   return (
