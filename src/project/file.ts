@@ -58,7 +58,8 @@ function parseResource(raw: unknown, index: number, problems: string[]): Project
   if (isRecord(raw.webhooks)) {
     const w = raw.webhooks;
     resource.webhooks = { webhookVersion: "v1" };
-    for (const key of ["defaulting", "validation", "conversion"] as const) if (w[key] === true) resource.webhooks[key] = true;
+    for (const key of ["defaulting", "validation", "conversion"] as const)
+      if (w[key] === true) resource.webhooks[key] = true;
     if (Array.isArray(w.spoke)) resource.webhooks.spoke = w.spoke.map(String);
   }
   return resource;
