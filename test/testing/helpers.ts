@@ -1,6 +1,7 @@
-// Raw-HTTP helpers for the test-server suites: fetch with the cluster's token, JSON in and out,
-// and a reader for watch streams.
-import type { TestCluster } from "../../src/testing/index.js";
+// Raw-HTTP helpers for the test-server suites (in-memory over HTTP or HTTPS, and the real control
+// plane): requests with the cluster's token and CA, JSON in and out, and a reader for watch streams.
+import { type IncomingMessage, request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
 
 export interface HttpResult {
   status: number;
@@ -10,8 +11,43 @@ export interface HttpResult {
   text: string;
 }
 
+/** What the helpers need of a cluster: the in-memory one (HTTP or HTTPS) or the real one. */
+export interface Reachable {
+  url: string;
+  token: string;
+  /** Trusted for https:// URLs (TLS verification stays on). */
+  caCertificate?: string;
+}
+
+/** One request with node:http(s): fetch cannot be given a CA to trust. */
+function send(
+  cluster: Reachable,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  payload: string | undefined,
+  signal?: AbortSignal,
+): Promise<IncomingMessage> {
+  const target = new URL(cluster.url + path);
+  const request = target.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(target, { method, headers, ca: cluster.caCertificate, signal }, resolve);
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+function headersOf(res: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(res.headers)) {
+    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value])
+      headers.append(name, v);
+  }
+  return headers;
+}
+
 export async function http(
-  cluster: TestCluster,
+  cluster: Reachable,
   method: string,
   path: string,
   body?: unknown,
@@ -25,16 +61,19 @@ export async function http(
   if (body !== undefined) {
     payload = typeof body === "string" ? body : JSON.stringify(body);
     headers["content-type"] = options.contentType ?? "application/json";
+    headers["content-length"] = String(Buffer.byteLength(payload));
   }
-  const res = await fetch(cluster.url + path, { method, headers, body: payload });
-  const text = await res.text();
+  const res = await send(cluster, method, path, headers, payload);
+  const chunks: Buffer[] = [];
+  for await (const chunk of res) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString("utf8");
   let parsed: unknown;
   try {
     parsed = text === "" ? undefined : JSON.parse(text);
   } catch {
     parsed = text;
   }
-  return { status: res.status, headers: res.headers, body: parsed, text };
+  return { status: res.statusCode ?? 0, headers: headersOf(res), body: parsed, text };
 }
 
 export interface WatchEvent {
@@ -44,12 +83,16 @@ export interface WatchEvent {
 }
 
 /** Opens a watch and collects events; `next(n)` resolves once n events arrived in total. */
-export async function openWatch(cluster: TestCluster, path: string) {
+export async function openWatch(cluster: Reachable, path: string) {
   const controller = new AbortController();
-  const res = await fetch(cluster.url + path, {
-    headers: { authorization: `Bearer ${cluster.token}` },
-    signal: controller.signal,
-  });
+  const res = await send(
+    cluster,
+    "GET",
+    path,
+    { authorization: `Bearer ${cluster.token}` },
+    undefined,
+    controller.signal,
+  );
   const events: WatchEvent[] = [];
   let ended = false;
   const waiters: Array<() => void> = [];
@@ -57,14 +100,11 @@ export async function openWatch(cluster: TestCluster, path: string) {
     for (const w of waiters.splice(0)) w();
   };
   const pump = (async () => {
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
     let buffer = "";
     try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        buffer += decoder.decode(value, { stream: true });
+      res.setEncoding("utf8");
+      for await (const chunk of res) {
+        buffer += chunk as string;
         let nl = buffer.indexOf("\n");
         while (nl >= 0) {
           const line = buffer.slice(0, nl);
@@ -75,13 +115,13 @@ export async function openWatch(cluster: TestCluster, path: string) {
         notify();
       }
     } catch {
-      // aborted
+      // aborted or cut
     }
     ended = true;
     notify();
   })();
   return {
-    status: res.status,
+    status: res.statusCode ?? 0,
     events,
     get ended() {
       return ended;
