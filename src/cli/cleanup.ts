@@ -30,18 +30,23 @@ export function cleanupCommand(): Command {
   command.action(async (pkg: string, flags: CleanupFlags, cmd: Command) => {
     const ctx = await cliContext(cmd);
     const { cleanup } = await import("../olm/run/index.js");
-    const result = await cleanup({
-      kubeconfig: flags.kubeconfig,
-      context: flags.context,
-      namespace: flags.namespace,
-      env: ctx.env,
-      interactive: ctx.interactive,
-      reporter: ctx.reporter,
-      packageName: pkg,
-      timeoutMs: flags.timeout,
-      deleteCrds: flags.deleteCrds,
-      dryRun: flags.dryRun,
-    });
+    const { withInterrupt } = await import("../common/interrupt.js");
+    const interrupt = { rollback: "stopping the cleanup (run it again to finish)" };
+    const result = await withInterrupt(interrupt, (signal) =>
+      cleanup({
+        kubeconfig: flags.kubeconfig,
+        context: flags.context,
+        namespace: flags.namespace,
+        env: ctx.env,
+        interactive: ctx.interactive,
+        reporter: ctx.reporter,
+        packageName: pkg,
+        timeoutMs: flags.timeout,
+        deleteCrds: flags.deleteCrds,
+        dryRun: flags.dryRun,
+        signal,
+      }),
+    );
     if (flags.output !== "table") return ctx.out(await renderData(result, flags.output));
     if (result.items.length === 0) return;
     ctx.out(

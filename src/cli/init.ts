@@ -78,21 +78,26 @@ export function initCommand(): CommanderCommand {
         },
         prompter ? { dir: target, prompter } : { dir: target },
       );
-      const result = await init(
-        {
-          dir: target,
-          domain: values.domain,
-          ...(values.projectName !== undefined ? { projectName: values.projectName } : {}),
-          ...(flags.owner !== undefined ? { owner: flags.owner } : {}),
-          license: flags.license,
-          ...(flags.repo !== undefined ? { repo: flags.repo } : {}),
-          ...(flags.image !== undefined ? { image: flags.image } : {}),
-          ...(flags.tsopDependency !== undefined ? { tsopDependency: flags.tsopDependency } : {}),
-          force: flags.force ?? false,
-          install: !flags.skipInstall,
-          commands: commandPaths(command),
-        },
-        ctx.reporter,
+      const { withInterrupt } = await import("../common/interrupt.js");
+      const interrupt = { rollback: "stopping npm install and removing what this init wrote" };
+      const result = await withInterrupt(interrupt, (signal) =>
+        init(
+          {
+            dir: target,
+            domain: values.domain,
+            ...(values.projectName !== undefined ? { projectName: values.projectName } : {}),
+            ...(flags.owner !== undefined ? { owner: flags.owner } : {}),
+            license: flags.license,
+            ...(flags.repo !== undefined ? { repo: flags.repo } : {}),
+            ...(flags.image !== undefined ? { image: flags.image } : {}),
+            ...(flags.tsopDependency !== undefined ? { tsopDependency: flags.tsopDependency } : {}),
+            force: flags.force ?? false,
+            install: !flags.skipInstall,
+            commands: commandPaths(command),
+            signal,
+          },
+          ctx.reporter,
+        ),
       );
       if (flags.output !== "text") return ctx.out(await renderData(result, flags.output));
       const cd = dir === "." ? "" : `  cd ${/^[\w./-]+$/.test(dir) ? dir : JSON.stringify(dir)}\n`;

@@ -29,7 +29,7 @@ export function buildProgram({ versionFlag = true }: { versionFlag?: boolean } =
     .configureHelp({ sortSubcommands: false })
     .addHelpText(
       "after",
-      '\nExit codes: 0 ok, 1 failure, 2 usage error, 3 timed out, 4 OLM cannot install, 130 interrupted.\nDocs: README.md, section "Command reference".',
+      '\nExit codes: 0 ok, 1 failure, 2 usage error, 3 timed out, 4 OLM cannot install, 130 interrupted, 143 SIGTERM.\nDocs: README.md, section "Command reference".',
     );
 
   // Command groups, in the order of the operator workflow. A group is added here only once it works.

@@ -82,27 +82,18 @@ export function olmCommand(): Command {
   install.action(async (flags: CommonFlags, command: Command) => {
     const ctx = await cliContext(command);
     const { olmInstall } = await import("../olm/index.js");
-    // Ctrl-C stops the install and removes what it created; a second Ctrl-C ends tsop at once.
-    const interrupt = new AbortController();
-    const onSigint = () => {
-      ctx.reporter.warn("interrupted: removing what this install created (Ctrl-C again to quit at once)");
-      interrupt.abort();
-      // With no listener left, the second SIGINT gets Node's default: the process ends.
-      process.once("SIGINT", () => process.kill(process.pid, "SIGINT"));
-    };
-    process.once("SIGINT", onSigint);
-    let result: Awaited<ReturnType<typeof olmInstall>>;
-    try {
-      result = await olmInstall({
+    const { withInterrupt } = await import("../common/interrupt.js");
+    // Ctrl-C or SIGTERM stops the install and removes what it created; a second one ends tsop at once.
+    const interrupt = { rollback: "removing what this install created", leftoverHint: "tsop olm uninstall" };
+    const result = await withInterrupt(interrupt, (signal) =>
+      olmInstall({
         ...baseOptions(flags, ctx),
         // With --manifests and no --version, the version comes from the manifests themselves.
         version: flags.version ?? (flags.manifests ? undefined : OLM_VERSION),
         force: flags.force,
-        signal: interrupt.signal,
-      });
-    } finally {
-      process.removeListener("SIGINT", onSigint);
-    }
+        signal,
+      }),
+    );
     if (flags.output !== "table") return ctx.out(await renderData(result, flags.output));
     ctx.out(table(result.rows));
   });

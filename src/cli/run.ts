@@ -1,5 +1,5 @@
 // `tsop run bundle | bundle-upgrade`: flags → options → src/olm/run (imported lazily) → output.
-// Ctrl-C aborts the run through an AbortSignal, so tsop removes what it created before exiting 130.
+// Ctrl-C or SIGTERM aborts the run (withInterrupt), so tsop removes what it created before exiting.
 import { Command, Option } from "./commander.js";
 import { CATALOG_INIT_IMAGE, OPM_IMAGE } from "../common/pins.js";
 import { parseDuration } from "../common/duration.js";
@@ -80,21 +80,10 @@ function sharedFlags(command: Command): Command {
     );
 }
 
-/** Aborts on the first Ctrl-C (tsop then cleans up); a second Ctrl-C stops at once. */
-function interruptSignal(): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const onSigint = () => {
-    if (controller.signal.aborted) {
-      process.removeListener("SIGINT", onSigint);
-      process.kill(process.pid, "SIGINT");
-      return;
-    }
-    process.stderr.write("\ninterrupted: removing what this run created (Ctrl-C again to stop at once)\n");
-    controller.abort();
-  };
-  process.on("SIGINT", onSigint);
-  return { signal: controller.signal, dispose: () => process.removeListener("SIGINT", onSigint) };
-}
+const RUN_ROLLBACK = {
+  rollback: "removing what this run created",
+  leftoverHint: "tsop cleanup <package>",
+};
 
 function baseOptions(flags: SharedFlags, ctx: CliContext, signal: AbortSignal) {
   return {
@@ -142,32 +131,30 @@ export function runCommand(): Command {
     );
   bundle.action(async (image: string, flags: BundleFlags, command: Command) => {
     const ctx = await cliContext(command);
-    const interrupt = interruptSignal();
-    try {
-      const { runBundle } = await import("../olm/run/index.js");
-      const result = await runBundle({
-        ...baseOptions(flags, ctx, interrupt.signal),
+    const { withInterrupt } = await import("../common/interrupt.js");
+    const { runBundle } = await import("../olm/run/index.js");
+    const result = await withInterrupt(RUN_ROLLBACK, (signal) =>
+      runBundle({
+        ...baseOptions(flags, ctx, signal),
         image,
         createNamespace: flags.createNamespace,
         installMode: flags.installMode,
         indexImage: flags.indexImage,
         dryRun: flags.dryRun,
         keepOnFailure: flags.keepOnFailure,
-      });
-      if (result.dryRun) {
-        if (flags.output === "json")
-          return ctx.out(await renderData({ apiVersion: "v1", kind: "List", items: result.objects }, "json"));
-        const docs = await Promise.all(result.objects.map((o) => renderData(o, "yaml")));
-        return ctx.out(docs.map((d) => `---\n${d}`).join(""));
-      }
-      const { objects: _objects, ...summary } = result;
-      if (flags.output !== "text") return ctx.out(await renderData(summary, flags.output));
-      ctx.out(
-        `${result.csv} installed in namespace ${result.namespace} (CatalogSource ${result.catalogSource}, Subscription ${result.subscription}, InstallPlan ${result.installPlan ?? "-"})`,
-      );
-    } finally {
-      interrupt.dispose();
+      }),
+    );
+    if (result.dryRun) {
+      if (flags.output === "json")
+        return ctx.out(await renderData({ apiVersion: "v1", kind: "List", items: result.objects }, "json"));
+      const docs = await Promise.all(result.objects.map((o) => renderData(o, "yaml")));
+      return ctx.out(docs.map((d) => `---\n${d}`).join(""));
     }
+    const { objects: _objects, ...summary } = result;
+    if (flags.output !== "text") return ctx.out(await renderData(summary, flags.output));
+    ctx.out(
+      `${result.csv} installed in namespace ${result.namespace} (CatalogSource ${result.catalogSource}, Subscription ${result.subscription}, InstallPlan ${result.installPlan ?? "-"})`,
+    );
   });
 
   const upgrade = sharedFlags(
@@ -184,21 +171,19 @@ export function runCommand(): Command {
     );
   upgrade.action(async (image: string, flags: UpgradeFlags, command: Command) => {
     const ctx = await cliContext(command);
-    const interrupt = interruptSignal();
-    try {
-      const { bundleUpgrade } = await import("../olm/run/index.js");
-      const result = await bundleUpgrade({
-        ...baseOptions(flags, ctx, interrupt.signal),
+    const { withInterrupt } = await import("../common/interrupt.js");
+    const { bundleUpgrade } = await import("../olm/run/index.js");
+    const result = await withInterrupt(RUN_ROLLBACK, (signal) =>
+      bundleUpgrade({
+        ...baseOptions(flags, ctx, signal),
         image,
         rollbackOnFailure: flags.rollbackOnFailure,
-      });
-      if (flags.output !== "text") return ctx.out(await renderData(result, flags.output));
-      ctx.out(
-        `${result.packageName} upgraded from ${result.from.csv} to ${result.to.csv} in namespace ${result.namespace}`,
-      );
-    } finally {
-      interrupt.dispose();
-    }
+      }),
+    );
+    if (flags.output !== "text") return ctx.out(await renderData(result, flags.output));
+    ctx.out(
+      `${result.packageName} upgraded from ${result.from.csv} to ${result.to.csv} in namespace ${result.namespace}`,
+    );
   });
 
   return run.addCommand(runLocalCommand()).addCommand(bundle).addCommand(upgrade);

@@ -12,6 +12,8 @@ export const ExitCode = {
   installFailed: 4,
   /** The user interrupted the command (SIGINT); the conventional 128 + 2. */
   interrupted: 130,
+  /** Stopped by SIGTERM (rolled back like Ctrl-C); the conventional 128 + 15. */
+  terminated: 143,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 

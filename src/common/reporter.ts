@@ -43,7 +43,12 @@ type Spinner = {
   fail(t?: string): void;
   warn(t?: string): void;
 };
-type OraFactory = (options: { text: string; stream: Writable; isEnabled: boolean }) => Spinner;
+type OraFactory = (options: {
+  text: string;
+  stream: Writable;
+  isEnabled: boolean;
+  discardStdin: boolean;
+}) => Spinner;
 let oraFactory: OraFactory | undefined;
 
 /** Loads ora ahead of time (it is ESM-only and async to import); only called on a TTY. */
@@ -91,7 +96,9 @@ export class TerminalReporter implements Reporter {
 
   progress(text: string): Progress {
     if (this.spinners && oraFactory) {
-      const spinner = oraFactory({ text, stream: this.stream, isEnabled: true }).start();
+      // discardStdin: false keeps the terminal's own Ctrl-C handling (isig). ora's default puts
+      // stdin in raw mode, so Ctrl-C reached tsop only as a byte, which was lost: it was ignored.
+      const spinner = oraFactory({ text, stream: this.stream, isEnabled: true, discardStdin: false }).start();
       return {
         update: (t) => {
           spinner.text = t;

@@ -1,8 +1,8 @@
 // Applies a set of manifests in dependency order with server-side apply (field manager "tsop", so
 // CRDs too large for client-side apply's last-applied annotation work): CRDs first and wait until
 // they are Established, then Namespaces, then other cluster-scoped objects, then namespaced ones.
-import { ExitCode, TsopError } from "../common/errors.js";
 import type { Reporter } from "../common/reporter.js";
+import { throwIfInterrupted } from "../common/interrupt.js";
 import type { KubeClient } from "./client.js";
 import { describeRef, isCrd, type KubeObject, type ObjectRef, refOf } from "./objects.js";
 import { crdEstablishedCheck, waitFor } from "./wait.js";
@@ -36,7 +36,7 @@ export async function applyAll(
 ): Promise<AppliedObject[]> {
   const applied: AppliedObject[] = [];
   const one = async (obj: KubeObject) => {
-    if (options.signal?.aborted) throw new TsopError("interrupted", { exitCode: ExitCode.interrupted });
+    throwIfInterrupted(options.signal);
     const { created } = await client.apply(obj, options.fieldManager ?? "tsop");
     const entry: AppliedObject = { ref: refOf(obj), action: created ? "created" : "configured" };
     applied.push(entry);

@@ -2,8 +2,9 @@
 // when a watch drops, answers 410 Gone or stays quiet too long (the relist fallback). Progress is
 // reported per object; a timeout or a terminal failure ends with diagnostics for what is pending.
 import { setMaxListeners } from "node:events";
-import { ExitCode, TimeoutError, TsopError } from "../common/errors.js";
+import { TimeoutError, TsopError } from "../common/errors.js";
 import { formatDuration } from "../common/duration.js";
+import { interruptedError } from "../common/interrupt.js";
 import type { Reporter } from "../common/reporter.js";
 import type { KubeClient } from "./client.js";
 import { diagnose } from "./diagnostics.js";
@@ -125,7 +126,7 @@ export async function waitFor(
   }
   if (outcome === "aborted") {
     progress.fail(`${options.what}: interrupted`);
-    throw new TsopError(`interrupted while waiting for ${options.what}`, { exitCode: ExitCode.interrupted });
+    throw interruptedError(options.signal, `interrupted while waiting for ${options.what}`);
   }
   const pending =
     outcome === "failed" && failure ? [failure] : [...states.values()].filter((s) => !s.result.done);

@@ -2,6 +2,7 @@
 // apply CRDs, wait Established, apply the rest (server-side apply) → wait for OLM's deployments and
 // the packageserver CSV → report the status table. On failure, delete what this run created.
 import { TsopError } from "../common/errors.js";
+import { trackLeftovers } from "../common/interrupt.js";
 import type { Reporter } from "../common/reporter.js";
 import type { KubeClient } from "../kube/client.js";
 import {
@@ -71,6 +72,7 @@ export async function olmInstall(options: InstallOptions): Promise<InstallResult
     }
 
     const created: ObjectRef[] = [];
+    trackLeftovers(options.signal, () => created.map(describeRef));
     let applied: AppliedObject[] = [];
     try {
       reporter.info(`Installing OLM ${release.version}`);

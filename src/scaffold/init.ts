@@ -1,8 +1,9 @@
 // `tsop init`: validate every option at once, refuse a non-empty directory, render the project
 // (templates/init/** plus package.json and PROJECT) in memory, write it atomically, then install.
-import { readdir } from "node:fs/promises";
-import { basename, resolve } from "node:path";
+import { readdir, rm, rmdir } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
 import { AggregateTsopError, ExitCode, UsageError } from "../common/errors.js";
+import { InterruptedError, isInterrupted } from "../common/interrupt.js";
 import type { Reporter } from "../common/reporter.js";
 import { checkDomain, checkProjectName, PROJECT_FILE, renderNewProject } from "../project/index.js";
 import { checkImage, splitImage } from "./image.js";
@@ -33,6 +34,8 @@ export interface InitOptions {
   install?: boolean;
   /** tsop commands available, so the scaffolded scripts name only commands that exist. */
   commands?: TsopCommands;
+  /** Aborting (Ctrl-C) stops npm install and removes what this init wrote. */
+  signal?: AbortSignal;
 }
 
 export interface InitResult {
@@ -180,8 +183,41 @@ export async function init(options: InitOptions, reporter: Reporter): Promise<In
 
   let installed = false;
   if (options.install !== false) {
-    await installDependencies(dir, reporter);
+    try {
+      await installDependencies(dir, reporter, options.signal);
+    } catch (error) {
+      if (!isInterrupted(error)) throw error;
+      await removeWhatInitWrote(dir, entries, files);
+      const signal = error instanceof InterruptedError ? error.signal : "SIGINT";
+      throw new InterruptedError(`${(error as Error).message}; removed what this init wrote`, signal);
+    }
     installed = true;
   }
   return { dir, projectName, image, files, installed };
+}
+
+/** Rolls an interrupted init back: the files it created, npm's output, and the directory if new. */
+async function removeWhatInitWrote(
+  dir: string,
+  before: string[] | undefined,
+  files: FileResult[],
+): Promise<void> {
+  if (before === undefined) {
+    await rm(dir, { recursive: true, force: true });
+    return;
+  }
+  const created = files.filter((f) => f.status === "created").map((f) => f.path);
+  for (const path of ["node_modules", "package-lock.json"]) if (!before.includes(path)) created.push(path);
+  for (const path of created) await rm(join(dir, path), { recursive: true, force: true });
+  // Directories the created files were in, deepest first, when they are empty now.
+  const parents = new Set(created.flatMap((p) => ancestors(p)));
+  for (const parent of [...parents].sort((a, b) => b.length - a.length)) {
+    await rmdir(join(dir, parent)).catch(() => undefined);
+  }
+}
+
+function ancestors(path: string): string[] {
+  const out: string[] = [];
+  for (let d = dirname(path); d !== "." && d !== "/"; d = dirname(d)) out.push(d);
+  return out;
 }

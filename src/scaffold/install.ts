@@ -2,6 +2,7 @@
 // error so the user sees why without scrolling through a spinner.
 import { execa } from "execa";
 import { TsopError } from "../common/errors.js";
+import { interruptedError } from "../common/interrupt.js";
 import type { Reporter } from "../common/reporter.js";
 import { messages } from "./messages.js";
 
@@ -9,7 +10,12 @@ function tail(text: string, lines = 20): string {
   return text.trimEnd().split("\n").slice(-lines).join("\n");
 }
 
-export async function installDependencies(dir: string, reporter: Reporter): Promise<void> {
+/** Runs `npm install` in dir; aborting `signal` (Ctrl-C) stops npm and throws InterruptedError. */
+export async function installDependencies(
+  dir: string,
+  reporter: Reporter,
+  signal?: AbortSignal,
+): Promise<void> {
   const progress = reporter.progress(`installing dependencies (npm install in ${dir})`);
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
   const result = await execa(npm, ["install", "--no-audit", "--no-fund"], {
@@ -17,7 +23,12 @@ export async function installDependencies(dir: string, reporter: Reporter): Prom
     reject: false,
     all: true,
     stdin: "ignore",
+    ...(signal ? { cancelSignal: signal } : {}),
   });
+  if (signal?.aborted) {
+    progress.fail("npm install interrupted");
+    throw interruptedError(signal, `interrupted during npm install in ${dir}`);
+  }
   if (result.failed) {
     progress.fail(messages.installFailed(dir));
     const output = typeof result.all === "string" ? tail(result.all) : "";

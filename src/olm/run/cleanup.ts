@@ -3,6 +3,7 @@
 // OperatorGroup) plus what OLM made from them (InstallPlans, the package's CSVs), and optionally the
 // CRDs those CSVs own (never CRDs they only require, never CRDs another operator uses). Deletes in
 // a safe order and waits until everything is gone; --dry-run only lists.
+import { throwIfInterrupted } from "../../common/interrupt.js";
 import type { KubeObject, ObjectRef } from "../../kube/objects.js";
 import { describeRef, refOf } from "../../kube/objects.js";
 import { type ClusterOptions, connect, listIn, requireOlm, servedBundles } from "./cluster.js";
@@ -149,6 +150,7 @@ export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
       what: `the objects of package ${pkg} to be deleted`,
       signal: options.signal,
     });
+    throwIfInterrupted(options.signal);
     if (outcome.left.length > 0) {
       const { TimeoutError } = await import("../../common/errors.js");
       throw new TimeoutError(

@@ -2,6 +2,7 @@
 // this run created (for rollback), and phase wrapping so a failure says which phase broke and why.
 import { ExitCode, TimeoutError, TsopError } from "../../common/errors.js";
 import { formatDuration } from "../../common/duration.js";
+import { throwIfInterrupted, trackLeftovers } from "../../common/interrupt.js";
 import type { Reporter } from "../../common/reporter.js";
 import type { KubeClient } from "../../kube/client.js";
 import { describeRef, type KubeObject, type ObjectRef, refKey, refOf } from "../../kube/objects.js";
@@ -18,7 +19,10 @@ export class Session {
     readonly timeoutMs: number,
     readonly signal: AbortSignal | undefined,
     readonly command: string,
-  ) {}
+  ) {
+    // A second Ctrl-C stops at once: it then names what this run had created.
+    trackLeftovers(signal, () => this.created.map(describeRef));
+  }
 
   elapsed(): number {
     return Date.now() - this.started;
@@ -36,7 +40,7 @@ export class Session {
   }
 
   checkInterrupted(): void {
-    if (this.signal?.aborted) throw new TsopError(`interrupted`, { exitCode: ExitCode.interrupted });
+    throwIfInterrupted(this.signal);
   }
 
   /** Creates an object and remembers it for rollback. */
@@ -86,10 +90,7 @@ export function exitCodeFor(error: unknown): number {
   return ExitCode.failure;
 }
 
-/** Whether the error is the user's Ctrl-C. */
-export function isInterrupted(error: unknown): boolean {
-  return error instanceof TsopError && error.exitCode === ExitCode.interrupted;
-}
+export { isInterrupted } from "../../common/interrupt.js";
 
 export interface DeleteOutcome {
   deleted: ObjectRef[];
