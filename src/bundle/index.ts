@@ -33,12 +33,12 @@ import { annotationsYaml, builderName, bundleDockerfile, type MetadataOptions } 
 import { msg, whyNotCarried } from "./messages.js";
 import { projectDir } from "../project/index.js";
 import { runChecks } from "./validate/index.js";
-import type { LoadedBundle } from "./validate/types.js";
+import { memoryTree, readBundle } from "./load/index.js";
 import { readTreeFiles, type WriteResult, writeBundleDir } from "./write.js";
 
 export { type Prompter, inquirerPrompter } from "./base.js";
 export { type FbcOptions, renderFbc } from "./fbc.js";
-export { formatFinding, validateBundleDir, type ValidationReport } from "./validate/index.js";
+export { formatFinding, validateBundle, validateBundleDir, type ValidationReport } from "./validate/index.js";
 
 export interface BundleOptions {
   cwd: string;
@@ -369,20 +369,7 @@ export async function bundle(options: BundleOptions, reporter: Reporter): Promis
 
   // The generated CSV must pass the CSV checks (operator-sdk refuses to write an invalid one).
   const csvFile = `manifests/${csvFileName(packageName)}`;
-  const probe: LoadedBundle = {
-    root: outDir,
-    hasManifestsDir: true,
-    hasMetadataDir: true,
-    annotationsFile: undefined,
-    annotations: undefined,
-    dependenciesFile: undefined,
-    dependencies: undefined,
-    emptyManifests: false,
-    manifests: [],
-    csv: { file: csvFile, object: finalCsv, size: 0, compressedSize: 0 },
-    crds: [],
-    loadFindings: [],
-  };
+  const probe = await readBundle(memoryTree(new Map([[csvFile, toYaml(finalCsv)]]), outputDir));
   const csvFindings = runChecks(probe, [], {}).filter(
     (f) => f.id.startsWith("CSV-") || f.id.startsWith("RI-"),
   );

@@ -1,10 +1,7 @@
 // `tsop bundle` (an OLM bundle from config/) and `tsop bundle validate [dir|image]`.
 // The bundle domain module is imported inside the actions, so `tsop --help` stays fast.
-import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "./commander.js";
 import { ExitCode } from "../common/errors.js";
-import type { Reporter } from "../common/reporter.js";
 import { addRegistryFlags, bundlePushCommand, type RegistryFlags, registryOptions } from "./bundle-push.js";
 import { cliContext } from "./context.js";
 import { outputOption } from "./output.js";
@@ -194,17 +191,6 @@ function reclaimSharedOptions(sub: Command): void {
   }
 }
 
-/** A local path, or something that can only be an image reference (registry host, tag or digest)? */
-export function looksLikeImage(arg: string): boolean {
-  if (/^(\.{1,2}|~)?\//.test(arg) || arg.endsWith("/") || arg === "." || arg === "..") return false;
-  if (arg.includes("@sha256:")) return true;
-  const first = arg.split("/")[0] ?? "";
-  const hasRegistry =
-    arg.includes("/") && (first.includes(".") || first.includes(":") || first === "localhost");
-  const last = arg.split("/").pop() ?? "";
-  return hasRegistry || last.includes(":");
-}
-
 interface ValidateFlags extends RegistryFlags {
   selectOptional?: string[];
   listOptional?: boolean;
@@ -236,7 +222,7 @@ function validateCommand(): Command {
     )
     .action(async (target: string, flags: ValidateFlags, cmd: Command) => {
       const ctx = await cliContext(cmd);
-      const { validateBundleDir, formatFinding } = await import("../bundle/index.js");
+      const { validateBundle, formatFinding } = await import("../bundle/index.js");
       if (flags.listOptional) {
         const { CHECKS } = await import("../bundle/validate/index.js");
         const rows = CHECKS.filter((c) => c.suite !== "default").map(
@@ -245,53 +231,29 @@ function validateCommand(): Command {
         ctx.out(`SUITE            CHECK   DESCRIPTION\n${rows.join("\n")}`);
         return;
       }
-      let dir = target;
-      let cleanup: (() => Promise<void>) | undefined;
-      const exists = await stat(resolve(ctx.cwd, target)).then(
-        () => true,
-        () => false,
-      );
-      if (!exists && looksLikeImage(target)) {
-        const pulled = await pullImage(target, registryOptions(flags, ctx.cwd), ctx.reporter);
-        dir = pulled.dir;
-        cleanup = pulled.cleanup;
+      // Usage errors first (exit 2), before the target is looked at or a registry contacted.
+      const { resolveSuites } = await import("../bundle/validate/index.js");
+      resolveSuites(flags.selectOptional ?? []);
+      const { bundleTarget } = await import("../bundle/load/index.js");
+      const source = await bundleTarget(target, ctx.cwd);
+      const report = await validateBundle(source, {
+        ...(flags.selectOptional ? { selectOptional: flags.selectOptional } : {}),
+        ...(flags.k8sVersion ? { k8sVersion: flags.k8sVersion } : {}),
+        ...registryOptions(flags, ctx.cwd),
+        reporter: ctx.reporter,
+        env: ctx.env,
+      });
+      report.bundle = target;
+      const failed = report.errors > 0 || (flags.strict === true && report.warnings > 0);
+      if (flags.output === "json") ctx.out(JSON.stringify({ ...report, passed: !failed }, null, 2));
+      else {
+        for (const f of report.findings) ctx.out(formatFinding(f));
+        const summary = `${report.errors} error(s), ${report.warnings} warning(s)`;
+        if (failed) ctx.reporter.error(`bundle ${target} is not valid: ${summary}`);
+        else ctx.reporter.success(`bundle ${target} is valid${report.warnings > 0 ? ` (${summary})` : ""}`);
       }
-      try {
-        const report = await validateBundleDir(dir, {
-          ...(flags.selectOptional ? { selectOptional: flags.selectOptional } : {}),
-          ...(flags.k8sVersion ? { k8sVersion: flags.k8sVersion } : {}),
-          env: ctx.env,
-        });
-        report.bundle = target;
-        const failed = report.errors > 0 || (flags.strict === true && report.warnings > 0);
-        if (flags.output === "json") ctx.out(JSON.stringify({ ...report, passed: !failed }, null, 2));
-        else {
-          for (const f of report.findings) ctx.out(formatFinding(f));
-          const summary = `${report.errors} error(s), ${report.warnings} warning(s)`;
-          if (failed) ctx.reporter.error(`bundle ${target} is not valid: ${summary}`);
-          else ctx.reporter.success(`bundle ${target} is valid${report.warnings > 0 ? ` (${summary})` : ""}`);
-        }
-        if (failed) process.exitCode = ExitCode.failure;
-      } finally {
-        await cleanup?.();
-      }
+      if (failed) process.exitCode = ExitCode.failure;
     });
-}
-
-async function pullImage(ref: string, registry: ReturnType<typeof registryOptions>, reporter: Reporter) {
-  const { mkdtemp, rm } = await import("node:fs/promises");
-  const { tmpdir } = await import("node:os");
-  const { join } = await import("node:path");
-  const { pullBundleImage } = await import("../images/index.js");
-  const dest = await mkdtemp(join(tmpdir(), "tsop-bundle-"));
-  try {
-    const pulled = await pullBundleImage(ref, join(dest, "bundle"), { ...registry, reporter });
-    reporter.info(`pulled ${ref} (${pulled.digest})`);
-    return { dir: pulled.dir, cleanup: () => rm(dest, { recursive: true, force: true }) };
-  } catch (error) {
-    await rm(dest, { recursive: true, force: true });
-    throw error;
-  }
 }
 
 export function bundleCommand(): Command {

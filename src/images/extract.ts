@@ -3,10 +3,12 @@
 // places inside the target, hard links only to files already extracted (copied, not linked), no
 // device files or FIFOs, and limits on entry count, file size and total (decompressed) size.
 // OCI whiteouts (.wh.<name>, .wh..wh..opq) from later layers remove earlier content.
-import { copyFile, lstat, mkdir, readdir, rm, symlink, unlink, writeFile } from "node:fs/promises";
+import { createWriteStream } from "node:fs";
+import { copyFile, lstat, mkdir, readdir, rm, symlink, unlink } from "node:fs/promises";
 import { join, posix } from "node:path";
-import { Readable } from "node:stream";
-import { gunzipSync } from "node:zlib";
+import { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGunzip } from "node:zlib";
 import { extract } from "tar-stream";
 import { UnsafeArchiveError } from "./errors.js";
 import type { LayerCompression } from "./media-types.js";
@@ -50,6 +52,31 @@ function components(name: string): string[] | string {
   return parts;
 }
 
+/**
+ * The layer's tar stream. A gzip layer is inflated while it is read, and the stream fails as soon as
+ * more than `limit` bytes came out: a gzip bomb is refused after at most `limit` bytes, chunk by
+ * chunk, never held in memory whole.
+ */
+function inflate(blob: Buffer, compression: LayerCompression, limit: number, label: string): Readable {
+  const source = Readable.from([blob]);
+  if (compression !== "gzip") return source;
+  let seen = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      if (seen > limit)
+        callback(new UnsafeArchiveError(`${label} decompresses to more than ${limit} bytes; refusing it`));
+      else callback(null, chunk);
+    },
+  });
+  const gunzip = createGunzip();
+  gunzip.on("error", (error) =>
+    counter.destroy(new UnsafeArchiveError(`${label} is not valid gzip data: ${error.message}`)),
+  );
+  counter.on("error", () => gunzip.destroy());
+  return source.pipe(gunzip).pipe(counter);
+}
+
 async function lstatOrUndefined(path: string) {
   return lstat(path).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return undefined;
@@ -63,23 +90,23 @@ export async function extractLayer(
   root: string,
   options: ExtractOptions,
 ): Promise<void> {
+  const extractor = extract();
+  const tar = inflate(blob, compression, options.limits.maxTotalBytes, options.label);
+  tar.on("error", (error) => extractor.destroy(error));
+  tar.pipe(extractor);
+  try {
+    await unpackEntries(extractor, root, options);
+  } finally {
+    tar.destroy();
+  }
+}
+
+async function unpackEntries(extractor: ReturnType<typeof extract>, root: string, options: ExtractOptions) {
   const { limits, state, label } = options;
   const refuse = (name: string, reason: string) =>
     new UnsafeArchiveError(`${label}: entry "${name}" ${reason}; refusing to unpack the image`, {
       hint: "The image was not built by tsop or a container build; do not trust its content.",
     });
-  let tar: Buffer;
-  try {
-    tar = compression === "gzip" ? gunzipSync(blob, { maxOutputLength: limits.maxTotalBytes }) : blob;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
-      throw new UnsafeArchiveError(
-        `${label} decompresses to more than ${limits.maxTotalBytes} bytes; refusing it`,
-      );
-    }
-    throw new UnsafeArchiveError(`${label} is not valid gzip data: ${(error as Error).message}`);
-  }
-
   /** mkdir -p inside root, refusing to pass through anything but real directories. */
   const ensureDir = async (parts: readonly string[], name: string): Promise<string> => {
     let current = root;
@@ -100,9 +127,6 @@ export async function extractLayer(
     await unlink(path);
   };
 
-  const extractor = extract();
-  const source = Readable.from([tar]);
-  source.pipe(extractor);
   for await (const entry of extractor) {
     const header = entry.header;
     const name = header.name;
@@ -181,12 +205,11 @@ export async function extractLayer(
       await copyFile(source, target);
       await drain();
     } else {
-      const chunks: Buffer[] = [];
-      for await (const chunk of entry) chunks.push(chunk as Buffer);
-      await writeFile(target, Buffer.concat(chunks), {
-        mode: (header.mode ?? 0o644) & 0o111 ? 0o755 : 0o644,
-        flag: "wx",
-      });
+      // Streamed to disk: a layer never sits decompressed in memory.
+      await pipeline(
+        entry,
+        createWriteStream(target, { mode: (header.mode ?? 0o644) & 0o111 ? 0o755 : 0o644, flags: "wx" }),
+      );
     }
   }
 }

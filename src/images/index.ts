@@ -10,13 +10,14 @@
 //                    → lockfile.ts / resolve.ts → assign fields → related-images.ts
 //   bundle-image.ts  bundle dir → reproducible FROM-scratch image (layer, config, manifest)
 //   push.ts          image → registry, or → OCI image layout
-//   pull.ts          registry → verified blobs → safe extraction (extract.ts)
+//   pull.ts          registry or OCI layout (oci-layout-source.ts) → verified blobs → safe
+//                    extraction (extract.ts); pullBundleToTemp for every command that reads a bundle
 // errors.ts classifies failures; messages.ts holds the user-facing text.
 export { RegistryClient, type RegistryClientOptions } from "./client.js";
 export { RegistryError, type RegistryFailureKind, UnsafeArchiveError } from "./errors.js";
 export { type BuiltImage, buildBundleImage } from "./bundle-image.js";
 export { type PinOptions, type PinResult, pinBundleImages } from "./pin.js";
-export { type PullOptions, type PullResult, pullBundleImage } from "./pull.js";
+export { type PullOptions, type PullResult, pullBundleImage, pullBundleToTemp } from "./pull.js";
 export {
   type BundlePushOptions,
   type BundlePushResult,

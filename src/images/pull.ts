@@ -1,8 +1,10 @@
-// Pulling a bundle image without a container engine: manifest (an index picks the linux image for
-// this machine's architecture, else amd64, else the first), config and layers, every blob verified
-// against its digest, layers unpacked safely (extract.ts) into a staging directory next to the
-// destination, which is renamed into place only when everything succeeded.
+// Pulling a bundle image without a container engine, from a registry or an OCI layout
+// (oci-layout-source.ts): manifest (an index picks the linux image for this machine's architecture,
+// else amd64, else the first), config and layers, every blob verified against its digest, layers
+// unpacked safely (extract.ts) into a staging directory next to the destination, which is renamed
+// into place only when everything succeeded. pullBundleToTemp is the one "pull to read" helper.
 import { mkdir, mkdtemp, readdir, rename, rm, rmdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { InvalidInputError } from "../common/errors.js";
 import type { Reporter } from "../common/reporter.js";
@@ -18,7 +20,8 @@ import {
   isIndexMediaType,
   layerCompression,
 } from "./media-types.js";
-import { familiarReference, parseReference } from "./reference.js";
+import { type ImageSource, ociLayoutSource } from "./oci-layout-source.js";
+import { familiarReference, type ImageReference, parseReference } from "./reference.js";
 
 export interface PullOptions extends RegistryClientOptions {
   limits?: Partial<ExtractLimits>;
@@ -67,31 +70,58 @@ async function prepareDestination(destDir: string): Promise<boolean> {
   return true;
 }
 
+/** A registry image as an ImageSource for unpackImage. */
+function registrySource(client: RegistryClient, ref: ImageReference): ImageSource {
+  return {
+    label: familiarReference(ref),
+    manifest: (descriptor) => client.getManifest(ref, descriptor?.digest),
+    blob: (descriptor, maxBytes) => client.getBlob(ref.registry, ref.repository, descriptor, maxBytes),
+  };
+}
+
 export async function pullBundleImage(
   reference: string,
   destDir: string,
   options: PullOptions = {},
 ): Promise<PullResult> {
   const ref = parseReference(reference);
-  const dest = resolve(destDir);
   const client = options.client ?? new RegistryClient(options);
+  try {
+    return await unpackImage(registrySource(client, ref), destDir, options);
+  } finally {
+    if (!options.client) client.close();
+  }
+}
+
+/**
+ * Unpacks the bundle directories of an image (registry or OCI layout) into `destDir`: the manifest
+ * (an index picks a platform), the config's labels, then every layer through the safe extractor into
+ * a staging directory that is renamed into place only when everything succeeded.
+ */
+export async function unpackImage(
+  source: ImageSource,
+  destDir: string,
+  options: Omit<PullOptions, keyof RegistryClientOptions> & { reporter?: Reporter } = {},
+): Promise<PullResult> {
+  const dest = resolve(destDir);
   const limits = { ...DEFAULT_EXTRACT_LIMITS, ...options.limits };
   const maxLayerBytes = options.maxLayerBytes ?? 64 * 1024 * 1024;
-  const progress = options.reporter?.progress(`Pulling ${familiarReference(ref)}`);
+  const name = source.label;
+  const progress = options.reporter?.progress(`Pulling ${name}`);
   let staging: string | undefined;
   let removedEmpty = false;
   try {
-    const top = await client.getManifest(ref);
+    const top = await source.manifest();
     let manifest = top;
     if (isIndexMediaType(top.mediaType)) {
       const chosen = pickPlatform(top.json as unknown as ImageIndex);
-      if (!chosen) throw new RegistryError("protocol", `${familiarReference(ref)} is an empty image index`);
-      manifest = await client.getManifest(ref, chosen.digest);
+      if (!chosen) throw new RegistryError("protocol", `${name} is an empty image index`);
+      manifest = await source.manifest(chosen);
     }
     if (!isImageManifestMediaType(manifest.mediaType)) {
       throw new RegistryError(
         "protocol",
-        `${familiarReference(ref)} has an unsupported manifest type "${manifest.mediaType}"`,
+        `${name} has an unsupported manifest type "${manifest.mediaType}"`,
         {
           hint: "tsop reads OCI and Docker v2 schema 2 images.",
         },
@@ -99,18 +129,9 @@ export async function pullBundleImage(
     }
     const image = manifest.json as unknown as ImageManifest;
     if (!image.config || !Array.isArray(image.layers)) {
-      throw new RegistryError("protocol", `${familiarReference(ref)}: the manifest has no config or layers`);
+      throw new RegistryError("protocol", `${name}: the manifest has no config or layers`);
     }
-    const configBlob = await client.getBlob(ref.registry, ref.repository, image.config, 1024 * 1024);
-    let labels: Record<string, string> = {};
-    try {
-      const config = JSON.parse(configBlob.toString("utf8")) as {
-        config?: { Labels?: Record<string, string> };
-      };
-      labels = config.config?.Labels ?? {};
-    } catch {
-      throw new RegistryError("protocol", `${familiarReference(ref)}: the image config is not valid JSON`);
-    }
+    const labels = configLabels(await source.blob(image.config, 1024 * 1024), name);
     removedEmpty = await prepareDestination(dest);
     await mkdir(dirname(dest), { recursive: true });
     staging = await mkdtemp(join(dirname(dest), `.${basename(dest)}.pull-`));
@@ -118,16 +139,12 @@ export async function pullBundleImage(
     for (const layer of image.layers) {
       const compression = layerCompression(layer.mediaType);
       if (!compression) {
-        throw new RegistryError(
-          "protocol",
-          `${familiarReference(ref)}: layer type "${layer.mediaType}" is not supported`,
-          {
-            hint: "tsop unpacks tar and tar+gzip layers.",
-          },
-        );
+        throw new RegistryError("protocol", `${name}: layer type "${layer.mediaType}" is not supported`, {
+          hint: "tsop unpacks tar and tar+gzip layers.",
+        });
       }
-      progress?.update(`Pulling ${familiarReference(ref)}: layer ${layer.digest.slice(0, 19)}`);
-      const blob = await client.getBlob(ref.registry, ref.repository, layer, maxLayerBytes);
+      progress?.update(`Pulling ${name}: layer ${layer.digest.slice(0, 19)}`);
+      const blob = await source.blob(layer, maxLayerBytes);
       await extractLayer(blob, compression, staging, {
         limits,
         state,
@@ -137,14 +154,63 @@ export async function pullBundleImage(
     }
     await rename(staging, dest);
     staging = undefined;
-    progress?.succeed(`Pulled ${familiarReference(ref)}@${top.digest}`);
+    progress?.succeed(`Pulled ${name}@${top.digest}`);
     return { digest: top.digest, dir: dest, labels };
   } catch (error) {
-    progress?.fail(`Could not pull ${familiarReference(ref)}`);
+    progress?.fail(`Could not pull ${name}`);
     if (removedEmpty) await mkdir(dest, { recursive: true }).catch(() => undefined);
     throw error;
   } finally {
     if (staging) await rm(staging, { recursive: true, force: true });
-    if (!options.client) client.close();
+  }
+}
+
+function configLabels(configBlob: Buffer, name: string): Record<string, string> {
+  try {
+    const config = JSON.parse(configBlob.toString("utf8")) as {
+      config?: { Labels?: Record<string, string> };
+    };
+    return config.config?.Labels ?? {};
+  } catch {
+    throw new RegistryError("protocol", `${name}: the image config is not valid JSON`);
+  }
+}
+
+/** Where a bundle image comes from: a registry reference, or an OCI layout directory (and tag). */
+export type BundleImageSource = { image: string } | { layout: string; tag?: string };
+
+/** Pulls an image into a directory (pullBundleImage, or a test's stand-in). */
+export type PullInto = (
+  image: string,
+  destDir: string,
+  options: PullOptions,
+) => Promise<{ digest: string; dir: string; labels?: Record<string, string> }>;
+
+export interface TempPull extends PullResult {
+  /** Removes the temporary directory. */
+  remove(): Promise<void>;
+}
+
+/**
+ * The one way tsop pulls a bundle image to read it: into a fresh directory under the system temp
+ * dir (never the working directory), removed by `remove()` or at once when the pull fails.
+ */
+export async function pullBundleToTemp(
+  source: BundleImageSource,
+  options: PullOptions & { pull?: PullInto } = {},
+): Promise<TempPull> {
+  const parent = await mkdtemp(join(tmpdir(), "tsop-bundle-"));
+  const remove = () => rm(parent, { recursive: true, force: true });
+  try {
+    const dest = join(parent, "bundle");
+    const pull = options.pull ?? pullBundleImage;
+    const pulled =
+      "image" in source
+        ? await pull(source.image, dest, options)
+        : await unpackImage(ociLayoutSource(source.layout, source.tag), dest, options);
+    return { labels: {}, ...pulled, remove };
+  } catch (error) {
+    await remove();
+    throw error;
   }
 }

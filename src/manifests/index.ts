@@ -10,7 +10,15 @@ import { parseDocuments, readDocuments } from "./yaml.js";
 
 export * from "./object.js";
 export { podSpecOf, splitImage } from "./kustomize.js";
-export { parseDocuments, parseYaml, readDocuments, toYaml, yamlSyntaxError } from "./yaml.js";
+export {
+  parseDocuments,
+  parseYaml,
+  parseYamlDocuments,
+  readDocuments,
+  toYaml,
+  type YamlDocument,
+  yamlSyntaxError,
+} from "./yaml.js";
 
 export interface LoadManifestsOptions {
   cwd: string;

@@ -23,23 +23,61 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
   return { line: before.split("\n").length, column: before.length - lastBreak };
 }
 
+/** Alias expansions allowed per document: enough for real manifests, far below a "billion laughs". */
+export const MAX_YAML_ALIASES = 100;
+
+/** A parsed document as plain values; an alias bomb is refused by name instead of being expanded. */
+function plainValue(
+  doc: { toJS(options: { maxAliasCount: number }): unknown },
+  file: string,
+  line: number,
+): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+  } catch (error) {
+    if (error instanceof ReferenceError || error instanceof RangeError) {
+      throw new InvalidInputError(
+        `${file}:${line}: the YAML aliases (*name references) expand too much; refusing a possible YAML bomb`,
+        { hint: "write the values out instead of nesting aliases" },
+      );
+    }
+    throw error;
+  }
+}
+
 /** Parses one YAML document (a config file); a syntax error names file:line:column. */
 export function parseYaml(text: string, file: string): unknown {
   const doc = parseDocument(text, { prettyErrors: false });
   const error = doc.errors[0];
   if (error) throw yamlSyntaxError(error, file, text);
-  return doc.toJS({ maxAliasCount: 100 }) as unknown;
+  return plainValue(doc, file, 1);
 }
 
-/** Parses every non-empty document of a YAML stream; a syntax error names file:line:column. */
-export function parseDocuments(text: string, file: string): LoadedObject[] {
-  const out: LoadedObject[] = [];
+export interface YamlDocument {
+  value: unknown;
+  /** 1-based line where the document starts. */
+  line: number;
+}
+
+/**
+ * Every document of a YAML stream as plain values (empty ones included, as null or undefined). A
+ * syntax error names file:line:column; an alias bomb is refused.
+ */
+export function parseYamlDocuments(text: string, file: string): YamlDocument[] {
   const docs = parseAllDocuments(text, { prettyErrors: false });
   const list = Array.isArray(docs) ? docs : [docs];
-  list.forEach((doc, index) => {
+  return list.map((doc) => {
     const error = doc.errors[0];
     if (error) throw yamlSyntaxError(error, file, text);
-    const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
+    const line = doc.range ? lineColumn(text, doc.range[0]).line : 1;
+    return { value: plainValue(doc, file, line), line };
+  });
+}
+
+/** Parses every non-empty document of a YAML stream into Kubernetes objects; errors name file:line:column. */
+export function parseDocuments(text: string, file: string): LoadedObject[] {
+  const out: LoadedObject[] = [];
+  parseYamlDocuments(text, file).forEach(({ value }, index) => {
     if (value === null || value === undefined) return;
     if (!isRecord(value)) {
       throw new InvalidInputError(`${file}: document ${index + 1} is not a mapping (a Kubernetes object)`, {

@@ -136,6 +136,28 @@ const CASES: Case[] = [
     message: /^invalid bundle: contains multiple CSVs/,
   },
   {
+    id: "LOAD-03",
+    what: "manifests annotation leaving the bundle",
+    breakIt: (b) => b.ann((a) => (a[`${K}.manifests.v1`] = "manifests/../../../etc/")),
+    message:
+      '"manifests/../../../etc/" holds "." or ".." (it must stay inside the bundle); tsop reads manifests/ instead',
+    file: "metadata/annotations.yaml",
+    path: `annotations.${K}.manifests.v1`,
+  },
+  {
+    id: "LOAD-04",
+    what: "two objects in one manifest file",
+    breakIt: (b) =>
+      b.write(
+        "manifests/two.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n",
+      ),
+    message:
+      "holds 2 YAML documents; OLM's registry reads only the first of each file, put one object per file",
+    file: "manifests/two.yaml",
+    level: "warning",
+  },
+  {
     id: "CNT-01",
     what: "a Deployment object",
     breakIt: (b) =>

@@ -1,7 +1,12 @@
 // Fixture bundles for run-bundle tests (fixtures/run/memcached-*), read as the pull would leave them.
 import { cp } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { type LoadedBundle, type PullBundle, readBundleDir } from "../../src/olm/run/bundle-source.js";
+import {
+  type InstallableBundle,
+  installable,
+  loadBundle,
+  type PullBundle,
+} from "../../src/bundle/load/index.js";
 
 export const FIXTURES = fileURLToPath(new URL("../../fixtures/run/", import.meta.url));
 
@@ -9,11 +14,11 @@ export function fixtureDir(version: "0.0.1" | "0.0.2"): string {
   return `${FIXTURES}memcached-${version}`;
 }
 
-export function loadFixture(
+export async function loadFixture(
   version: "0.0.1" | "0.0.2",
   image = `registry.test/memcached-bundle:v${version}`,
-): Promise<LoadedBundle> {
-  return readBundleDir(fixtureDir(version), image);
+): Promise<InstallableBundle> {
+  return installable(await loadBundle({ dir: fixtureDir(version) }), image);
 }
 
 /** A pull that copies a fixture directory instead of contacting a registry (image tag → fixture). */

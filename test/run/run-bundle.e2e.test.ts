@@ -8,7 +8,7 @@ import type { RunBundleOptions } from "../../src/olm/run/run-bundle.js";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
-import type { PullBundle } from "../../src/olm/run/bundle-source.js";
+import type { PullBundle } from "../../src/bundle/load/index.js";
 import { fixturePull, loadFixture } from "./fixtures.js";
 import {
   type BundleRegistry,

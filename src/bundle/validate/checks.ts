@@ -451,6 +451,20 @@ export const CHECKS: Check[] = [
     description: "the bundle holds at most one CSV",
     run: (b) => b.loadFindings.filter((f) => f.id === "LOAD-02"),
   },
+  {
+    id: "LOAD-03",
+    suite: "default",
+    level: "error",
+    description: "the manifests and metadata annotations are relative paths inside the bundle",
+    run: (b) => b.loadFindings.filter((f) => f.id === "LOAD-03"),
+  },
+  {
+    id: "LOAD-04",
+    suite: "default",
+    level: "warning",
+    description: "one object per manifest file (OLM's registry reads only the first document)",
+    run: (b) => b.loadFindings.filter((f) => f.id === "LOAD-04"),
+  },
   // Bundle content (operator-sdk).
   {
     id: "CNT-01",
@@ -1052,8 +1066,7 @@ export const CHECKS: Check[] = [
     description: "the bundle's compressed size stays under 1 MiB (warning above 85%)",
     run: (b) => {
       if (!b.hasManifestsDir || b.manifests.length === 0) return [];
-      const compressed = b.manifests.reduce((n, m) => n + m.compressedSize, 0);
-      const size = b.manifests.reduce((n, m) => n + m.size, 0);
+      const { compressed, bytes: size } = b.size;
       if (compressed > MAX_COMPRESSED) {
         return [
           finding(

@@ -1,17 +1,17 @@
-// Bundle validation. Stages: load.ts reads the bundle directory → checks.ts (the table of checks
-// with stable ids: default suite always, optional suites on request) → a sorted report.
+// Bundle validation. Stages: the bundle loader (../load: directory, OCI layout or image) → checks.ts
+// (the table of checks with stable ids: default suite always, optional suites on request) → a
+// sorted report.
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { InvalidInputError, UsageError } from "../../common/errors.js";
+import { type BundleTarget, loadBundle, type LoadOptions } from "../load/index.js";
 import { CHECKS, OPTIONAL_SUITES } from "./checks.js";
-import { loadBundle } from "./load.js";
 import type { CheckContext, Finding, LoadedBundle } from "./types.js";
 
 export { CHECKS, OPTIONAL_SUITES } from "./checks.js";
-export { loadBundle } from "./load.js";
 export type { Check, Finding, LoadedBundle } from "./types.js";
 
-export interface ValidateOptions {
+export interface ValidateOptions extends LoadOptions {
   /** Optional suites or operator-sdk selectors (e.g. "operatorhub", "suite=operatorframework"). */
   selectOptional?: string[];
   k8sVersion?: string;
@@ -70,32 +70,43 @@ export function runChecks(bundle: LoadedBundle, suites: readonly string[], ctx: 
   );
 }
 
-/** Validates a bundle directory. A path that does not exist is an error (never an image pull). */
-export async function validateBundleDir(
-  dir: string,
+/** Validates a bundle directory, OCI layout or image (read by the one bundle loader). */
+export async function validateBundle(
+  target: BundleTarget,
   options: ValidateOptions = {},
 ): Promise<ValidationReport> {
   const suites = resolveSuites(options.selectOptional ?? []);
-  const root = resolve(dir);
-  let isDir = false;
-  try {
-    isDir = (await stat(root)).isDirectory();
-  } catch {
-    isDir = false;
-  }
-  if (!isDir) {
-    throw new InvalidInputError(`bundle directory ${dir} does not exist`, {
-      hint: "run `tsop bundle` first, or pass the directory that holds manifests/ and metadata/",
-    });
-  }
-  const bundle = await loadBundle(root);
   const categories = await customCategories(options.env);
+  const bundle = await loadBundle(target, options);
   const findings = runChecks(bundle, suites, {
     ...(options.k8sVersion ? { k8sVersion: options.k8sVersion } : {}),
     ...(categories ? { categories } : {}),
   });
   const errors = findings.filter((f) => f.level === "error").length;
-  return { bundle: dir, passed: errors === 0, errors, warnings: findings.length - errors, suites, findings };
+  return {
+    bundle: bundle.source.name,
+    passed: errors === 0,
+    errors,
+    warnings: findings.length - errors,
+    suites,
+    findings,
+  };
+}
+
+/** Validates a bundle directory. A path that does not exist is an error (never an image pull). */
+export async function validateBundleDir(
+  dir: string,
+  options: ValidateOptions = {},
+): Promise<ValidationReport> {
+  const isDir = await stat(dir).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+  if (!isDir)
+    throw new InvalidInputError(`bundle directory ${dir} does not exist`, {
+      hint: "run `tsop bundle` first, or pass the directory that holds manifests/ and metadata/",
+    });
+  return { ...(await validateBundle({ dir: resolve(dir) }, options)), bundle: dir };
 }
 
 export function formatFinding(f: Finding): string {

@@ -13,16 +13,20 @@ export interface Finding {
   path?: string;
 }
 
+/** One object of the bundle: a YAML document of a file in the manifests directory. */
 export interface BundleFile {
   /** Relative to the bundle root, e.g. manifests/foo.yaml. */
   file: string;
+  /** Index of the document in the file (0 for the first). */
+  doc: number;
   object: KubeObject;
-  size: number;
-  compressedSize: number;
 }
 
 export interface LoadedBundle {
+  /** Names the bundle in messages: its directory, OCI layout or image reference. */
   root: string;
+  /** The manifests directory (from the manifests annotation when it is a safe path), e.g. "manifests". */
+  manifestsDir: string;
   hasManifestsDir: boolean;
   hasMetadataDir: boolean;
   annotationsFile: string | undefined;
@@ -34,6 +38,8 @@ export interface LoadedBundle {
   manifests: BundleFile[];
   csv: BundleFile | undefined;
   crds: BundleFile[];
+  /** Bytes of the manifest files, and their gzip+base64 size as OLM stores them. */
+  size: { bytes: number; compressed: number };
   /** Problems met while loading (unparsable files, sub-directories, several CSVs). */
   loadFindings: Finding[];
 }

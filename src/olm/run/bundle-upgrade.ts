@@ -9,7 +9,8 @@ import { TsopError } from "../../common/errors.js";
 import { CATALOG_INIT_IMAGE } from "../../common/pins.js";
 import { describeRef, type KubeObject, type ObjectRef, refOf } from "../../kube/objects.js";
 import { goneCheck, waitFor } from "../../kube/wait.js";
-import { csvVersion, type PullBundle, pullBundle } from "./bundle-source.js";
+import { loadInstallableBundle, type PullBundle, registryAccess } from "../../bundle/load/index.js";
+import { csvVersion } from "./catalog.js";
 import { channelHead, parseCatalog, unpackPayload, withUpgrade } from "./catalog.js";
 import { catalogServingCheck, registryPodCheck } from "./checks.js";
 import {
@@ -69,7 +70,7 @@ export async function bundleUpgrade(options: BundleUpgradeOptions): Promise<Bund
   const client = conn.client;
   try {
     reporter.info(`Pulling bundle ${options.image}`);
-    const bundle = await pullBundle(options.image, { ...options });
+    const bundle = await loadInstallableBundle(options.image, registryAccess(options));
     const csvName = bundle.csv.metadata.name ?? "";
     const version = csvVersion(bundle.csv);
     const pkg = bundle.packageName;

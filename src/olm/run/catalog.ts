@@ -6,8 +6,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { parseAllDocuments, stringify } from "yaml";
 import { InvalidInputError } from "../../common/errors.js";
 import type { KubeObject } from "../../kube/objects.js";
-import type { LoadedBundle } from "./bundle-source.js";
-import { csvVersion } from "./bundle-source.js";
+import type { InstallableBundle as LoadedBundle } from "../../bundle/load/index.js";
 import { RUN_CHANNEL } from "./names.js";
 
 export type Blob = Record<string, unknown>;
@@ -232,4 +231,8 @@ export function partitionCatalog(documents: string[], limit = CONFIGMAP_PAYLOAD_
 
 export function unpackPayload(base64: string): string {
   return gunzipSync(Buffer.from(base64, "base64")).toString("utf8");
+}
+
+export function csvVersion(csv: KubeObject): string {
+  return typeof csv.spec?.version === "string" ? csv.spec.version : "";
 }

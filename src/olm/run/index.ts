@@ -1,5 +1,5 @@
 // Running a bundle through OLM: `tsop run bundle`, `tsop run bundle-upgrade`, `tsop cleanup`.
-// Stages: bundle-source.ts (pull + read the bundle) → install-mode.ts (flag, CSV modes, existing
+// Stages: bundle/load (pull + read the bundle, as `bundle validate` does) → install-mode.ts (flag, CSV modes, existing
 // OperatorGroup) → catalog.ts (FBC, gzip partitions) → plan.ts (every object, pure; --dry-run stops
 // here) → run-bundle.ts / bundle-upgrade.ts (create, then watch-based phases in checks.ts and
 // install-flow.ts; session.ts tracks what was created; cluster.ts adds diagnostics and rolls back)

@@ -2,7 +2,7 @@
 // registry Pod and its Service, the CatalogSource, the OperatorGroup (when needed), the
 // Subscription (Manual approval, startingCSV). `--dry-run` prints this plan; execution creates it.
 import type { KubeObject } from "../../kube/objects.js";
-import type { LoadedBundle } from "./bundle-source.js";
+import type { InstallableBundle as LoadedBundle } from "../../bundle/load/index.js";
 import { type CatalogContent, partitionCatalog, serializeCatalog } from "./catalog.js";
 import type { ResolvedInstallMode } from "./install-mode.js";
 import {

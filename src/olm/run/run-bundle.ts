@@ -8,7 +8,7 @@ import { TsopError, UsageError } from "../../common/errors.js";
 import { CATALOG_INIT_IMAGE, OPM_IMAGE } from "../../common/pins.js";
 import { waitFor } from "../../kube/wait.js";
 import { type KubeObject, type ObjectRef, refOf } from "../../kube/objects.js";
-import { type PullBundle, pullBundle } from "./bundle-source.js";
+import { loadInstallableBundle, type PullBundle, registryAccess } from "../../bundle/load/index.js";
 import { singleBundleCatalog } from "./catalog.js";
 import { catalogReadyCheck, registryPodCheck } from "./checks.js";
 import { type ClusterOptions, connect, failRun, listIn, ownerReferenceTo, requireOlm } from "./cluster.js";
@@ -86,7 +86,7 @@ export async function runBundle(options: RunBundleOptions): Promise<RunBundleRes
   const conn = options.dryRun ? undefined : await connect(options);
   try {
     reporter.info(`Pulling bundle ${options.image}`);
-    const bundle = await pullBundle(options.image, { ...options });
+    const bundle = await loadInstallableBundle(options.image, registryAccess(options));
     const csvName = bundle.csv.metadata.name ?? "";
     reporter.info(`Bundle: package ${bundle.packageName}, ${csvName}`);
     const namespace = options.namespace ?? conn?.client.namespace ?? (await kubeconfigNamespace(options));
