@@ -300,6 +300,36 @@ const CASES: Case[] = [
       'OpenShift feature annotation "features.operators.openshift.io/disconnected" must be "true" or "false", not "yes"',
   },
   {
+    id: "CSV-16",
+    what: "webhook served by a deployment the CSV does not have",
+    breakIt: (b) =>
+      b.csv(
+        (c) =>
+          (c.spec.webhookdefinitions = [
+            {
+              type: "ValidatingAdmissionWebhook",
+              generateName: "vmemcached.kb.io",
+              deploymentName: "elsewhere",
+              containerPort: 443,
+              targetPort: 9443,
+              webhookPath: "/validate",
+              admissionReviewVersions: ["v1"],
+              sideEffects: "None",
+              rules: [
+                {
+                  apiGroups: ["cache.example.com"],
+                  apiVersions: ["v1alpha1"],
+                  operations: ["CREATE"],
+                  resources: ["memcacheds"],
+                },
+              ],
+            },
+          ]),
+      ),
+    message: 'deploymentName "elsewhere" is not a deployment of the install strategy',
+    path: "spec.webhookdefinitions[0].deploymentName",
+  },
+  {
     id: "RI-01",
     what: "invalid related image",
     breakIt: (b) => b.csv((c) => (c.spec.relatedImages = [{ name: "db", image: "Not A Ref" }])),

@@ -96,6 +96,22 @@ describe("bundle with webhooks", () => {
       expect(manager.ports).toContainEqual({ containerPort: 9443, name: "webhook-server", protocol: "TCP" });
       // OLM mounts its own certificate there: the cert-manager Secret's volume is not in the bundle.
       expect(JSON.stringify(pod)).not.toContain("webhook-server-cert");
+
+      // A definition OLM could not install fails validation (CSV-16).
+      const csvFile = join(dir, "bundle/manifests/memcached-operator.clusterserviceversion.yaml");
+      await writeFile(
+        csvFile,
+        (await readFile(csvFile, "utf8"))
+          .replace("deploymentName: memcached-operator-controller-manager", "deploymentName: elsewhere")
+          .replace("webhookPath: /mutate", "webhookPath: mutate"),
+      );
+      const broken = await tsop(dir, ["bundle", "validate", "-o", "json"]);
+      expect(broken.exitCode).toBe(1);
+      expect(
+        (JSON.parse(broken.stdout).findings as Array<{ id: string; path: string }>)
+          .filter((f) => f.id === "CSV-16")
+          .map((f) => f.path),
+      ).toEqual(["spec.webhookdefinitions[0].deploymentName", "spec.webhookdefinitions[0].webhookPath"]);
     },
   );
 

@@ -19,6 +19,7 @@ import { SUPPORTED_KINDS } from "../files.js";
 import { ANNOTATION } from "../metadata.js";
 import type { Check, CheckContext, Finding, LoadedBundle } from "./types.js";
 import { csvView, finding, kubeVersion, nameProblem, strictSemver, validPullSpec } from "./util.js";
+import { webhookDefinitionFindings } from "./webhooks.js";
 
 const MAX_COMPRESSED = 1 << 20;
 const REQUIRED_ANNOTATIONS = [
@@ -878,6 +879,15 @@ export const CHECKS: Check[] = [
                   ),
                 ];
           }),
+    ),
+  },
+  {
+    suite: "default",
+    ...csvChecks(
+      "CSV-16",
+      "error",
+      "webhook definitions name a deployment, a port, a path, review versions, side effects and rules or owned CRDs",
+      (v) => webhookDefinitionFindings(v),
     ),
   },
   {
