@@ -5,7 +5,7 @@
 // --watch, a source change rebuilds and restarts it; a failed build keeps the running manager.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { TsopError } from "../common/errors.js";
+import { ExitCode, TsopError } from "../common/errors.js";
 import type { KubeClient } from "../kube/client.js";
 import type { Project } from "../project/types.js";
 import { isStale, runBuild } from "./build.js";
@@ -46,6 +46,17 @@ interface Launch {
 }
 
 export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult> {
+  try {
+    return await buildInstallAndRun(options);
+  } catch (error) {
+    // Ctrl-C before the manager runs (during the build or the CRD wait) ends quietly with 130.
+    if (options.signal?.aborted)
+      throw new TsopError("interrupted", { exitCode: ExitCode.interrupted, cause: error });
+    throw error;
+  }
+}
+
+async function buildInstallAndRun(options: RunLocalOptions): Promise<RunLocalResult> {
   const project = await openProject(options.cwd);
   const entry = options.entry ?? join("dist", "main.js");
   if (!options.skipBuild && (await isStale(project.root, entry))) await build(project, options);

@@ -135,7 +135,7 @@ export async function buildKustomization(
       if (ctx.optional?.has(path)) continue;
       throw new InvalidInputError(`${shown(file)} lists ${ref}, which does not exist (${shown(path)})`, {
         location: { file: shown(file) },
-        hint: ref.includes("crd")
+        hint: `${shown(dir)}/${ref}`.includes("crd")
           ? "run `tsop generate` to write the CRDs, or remove the entry"
           : "create the file, or remove the entry from resources",
       });
