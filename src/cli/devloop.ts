@@ -35,22 +35,8 @@ async function printItems(ctx: CliContext, items: Item[], output: "table" | "jso
   );
 }
 
-/** Ctrl-C once: `onStop` (graceful); twice: `onKill`. */
-function interrupts(): { stop: AbortSignal; kill: AbortSignal; dispose(): void } {
-  const stop = new AbortController();
-  const kill = new AbortController();
-  const onSigint = () => (stop.signal.aborted ? kill.abort() : stop.abort());
-  process.on("SIGINT", onSigint);
-  process.on("SIGTERM", onSigint);
-  return {
-    stop: stop.signal,
-    kill: kill.signal,
-    dispose: () => {
-      process.removeListener("SIGINT", onSigint);
-      process.removeListener("SIGTERM", onSigint);
-    },
-  };
-}
+/** Ctrl-C stops the command; what was already applied stays (the commands are idempotent). */
+const STOP = { rollback: "stopping; what was applied so far stays in the cluster" };
 
 const tableOutput = () =>
   new Option("-o, --output <format>", "output format").choices(["table", "json", "yaml"]).default("table");
@@ -93,11 +79,10 @@ export function uninstallCommand(): Command {
     ) => {
       const ctx = await cliContext(cmd);
       const { uninstall } = await import("../devloop/index.js");
-      const result = await uninstall({
-        ...clusterOptions(flags, ctx),
-        force: flags.force,
-        timeoutMs: flags.timeout,
-      });
+      const { withInterrupt } = await import("../common/interrupt.js");
+      const result = await withInterrupt(STOP, (signal) =>
+        uninstall({ ...clusterOptions(flags, ctx), force: flags.force, timeoutMs: flags.timeout, signal }),
+      );
       await printItems(ctx, result.items, flags.output);
     },
   );
@@ -124,12 +109,16 @@ export function deployCommand(): Command {
   command.action(async (flags: DeployFlags, cmd: Command) => {
     const ctx = await cliContext(cmd);
     const { deploy } = await import("../devloop/index.js");
-    const result = await deploy({
-      ...clusterOptions(flags, ctx),
-      image: flags.image,
-      dryRun: flags.dryRun,
-      timeoutMs: flags.timeout,
-    });
+    const { withInterrupt } = await import("../common/interrupt.js");
+    const result = await withInterrupt(STOP, (signal) =>
+      deploy({
+        ...clusterOptions(flags, ctx),
+        image: flags.image,
+        dryRun: flags.dryRun,
+        timeoutMs: flags.timeout,
+        signal,
+      }),
+    );
     if (flags.dryRun) {
       if (flags.output === "json")
         return ctx.out(await renderData({ apiVersion: "v1", kind: "List", items: result.objects }, "json"));
@@ -160,11 +149,15 @@ export function undeployCommand(): Command {
     ) => {
       const ctx = await cliContext(cmd);
       const { undeploy } = await import("../devloop/index.js");
-      const result = await undeploy({
-        ...clusterOptions(flags, ctx),
-        deleteCrds: flags.deleteCrds,
-        timeoutMs: flags.timeout,
-      });
+      const { withInterrupt } = await import("../common/interrupt.js");
+      const result = await withInterrupt(STOP, (signal) =>
+        undeploy({
+          ...clusterOptions(flags, ctx),
+          deleteCrds: flags.deleteCrds,
+          timeoutMs: flags.timeout,
+          signal,
+        }),
+      );
       await printItems(ctx, result.items, flags.output);
     },
   );
@@ -195,10 +188,12 @@ export function runLocalCommand(): Command {
   addClusterFlags(command);
   command.action(async (managerArgs: string[], flags: RunLocalFlags, cmd: Command) => {
     const ctx = await cliContext(cmd);
-    const signals = interrupts();
-    try {
-      const { runLocal } = await import("../devloop/index.js");
-      const result = await runLocal({
+    const { withInterrupt } = await import("../common/interrupt.js");
+    const { runLocal } = await import("../devloop/index.js");
+    // The first Ctrl-C stops the manager like the kubelet (SIGTERM, grace period); a second one
+    // exits at once, and the manager process is killed with tsop.
+    const result = await withInterrupt({ rollback: "stopping the manager" }, (signal) =>
+      runLocal({
         ...clusterOptions(flags, ctx),
         entry: flags.entry,
         watch: flags.watch,
@@ -207,15 +202,12 @@ export function runLocalCommand(): Command {
         skipInstall: !flags.install,
         managerArgs,
         timeoutMs: flags.timeout,
-        signal: signals.stop,
-        killSignal: signals.kill,
-      });
-      ctx.reporter.info(
-        `manager stopped${result.exit.signal ? ` (${result.exit.signal})` : ` (exit code ${result.exit.code ?? "?"})`}${result.restarts ? ` after ${result.restarts} restart(s)` : ""}`,
-      );
-    } finally {
-      signals.dispose();
-    }
+        signal,
+      }),
+    );
+    ctx.reporter.info(
+      `manager stopped${result.exit.signal ? ` (${result.exit.signal})` : ` (exit code ${result.exit.code ?? "?"})`}${result.restarts ? ` after ${result.restarts} restart(s)` : ""}`,
+    );
   });
   return command;
 }

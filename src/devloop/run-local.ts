@@ -5,7 +5,8 @@
 // --watch, a source change rebuilds and restarts it; a failed build keeps the running manager.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { ExitCode, TsopError } from "../common/errors.js";
+import { TsopError } from "../common/errors.js";
+import { interruptedError } from "../common/interrupt.js";
 import type { KubeClient } from "../kube/client.js";
 import type { Project } from "../project/types.js";
 import { isStale, runBuild } from "./build.js";
@@ -29,10 +30,8 @@ export interface RunLocalOptions extends ClusterOptions {
   managerArgs?: string[];
   /** Budget for the CRDs to become Established. */
   timeoutMs: number;
-  /** Stops the manager gracefully (first Ctrl-C). */
+  /** Stops the manager gracefully (Ctrl-C); tsop's exit kills it at once. */
   signal?: AbortSignal;
-  /** Kills the manager at once (second Ctrl-C). */
-  killSignal?: AbortSignal;
 }
 
 export interface RunLocalResult {
@@ -49,9 +48,8 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
   try {
     return await buildInstallAndRun(options);
   } catch (error) {
-    // Ctrl-C before the manager runs (during the build or the CRD wait) ends quietly with 130.
-    if (options.signal?.aborted)
-      throw new TsopError("interrupted", { exitCode: ExitCode.interrupted, cause: error });
+    // Ctrl-C before the manager runs (during the build or the CRD wait) ends with 130 (143 for SIGTERM).
+    if (options.signal?.aborted) throw interruptedError(options.signal);
     throw error;
   }
 }
@@ -173,8 +171,7 @@ async function supervise(
       exit = current ? current.process.exited.then((e): Event => ({ type: "exit", exit: e })) : undefined;
       const event = await Promise.race([stop, ...(change ? [change] : []), ...(exit ? [exit] : [])]);
       if (event.type === "stop") {
-        options.reporter.info("stopping the manager (Ctrl-C again to kill it)");
-        const result = current ? await stopManager(current, options.killSignal) : { code: 0, signal: null };
+        const result = current ? await current.process.stop(current.graceMs) : { code: 0, signal: null };
         return { restarts, exit: result };
       }
       if (event.type === "exit") {
@@ -191,7 +188,7 @@ async function supervise(
       options.reporter.info(`${event.path} changed: rebuilding`);
       try {
         await build(project, options);
-        if (current) await stopManager(current, options.killSignal);
+        if (current) await current.process.stop(current.graceMs);
         current = undefined;
         current = await launch();
         restarts++;
@@ -204,15 +201,5 @@ async function supervise(
   } finally {
     watcher?.close();
     current?.process.kill();
-  }
-}
-
-async function stopManager(launch: Launch, killSignal: AbortSignal | undefined): Promise<ManagerExit> {
-  const onKill = () => launch.process.kill();
-  killSignal?.addEventListener("abort", onKill, { once: true });
-  try {
-    return await launch.process.stop(launch.graceMs);
-  } finally {
-    killSignal?.removeEventListener("abort", onKill);
   }
 }
