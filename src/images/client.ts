@@ -5,6 +5,8 @@
 import { readdir, readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { parseDuration } from "../common/duration.js";
+import { UsageError } from "../common/errors.js";
 import type { Reporter } from "../common/reporter.js";
 import { type Challenge, parseChallenges } from "./challenge.js";
 import { type Credential, credentialCache, findCredentials } from "./credentials.js";
@@ -21,6 +23,8 @@ import {
 } from "./reference.js";
 import {
   ConnectionError,
+  DEFAULT_OPERATION_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
   type HttpRequest,
   type HttpResponse,
   ResponseTooLargeError,
@@ -42,7 +46,19 @@ export interface RegistryClientOptions {
   retries?: number;
   backoffMs?: number;
   timeoutMs?: number;
+  /** Longest one request may take (default $TSOP_REGISTRY_REQUEST_TIMEOUT, else 5 minutes). */
+  requestTimeoutMs?: number;
+  /** Longest this client's requests may take together (default $TSOP_REGISTRY_OPERATION_TIMEOUT, else 15 minutes). */
+  operationTimeoutMs?: number;
   reporter?: Reporter;
+}
+
+function durationFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const ms = parseDuration(raw, name);
+  if (ms <= 0) throw new UsageError(`${name}="${raw}" must be a positive duration such as 90s or 10m`);
+  return ms;
 }
 
 export interface ManifestResult {
@@ -89,6 +105,12 @@ export class RegistryClient {
       rejectUnauthorized: !options.skipTlsVerify,
       extraCa: (host) => [...(this.globalCa ?? []), ...(this.hostCa.get(host) ?? [])],
       timeoutMs: options.timeoutMs ?? 30_000,
+      requestDeadlineMs:
+        options.requestTimeoutMs ??
+        durationFromEnv(this.env, "TSOP_REGISTRY_REQUEST_TIMEOUT", DEFAULT_REQUEST_TIMEOUT_MS),
+      operationDeadlineMs:
+        options.operationTimeoutMs ??
+        durationFromEnv(this.env, "TSOP_REGISTRY_OPERATION_TIMEOUT", DEFAULT_OPERATION_TIMEOUT_MS),
       retries: options.retries ?? 4,
       backoffMs: options.backoffMs ?? 200,
       maxSockets: options.concurrency ?? 8,

@@ -25,6 +25,17 @@ export function connectionFailed(
   via?: string,
 ): { message: string; hint?: string } {
   const where = via ? `${origin} via proxy ${via}` : origin;
+  if (code === "TSOP_DOWNGRADE")
+    return {
+      message: `${registry}: ${detail}`,
+      hint: "Ask the registry's operator to keep redirects on HTTPS.",
+    };
+  if (code === "TSOP_DEADLINE") {
+    return {
+      message: `${registry} (${where}) is too slow: ${detail}`,
+      hint: "For a slow network raise TSOP_REGISTRY_REQUEST_TIMEOUT / TSOP_REGISTRY_OPERATION_TIMEOUT (e.g. 15m).",
+    };
+  }
   if (kind === "tls") {
     const why = /wrong version number|packet length/i.test(detail)
       ? "the server does not speak HTTPS"

@@ -1,8 +1,8 @@
 // HTTP for the registry client, on node:http/https (Node 20's fetch cannot use a proxy and undici's
 // ProxyAgent would be a dependency for ~60 lines): keep-alive agents bounded to `maxSockets`, TLS
 // verification with extra CA certificates, HTTPS through an HTTP proxy with a CONNECT tunnel (plain
-// HTTP with absolute-URI requests), per-request timeouts, redirects that drop Authorization when
-// they leave the origin, and retries with exponential backoff on 429, 5xx and connection errors.
+// HTTP with absolute-URI requests), idle timeouts plus deadlines per request and per operation,
+// redirects that drop Authorization when they leave the origin and never go from HTTPS to HTTP, and retries with exponential backoff on 429, 5xx and connection errors.
 import {
   Agent as HttpAgent,
   type IncomingHttpHeaders,
@@ -42,6 +42,10 @@ export interface TransportOptions {
   /** Extra trusted CA certificates (PEM), added to Node's defaults; per host when a function. */
   extraCa: (host: string) => string[];
   timeoutMs: number;
+  /** Longest one HTTP exchange may take, headers and body (a trickling server cannot hold on). */
+  requestDeadlineMs?: number;
+  /** Longest all exchanges of this transport may take together (one tsop operation). */
+  operationDeadlineMs?: number;
   /** Attempts after the first one. */
   retries: number;
   backoffMs: number;
@@ -85,6 +89,8 @@ const RETRYABLE_CODES = new Set([
 ]);
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH|EPROTO$)/;
 const MAX_REDIRECTS = 5;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 5 * 60_000;
+export const DEFAULT_OPERATION_TIMEOUT_MS = 15 * 60_000;
 const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
 
 function classify(error: NodeJS.ErrnoException): ConnectionError {
@@ -164,8 +170,35 @@ function tunnelAgent(proxy: URL, options: AgentOptions): HttpsAgent {
 
 export class Transport {
   private readonly agents = new Map<string, HttpAgent>();
+  private readonly operationEnds: number;
+  private readonly requestDeadlineMs: number;
+  private readonly operationDeadlineMs: number;
 
-  constructor(private readonly options: TransportOptions) {}
+  constructor(private readonly options: TransportOptions) {
+    this.requestDeadlineMs = options.requestDeadlineMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.operationDeadlineMs = options.operationDeadlineMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
+    this.operationEnds = Date.now() + this.operationDeadlineMs;
+  }
+
+  /** Milliseconds this exchange may take, and which limit that is. */
+  private deadline(): { ms: number; which: "request" | "operation" } {
+    const left = this.operationEnds - Date.now();
+    return left < this.requestDeadlineMs
+      ? { ms: Math.max(left, 0), which: "operation" }
+      : { ms: this.requestDeadlineMs, which: "request" };
+  }
+
+  private deadlineError(req: HttpRequest, url: URL, which: "request" | "operation"): ConnectionError {
+    const limit = which === "request" ? this.requestDeadlineMs : this.operationDeadlineMs;
+    const what = `${req.method} ${url.pathname}`;
+    return new ConnectionError(
+      which === "request"
+        ? `${what} took longer than ${limit / 1000} s (the limit for one request)`
+        : `${what} was cut off: the whole operation took longer than ${limit / 1000} s`,
+      "TSOP_DEADLINE",
+      "timeout",
+    );
+  }
 
   private agentFor(url: URL, proxy: URL | undefined): HttpAgent {
     const https = url.protocol === "https:";
@@ -218,7 +251,17 @@ export class Transport {
       };
     }
     const limit = req.maxBytes ?? DEFAULT_MAX_BYTES;
+    const deadline = this.deadline();
     return new Promise<HttpResponse>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const settle =
+        <T>(fn: (value: T) => void) =>
+        (value: T) => {
+          clearTimeout(timer);
+          fn(value);
+        };
+      resolve = settle(resolve);
+      reject = settle(reject);
       const r = (https ? httpsRequest : httpRequest)(options, (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -243,6 +286,12 @@ export class Transport {
         r.destroy(error);
       });
       r.once("error", (error) => reject(viaProxy(classify(error), proxy)));
+      // The idle timeout above does not stop a server that sends a byte now and then.
+      timer = setTimeout(() => {
+        const error = viaProxy(this.deadlineError(req, url, deadline.which), proxy);
+        reject(error);
+        r.destroy(error);
+      }, deadline.ms);
       r.end(req.body);
     });
   }
@@ -268,6 +317,7 @@ export class Transport {
         }
         reason = error.code;
       }
+      if (Date.now() + delay >= this.operationEnds) throw this.deadlineError(req, req.url, "operation");
       this.options.onRetry?.({ url: req.url, attempt, delayMs: Math.round(delay), reason });
       await sleep(delay);
     }
@@ -284,6 +334,13 @@ export class Transport {
         return response;
       }
       const next = new URL(location, url);
+      if (url.protocol === "https:" && next.protocol !== "https:") {
+        throw new ConnectionError(
+          `${url.host} redirected ${req.method} ${url.pathname} from HTTPS to ${next.protocol.replace(":", "").toUpperCase()} (${next.host}); refusing the downgrade`,
+          "TSOP_DOWNGRADE",
+          "tls",
+        );
+      }
       if (next.origin !== url.origin && headers) {
         // Blob storage redirects (S3, CDNs) must not receive the registry's credentials.
         const { authorization: _dropped, ...rest } = headers;
