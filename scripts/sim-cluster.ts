@@ -89,7 +89,7 @@ if (values.port !== undefined) {
     upstream.on("error", drop).on("close", drop);
   });
   await new Promise<void>((ok, fail) => relay!.once("error", fail).listen(port, "127.0.0.1", ok));
-  url = `http://127.0.0.1:${port}`;
+  url = `${target.protocol}//127.0.0.1:${port}`;
 }
 
 const ownDir = values.kubeconfig ? undefined : join(tmpdir(), `tsop-sim-${process.pid}`);

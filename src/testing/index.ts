@@ -6,6 +6,7 @@
 export type { FaultMatch, FaultSpec, Faults } from "./faults.js";
 export type { Authorizer } from "./http.js";
 export type { BinaryName } from "./real/binaries.js";
+export { DEFAULT_POD_STAGES, FAKE_NODE } from "./real/kwok-stages.js";
 export type { RealTestCluster, RealTestClusterOptions } from "./real/types.js";
 export {
   type ForbidRule,

@@ -48,8 +48,9 @@ export interface TestClusterOptions {
   /** /version answer (gitVersion, default "v1.31.0"). */
   kubernetesVersion?: string;
   /**
-   * Serve HTTPS with a fresh self-signed certificate (kubeconfig carries it as
-   * certificate-authority-data). kubectl needs this: it only sends credentials over TLS.
+   * Serve HTTPS with a fresh self-signed certificate, the kubeconfig carrying it as
+   * certificate-authority-data (default true: kubectl only sends credentials over TLS). false serves
+   * plain HTTP (the kubeconfig then sets insecure-skip-tls-verify, which kubectl refuses to send a token over).
    */
   tls?: boolean;
 }
@@ -75,9 +76,9 @@ export interface RequestRecord {
 }
 
 export interface TestCluster {
-  /** "http://127.0.0.1:PORT" ("https://…" with the tls option) */
+  /** "https://127.0.0.1:PORT" ("http://…" with tls: false) */
   url: string;
-  /** PEM of the server certificate (its own CA) when started with tls: true. */
+  /** PEM of the server certificate (its own CA); absent with tls: false. */
   caCertificate?: string;
   /** Kubeconfig YAML (cluster, user and context "tsop-test", namespace default, token auth). */
   kubeconfig: string;
@@ -256,7 +257,7 @@ async function startMemoryCluster(options: TestClusterOptions): Promise<TestClus
       res.end();
     });
   };
-  const tls = options.tls ? selfSignedCert() : undefined;
+  const tls = options.tls === false ? undefined : selfSignedCert();
   const server: Server = tls
     ? createHttpsServer({ cert: tls.cert, key: tls.key }, listener)
     : createServer(listener);

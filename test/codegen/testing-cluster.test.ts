@@ -11,6 +11,7 @@ import { generate } from "../../src/codegen/index.js";
 import { MemoryReporter } from "../../src/common/reporter.js";
 import { startTestCluster, type TestCluster } from "../../src/testing/index.js";
 import { REPO_ROOT } from "../support/cli.js";
+import { http } from "../testing/helpers.js";
 import { testdir } from "../support/testdir.js";
 import { tsconfig } from "./support.js";
 
@@ -41,12 +42,8 @@ async function api(
   path: string,
   body?: unknown,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${cluster.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${cluster.token}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  const res = await http(cluster, method, path, body);
+  return { status: res.status, body: res.body as Record<string, unknown> };
 }
 
 const create = (group: string, version: string, plural: string, obj: Record<string, unknown>) =>

@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { execa } from "execa";
 import { runTsop, TSOP_BIN } from "../support/cli.js";
+import { http } from "../testing/helpers.js";
 import { type OlmEnv, startOlmEnv } from "./harness.js";
 
 let env: OlmEnv | undefined;
@@ -22,11 +23,7 @@ describe("olm status: degraded", () => {
     cluster.markImageUnpullable("quay.io/operator-framework/olm:broken");
     const dep = cluster.get("apps/v1", "Deployment", "catalog-operator", "olm")!;
     dep.spec.template.spec.containers[0].image = "quay.io/operator-framework/olm:broken";
-    const res = await fetch(`${cluster.url}/apis/apps/v1/namespaces/olm/deployments/catalog-operator`, {
-      method: "PUT",
-      headers: { authorization: `Bearer ${cluster.token}`, "content-type": "application/json" },
-      body: JSON.stringify(dep),
-    });
+    const res = await http(cluster, "PUT", "/apis/apps/v1/namespaces/olm/deployments/catalog-operator", dep);
     expect(res.status).toBe(200);
     await cluster.waitFor(
       "apps/v1",

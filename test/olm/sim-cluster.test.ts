@@ -2,7 +2,7 @@
 // healthy OLM, on the requested port, and stops cleanly on SIGINT.
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { createServer } from "node:net";
 import { execa } from "execa";
 import { expect, it } from "vitest";
@@ -46,10 +46,21 @@ it("starts a simulated cluster with OLM installed, prints its kubeconfig, stops 
     child.on("exit", () => reject(new Error(`sim-cluster exited early:\n${out}`)));
   });
   try {
-    expect(out).toContain(`Simulated cluster at http://127.0.0.1:${port} (OLM installed)`);
+    expect(out).toContain(`Simulated cluster at https://127.0.0.1:${port} (OLM installed)`);
     const status = await runTsop(["olm", "status", "--kubeconfig", kubeconfig]);
     expect(status.stdout).toContain("OLM v0.28.0: healthy");
     expect(status.exitCode).toBe(0);
+    // kubectl only sends the kubeconfig's token over TLS: the simulated cluster must serve it.
+    const kubectl = await execa(
+      "kubectl",
+      ["--kubeconfig", kubeconfig, "get", "deployments", "-n", "olm", "-o", "name"],
+      {
+        reject: false,
+        env: { HOME: dirname(kubeconfig) },
+      },
+    );
+    expect(kubectl.stderr).toBe("");
+    expect(kubectl.stdout).toContain("deployment.apps/olm-operator");
   } finally {
     child.kill("SIGINT");
   }

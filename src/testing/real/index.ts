@@ -9,7 +9,8 @@ import { startApiServer } from "./apiserver.js";
 import { type BinaryName, findBinaries } from "./binaries.js";
 import { startControllerManager, startScheduler } from "./controllers.js";
 import { startEtcd } from "./etcd.js";
-import { DEFAULT_POD_STAGES, startKwok } from "./kwok.js";
+import { startKwok } from "./kwok.js";
+import { DEFAULT_POD_STAGES } from "./kwok-stages.js";
 import { probe } from "./net.js";
 import { clientCertificate, kubeconfigYaml, type Pki, writePki } from "./pki.js";
 import type { Component } from "./process.js";
@@ -18,7 +19,6 @@ import { Reaper } from "./reaper.js";
 import type { RealTestCluster, RealTestClusterOptions } from "./types.js";
 
 export type { RealTestCluster, RealTestClusterOptions } from "./types.js";
-export { DEFAULT_POD_STAGES, FAKE_NODE } from "./kwok.js";
 
 const CORE: BinaryName[] = ["etcd", "kube-apiserver"];
 const WORKLOADS: BinaryName[] = ["kube-controller-manager", "kube-scheduler", "kwok"];
