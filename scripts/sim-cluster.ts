@@ -99,7 +99,7 @@ await writeFile(kubeconfigPath, cluster.kubeconfig.replace(cluster.url, url), { 
 
 const withOlm = values.olm && !values["no-olm"];
 if (withOlm) {
-  const manifests = fileURLToPath(new URL("../fixtures/olm/releases/v0.28.0", import.meta.url));
+  const manifests = fileURLToPath(new URL("../olm-releases/v0.28.0", import.meta.url));
   await olmInstall({ kubeconfig: kubeconfigPath, manifests, env: {}, reporter, timeoutMs: 120_000 });
 }
 

@@ -18,6 +18,10 @@ export const messages = {
     message: `OLM release ${version} has no asset at ${url} (404)`,
     hint: "check that the release exists and ships crds.yaml and olm.yaml; some releases (e.g. v0.29.0) do not",
   }),
+  notAvailableOffline: (version: string, cacheDir: string): Message => ({
+    message: `OLM ${version}'s manifests are neither shipped with tsop nor cached in ${cacheDir}`,
+    hint: "`tsop olm install --version <v>` downloads and caches them; or pass --manifests <dir>",
+  }),
   manifestsMissing: (dir: string, file: string): Message => ({
     message: `${file} is missing from ${dir}`,
     hint: "--manifests must name a directory (or URL) holding OLM's release assets crds.yaml and olm.yaml",

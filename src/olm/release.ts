@@ -1,14 +1,17 @@
-// Where OLM's release manifests come from: a local directory or URL (--manifests, for offline and
-// air-gapped use), the on-disk cache (one directory per version), or OLM's GitHub release assets
-// (crds.yaml, olm.yaml) under a configurable base URL. "latest" is resolved through the
+// Where OLM's release manifests come from, offline first: a local directory or URL (--manifests),
+// the copy shipped inside the tsop package (olm-releases/<version>, the pinned OLM_VERSION), the
+// on-disk cache (one directory per version), and only for another version OLM's GitHub release
+// assets (crds.yaml, olm.yaml) under a configurable base URL. "latest" is resolved through the
 // releases/latest redirect, never GitHub's rate-limited API, and recorded as the concrete version.
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseAllDocuments } from "yaml";
 import { InvalidInputError, TsopError, UsageError } from "../common/errors.js";
 import { writeFilesAtomic } from "../common/fs.js";
+import { OLM_VERSION } from "../common/pins.js";
 import type { Reporter } from "../common/reporter.js";
 import { download } from "../kube/http.js";
 import { isCrd, type KubeObject } from "../kube/objects.js";
@@ -17,10 +20,14 @@ import { messages } from "./messages.js";
 export const DEFAULT_RELEASES_URL =
   "https://github.com/operator-framework/operator-lifecycle-manager/releases";
 const ASSETS = ["crds.yaml", "olm.yaml"] as const;
+/** Release manifests shipped in the package (src/olm and dist/olm are both two levels down). */
+export const SHIPPED_RELEASES_DIR = fileURLToPath(new URL("../../olm-releases/", import.meta.url));
 
 export interface ReleaseOptions {
   /** "v0.28.0", "0.28.0" or "latest"; undefined with --manifests means "read it from olm.yaml". */
   version?: string;
+  /** Never use the network: shipped or cached manifests only (status, which only reads). */
+  offline?: boolean;
   /** Directory or http(s) URL holding crds.yaml and olm.yaml. */
   manifests?: string;
   /** Base of the release download URLs (default: OLM's GitHub releases; env TSOP_OLM_RELEASES_URL). */
@@ -36,7 +43,7 @@ export interface OlmRelease {
   version: string;
   crds: KubeObject[];
   resources: KubeObject[];
-  origin: "directory" | "url" | "cache" | "download";
+  origin: "directory" | "url" | "shipped" | "cache" | "download";
   /** The directory, URL or cache path the manifests were read from. */
   location: string;
 }
@@ -72,16 +79,27 @@ export async function loadRelease(options: ReleaseOptions): Promise<OlmRelease> 
     /\/$/,
     "",
   );
-  let version = normalizeVersion(options.version ?? "latest");
+  let version = normalizeVersion(options.version ?? OLM_VERSION);
   if (version === "latest") {
+    if (options.offline) throw new UsageError('"latest" needs the network; pass a concrete --version');
     version = await resolveLatest(baseUrl, options.env);
     reporter.info(`Resolved OLM "latest" to ${version}`);
+  }
+  const shipped = join(SHIPPED_RELEASES_DIR, version);
+  if (ASSETS.every((a) => existsSync(join(shipped, a)))) {
+    const release = parseRelease(await readAssets(shipped), shipped, "shipped", version);
+    reporter.info(`Using OLM ${version} manifests shipped with tsop`);
+    return release;
   }
   const cacheDir = join(options.cacheDir ?? defaultCacheDir(options.env), "olm", version);
   if (ASSETS.every((a) => existsSync(join(cacheDir, a)))) {
     const release = parseRelease(await readAssets(cacheDir), cacheDir, "cache", version);
     reporter.info(`Using cached OLM ${version} manifests from ${cacheDir}`);
     return release;
+  }
+  if (options.offline) {
+    const m = messages.notAvailableOffline(version, cacheDir);
+    throw new TsopError(m.message, { hint: m.hint });
   }
   const url = `${baseUrl}/download/${version}`;
   reporter.info(`Downloading OLM ${version} manifests from ${url}`);

@@ -126,15 +126,17 @@ export async function tryLoadRelease(
     return undefined;
   }
   try {
+    // Status only reads: shipped or cached manifests, never a download, and no progress lines.
     return await loadRelease({
       ...options,
       version,
+      offline: true,
       env: options.env ?? process.env,
-      reporter: options.reporter,
+      reporter: quiet(options.reporter),
     });
   } catch (error) {
-    options.reporter.warn(
-      `cannot load the manifests of OLM ${version ?? ""} (${(error as Error).message}); checking the OLM objects found in the cluster only`,
+    options.reporter.debug(
+      `no manifests for OLM ${version ?? ""} (${(error as Error).message}); checking the OLM objects found in the cluster only`,
     );
     return undefined;
   }
@@ -199,4 +201,18 @@ export async function statusOf(
 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The reporter with info lines demoted to debug (status prints its table, not where manifests came from). */
+function quiet(reporter: Reporter): Reporter {
+  return {
+    info: (m) => reporter.debug(m),
+    success: (m) => reporter.debug(m),
+    warn: (m) => reporter.warn(m),
+    error: (m) => reporter.error(m),
+    debug: (m) => reporter.debug(m),
+    progress: (t) => reporter.progress(t),
+    verbose: reporter.verbose,
+    quiet: reporter.quiet,
+  };
 }

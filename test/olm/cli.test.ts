@@ -7,7 +7,7 @@ import { loadRelease, olmUninstall } from "../../src/olm/index.js";
 import { runTsop } from "../support/cli.js";
 import { testdir } from "../support/testdir.js";
 import { type OlmEnv, startOlmEnv } from "./harness.js";
-import { FIXTURE_RELEASES, FIXTURE_VERSION } from "./release-server.js";
+import { DOWNLOAD_VERSION, FIXTURE_RELEASES, FIXTURE_VERSION } from "./release-server.js";
 
 let env: OlmEnv | undefined;
 afterEach(async () => {
@@ -94,28 +94,45 @@ describe("tsop olm install | status | uninstall", () => {
     expect(nothing.message).toContain("OLM is not installed in this cluster");
   }, 90_000);
 
-  it("installs offline from a directory and from the cache", async () => {
+  it("installs offline by default (the shipped release), from a directory, and from the cache", async () => {
     env = await startOlmEnv();
     const dir = `${FIXTURE_RELEASES}${FIXTURE_VERSION}`;
     const unreachable = "http://127.0.0.1:9/unreachable";
-    const fromDir = await runTsop(
-      ["olm", "install", "--manifests", dir, "--kubeconfig", env.cluster.kubeconfigPath, "-o", "json"],
-      {
-        env: { TSOP_OLM_RELEASES_URL: unreachable },
-      },
-    );
+    const kubeconfig = ["--kubeconfig", env.cluster.kubeconfigPath];
+    const uninstall = () =>
+      olmUninstall({ ...env!.base, manifests: dir, timeoutMs: 30_000, reporter: new MemoryReporter() });
+
+    const shipped = await runTsop(["olm", "install", ...kubeconfig, "-o", "json"], {
+      env: { TSOP_OLM_RELEASES_URL: unreachable },
+    });
+    expect(shipped.exitCode, shipped.stderr).toBe(0);
+    expect(shipped.stderr).toContain("Using OLM v0.28.0 manifests shipped with tsop");
+    expect(JSON.parse(shipped.stdout)).toMatchObject({
+      version: "v0.28.0",
+      verdict: "healthy",
+      source: { origin: "shipped" },
+    });
+    // Status reads the shipped manifests too: no download, no warning.
+    const status = await runTsop(["olm", "status", ...kubeconfig], { env: { TSOP_OLM_RELEASES_URL: unreachable } });
+    expect(status.exitCode, status.stderr).toBe(0);
+    expect(status.stderr).not.toMatch(/download|cannot load|warn|⚠/i);
+    await uninstall();
+
+    const fromDir = await runTsop(["olm", "install", "--manifests", dir, ...kubeconfig, "-o", "json"], {
+      env: { TSOP_OLM_RELEASES_URL: unreachable },
+    });
     expect(fromDir.exitCode).toBe(0);
     expect(JSON.parse(fromDir.stdout)).toMatchObject({
       version: "v0.28.0",
       verdict: "healthy",
       source: { origin: "directory", location: dir },
     });
-    await olmUninstall({ ...env.base, manifests: dir, timeoutMs: 30_000, reporter: new MemoryReporter() });
+    await uninstall();
 
-    // A cache filled by an earlier download serves the install with the release server unreachable.
+    // Another version: a cache filled by an earlier download serves the install with the release server unreachable.
     const cacheDir = await testdir();
     await loadRelease({
-      version: "v0.28.0",
+      version: DOWNLOAD_VERSION,
       baseUrl: env.releases.baseUrl,
       cacheDir,
       env: {},
@@ -125,20 +142,19 @@ describe("tsop olm install | status | uninstall", () => {
       "olm",
       "install",
       "--version",
-      "v0.28.0",
+      DOWNLOAD_VERSION,
       "--base-url",
       unreachable,
       "--cache-dir",
       cacheDir,
-      "--kubeconfig",
-      env.cluster.kubeconfigPath,
+      ...kubeconfig,
       "-o",
       "json",
     ]);
-    expect(offline.stderr).toContain("Using cached OLM v0.28.0 manifests");
+    expect(offline.stderr).toContain(`Using cached OLM ${DOWNLOAD_VERSION} manifests`);
     expect(offline.exitCode).toBe(0);
     expect(JSON.parse(offline.stdout)).toMatchObject({
-      version: "v0.28.0",
+      version: DOWNLOAD_VERSION,
       verdict: "healthy",
       source: { origin: "cache" },
     });

@@ -65,7 +65,7 @@ describe("olm install --force", () => {
     );
     // Another release's manifests (labelled v0.27.0) cannot be forced over v0.28.0.
     const olmYaml = (await readFile(`${FIXTURE_RELEASES}${FIXTURE_VERSION}/olm.yaml`, "utf8")).replace(
-      "olm.version: v0.28.0",
+      /olm\.version: v?0\.28\.0/,
       "olm.version: v0.27.0",
     );
     const crdsYaml = await readFile(`${FIXTURE_RELEASES}${FIXTURE_VERSION}/crds.yaml`, "utf8");

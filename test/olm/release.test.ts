@@ -1,12 +1,18 @@
-// Where OLM's manifests come from: release download (with redirects) and the per-version cache,
-// "latest" through the releases/latest redirect, a local directory or URL, and bad inputs.
+// Where OLM's manifests come from: the copy shipped in the package (pinned version, no network),
+// release download (with redirects) and the per-version cache for other versions, "latest" through
+// the releases/latest redirect, a local directory or URL, and bad inputs.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryReporter } from "../../src/common/reporter.js";
 import { loadRelease, normalizeVersion } from "../../src/olm/release.js";
 import { testdir } from "../support/testdir.js";
+import { parseAllDocuments } from "yaml";
+import { readFile } from "node:fs/promises";
+import { OLM_VERSION } from "../../src/common/pins.js";
+import { SHIPPED_RELEASES_DIR } from "../../src/olm/release.js";
 import {
+  DOWNLOAD_VERSION,
   FIXTURE_RELEASES,
   FIXTURE_VERSION,
   type ReleaseServer,
@@ -20,27 +26,60 @@ afterEach(async () => {
 });
 
 describe("OLM release manifests", () => {
-  it("downloads a version once, then serves it from the cache without the network", async () => {
+  it("loads the pinned version from the package: OLM's real manifests, no network, no cache", async () => {
+    server = await startReleaseServer();
+    const cacheDir = await testdir();
+    for (const version of [undefined, "0.28.0", "v0.28.0"]) {
+      const reporter = new MemoryReporter();
+      const release = await loadRelease({ version, baseUrl: server.baseUrl, cacheDir, env: {}, reporter });
+      expect(release).toMatchObject({ version: OLM_VERSION, origin: "shipped" });
+      expect(reporter.text()).toContain(`Using OLM ${OLM_VERSION} manifests shipped with tsop`);
+    }
+    expect(server.requests).toEqual([]);
+    expect(existsSync(join(cacheDir, "olm"))).toBe(false);
+    // The real release: 8 CRDs, each with a structural schema for every version (not the permissive
+    // preserve-unknown-fields stand-ins tsop used to test with).
+    const crds = parseAllDocuments(await readFile(join(SHIPPED_RELEASES_DIR, OLM_VERSION, "crds.yaml"), "utf8"))
+      .map((d) => d.toJS() as { metadata: { name: string }; spec: { versions: Array<Record<string, any>> } })
+      .filter(Boolean);
+    expect(crds.map((c) => c.metadata.name).sort()).toEqual([
+      "catalogsources.operators.coreos.com",
+      "clusterserviceversions.operators.coreos.com",
+      "installplans.operators.coreos.com",
+      "olmconfigs.operators.coreos.com",
+      "operatorconditions.operators.coreos.com",
+      "operatorgroups.operators.coreos.com",
+      "operators.operators.coreos.com",
+      "subscriptions.operators.coreos.com",
+    ]);
+    for (const crd of crds) {
+      for (const v of crd.spec.versions) {
+        expect(v.schema?.openAPIV3Schema?.properties?.spec, `${crd.metadata.name} ${v.name}`).toBeDefined();
+      }
+    }
+  });
+
+  it("downloads another version once, then serves it from the cache without the network", async () => {
     server = await startReleaseServer();
     const cacheDir = await testdir();
     const reporter = new MemoryReporter();
     const first = await loadRelease({
-      version: "0.28.0",
+      version: DOWNLOAD_VERSION.slice(1),
       baseUrl: server.baseUrl,
       cacheDir,
       env: {},
       reporter,
     });
-    expect(first.version).toBe("v0.28.0");
+    expect(first.version).toBe(DOWNLOAD_VERSION);
     expect(first.origin).toBe("download");
     expect(first.crds.map((c) => c.metadata.name)).toContain("clusterserviceversions.operators.coreos.com");
     expect(first.resources[0]).toMatchObject({ kind: "Namespace", metadata: { name: "olm" } });
-    expect(existsSync(join(cacheDir, "olm", "v0.28.0", "crds.yaml"))).toBe(true);
+    expect(existsSync(join(cacheDir, "olm", DOWNLOAD_VERSION, "crds.yaml"))).toBe(true);
     const downloads = server.requests.length;
     await server.close();
     server = undefined;
     const second = await loadRelease({
-      version: "v0.28.0",
+      version: DOWNLOAD_VERSION,
       baseUrl: "http://127.0.0.1:9/releases",
       cacheDir,
       env: {},
@@ -49,7 +88,19 @@ describe("OLM release manifests", () => {
     expect(second.origin).toBe("cache");
     expect(second.resources).toEqual(first.resources);
     expect(downloads).toBeGreaterThanOrEqual(2);
-    expect(reporter.text()).toContain("Using cached OLM v0.28.0 manifests");
+    expect(reporter.text()).toContain(`Using cached OLM ${DOWNLOAD_VERSION} manifests`);
+  });
+
+  it("offline (status) never downloads: a version neither shipped nor cached is an error naming both", async () => {
+    server = await startReleaseServer();
+    const cacheDir = await testdir();
+    const offline = { baseUrl: server.baseUrl, cacheDir, env: {}, offline: true, reporter: new MemoryReporter() };
+    await expect(loadRelease({ ...offline, version: DOWNLOAD_VERSION })).rejects.toThrow(
+      `OLM ${DOWNLOAD_VERSION}'s manifests are neither shipped with tsop nor cached in ${join(cacheDir, "olm", DOWNLOAD_VERSION)}`,
+    );
+    await expect(loadRelease({ ...offline, version: "latest" })).rejects.toThrow(/"latest" needs the network/);
+    expect((await loadRelease({ ...offline })).origin).toBe("shipped");
+    expect(server.requests).toEqual([]);
   });
 
   it('resolves "latest" through the releases/latest redirect and records the concrete version', async () => {
@@ -61,7 +112,7 @@ describe("OLM release manifests", () => {
       env: {},
       reporter: new MemoryReporter(),
     });
-    expect(release.version).toBe(FIXTURE_VERSION);
+    expect(release.version).toBe(DOWNLOAD_VERSION);
     expect(server.requests[0]).toBe("/releases/latest");
     expect(server.requests.some((r) => r.includes("api.github.com"))).toBe(false);
   });
@@ -91,10 +142,10 @@ describe("OLM release manifests", () => {
     await expect(loadRelease({ ...opts, version: "v0.99.0" })).rejects.toThrow(
       /OLM release v0.99.0 has no asset at .*crds\.yaml \(404\)/,
     );
-    await expect(loadRelease({ ...opts, version: "v0.28.0" })).rejects.toThrow(
+    await expect(loadRelease({ ...opts, version: DOWNLOAD_VERSION })).rejects.toThrow(
       /olm\.yaml: document 1 is not valid YAML/,
     );
-    expect(existsSync(join(cacheDir, "olm", "v0.28.0"))).toBe(false);
+    expect(existsSync(join(cacheDir, "olm", DOWNLOAD_VERSION))).toBe(false);
     const empty = await testdir({ "crds.yaml": "" });
     await expect(loadRelease({ manifests: empty, env: {}, reporter: new MemoryReporter() })).rejects.toThrow(
       /olm\.yaml is missing from/,

@@ -18,7 +18,7 @@ import { type OlmModel, type OlmModelOptions, startOlmModel } from "../support/o
 import { type RegistryAuth, startRegistry, type TestRegistry } from "../support/registry.js";
 import { fixtureDir } from "./fixtures.js";
 
-const OLM_CRDS = fileURLToPath(new URL("../../fixtures/olm/releases/v0.28.0/crds.yaml", import.meta.url));
+const OLM_CRDS = fileURLToPath(new URL("../../olm-releases/v0.28.0/crds.yaml", import.meta.url));
 
 export interface BundleRegistry {
   registry: TestRegistry;

@@ -78,7 +78,7 @@ describe("run bundle", () => {
       namespace: "demo",
       name: "tsop-operatorgroup",
     });
-    expect(og?.spec).toEqual({});
+    expect(og?.spec).toEqual({ upgradeStrategy: "Default" });
     expect(env.reporter.text()).toContain("Approved InstallPlan");
     expect(result.phases.map((p) => p.phase)).toEqual([
       "preflight",
@@ -116,7 +116,7 @@ describe("run bundle", () => {
       namespace: "fresh",
       name: "tsop-operatorgroup",
     });
-    expect(og?.spec).toEqual({ targetNamespaces: ["fresh"] });
+    expect(og?.spec).toEqual({ targetNamespaces: ["fresh"], upgradeStrategy: "Default" });
     const csv = await env.client.get({
       apiVersion: OLM,
       kind: "ClusterServiceVersion",
@@ -142,7 +142,7 @@ describe("run bundle", () => {
       namespace: "demo",
       name: "tsop-operatorgroup",
     });
-    expect(og?.spec).toEqual({ targetNamespaces: ["watched"] });
+    expect(og?.spec).toEqual({ targetNamespaces: ["watched"], upgradeStrategy: "Default" });
     const csv = await env.client.get({
       apiVersion: OLM,
       kind: "ClusterServiceVersion",

@@ -188,6 +188,8 @@ async function resolve(
         namespace: spec.sourceNamespace,
       },
       healthy: catalogReady(catalog),
+      // Required by the real CRD; kept while health is unchanged so the status does not churn.
+      lastUpdated: previousHealth(sub, catalogReady(catalog)) ?? new Date().toISOString().replace(/\.\d+Z$/, "Z"),
     },
   ];
   const catalogCondition = catalog
@@ -471,8 +473,8 @@ function planSteps(r: Resolved): Array<Record<string, unknown>> {
     steps.push({
       resolving: r.bundle.name,
       resource: {
-        catalogSource: r.catalog.metadata.name,
-        catalogSourceNamespace: r.catalog.metadata.namespace,
+        sourceName: r.catalog.metadata.name,
+        sourceNamespace: r.catalog.metadata.namespace,
         group,
         version,
         kind: manifest.kind,
@@ -637,4 +639,9 @@ async function ensureServiceAccount(
     { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace, labels } },
     "olm",
   );
+}
+
+function previousHealth(sub: KubeObject, healthy: boolean): string | undefined {
+  const previous = (sub.status?.catalogHealth as Array<{ healthy?: boolean; lastUpdated?: string }> | undefined)?.[0];
+  return previous?.healthy === healthy ? previous.lastUpdated : undefined;
 }
