@@ -79,7 +79,7 @@ const kubernetes = (name) => ({
   ldflags: kubernetesLdflags(),
 });
 
-const olm = (name, cmd) => ({
+const olm = (name, path) => ({
   name,
   version: OLM_VERSION,
   // OLM's go.mod pins openshift's API modules by replace directives; `go install` refuses
@@ -91,7 +91,7 @@ const olm = (name, cmd) => ({
       "github.com/openshift/client-go": "github.com/openshift/client-go v0.0.0-20221019143426-16aed247da5c",
     },
   },
-  package: `github.com/operator-framework/operator-lifecycle-manager/cmd/${cmd}`,
+  package: `github.com/operator-framework/operator-lifecycle-manager/${path}`,
   ldflags: `-X github.com/operator-framework/operator-lifecycle-manager/pkg/version.OLMVersion=${OLM_VERSION.slice(1)}`,
 });
 
@@ -120,9 +120,11 @@ export const COMPONENTS = [
     install: `github.com/operator-framework/operator-registry/cmd/opm@${OPM_VERSION}`,
     tags: ["json1", "containers_image_openpgp"],
   },
-  olm("olm", "olm"),
-  olm("catalog", "catalog"),
-  olm("package-server", "package-server"),
+  olm("olm", "cmd/olm"),
+  olm("catalog", "cmd/catalog"),
+  olm("package-server", "cmd/package-server"),
+  // The copy tool OLM's bundle-unpack Job runs inside the bundle image (util/cpb in OLM's image).
+  olm("cpb", "util/cpb"),
   {
     name: "operator-sdk",
     version: OPERATOR_SDK_VERSION,
@@ -142,4 +144,4 @@ export const COMPONENTS = [
 ];
 
 /** The test bed proper; `build` with no names builds these and the peers. */
-export const TEST_BED = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "opm", "olm", "catalog", "package-server"];
+export const TEST_BED = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "opm", "olm", "catalog", "package-server", "cpb"];

@@ -1,5 +1,6 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { CATALOG_INIT_IMAGE } from "../../src/common/pins.js";
 import type { KubeObject } from "../../src/kube/objects.js";
 import { serializeCatalog, singleBundleCatalog } from "../../src/olm/run/catalog.js";
 import { parseInstallMode, resolveInstallMode } from "../../src/olm/run/install-mode.js";
@@ -15,7 +16,7 @@ async function input(overrides: Partial<PlanInput> = {}): Promise<PlanInput> {
     namespace: "demo",
     runId: "run1",
     indexImage: "quay.io/operator-framework/opm:v1.47.0",
-    initImage: "docker.io/library/busybox:1.36",
+    initImage: CATALOG_INIT_IMAGE,
     securityContext: "restricted",
     createNamespace: false,
     createOperatorGroup: true,
@@ -112,7 +113,9 @@ describe("run bundle plan", () => {
       "--cache-dir=/tmp/cache",
     ]);
     expect(pod.spec.containers[0].readinessProbe).toMatchObject({ grpc: { port: 50051 } });
-    expect(pod.spec.initContainers[0].image).toBe("docker.io/library/busybox:1.36");
+    expect(pod.spec.initContainers[0].image).toBe("quay.io/operator-framework/opm:v1.47.0");
+    // OpenShift restricted-v2 rejects a fixed UID outside the namespace's range: none is set.
+    expect(JSON.stringify(pod.spec)).not.toMatch(/runAsUser|runAsGroup/);
     expect(pod.spec.volumes[0]).toEqual({
       name: "catalog-part-1",
       configMap: {

@@ -1,0 +1,190 @@
+// Container images for the pod runner: a root filesystem and the image config (entrypoint, cmd,
+// env, working dir). Images from a registry on 127.0.0.1 (bundle images) are really pulled with
+// skopeo, with the pod's pull secrets, and their layers extracted. The few images the test bed
+// cannot pull are mapped to the binaries the rig built from the same sources:
+// - quay.io/operator-framework/olm:*  → /bin/olm, /bin/catalog, /bin/package-server, /bin/cpb, /bin/cp
+// - quay.io/operator-framework/opm:*  → /bin/opm (entrypoint) and a busybox-like /busybox with sh,
+//   gzip, mkdir, cp, cat (distroless/static:debug, the opm image's base, has them there)
+// - quay.io/operatorhubio/catalog:*   → opm serving an empty file-based catalog (the test bed has no
+//   internet; an unreachable global catalog would fail every resolution in the cluster)
+// Host tools are copied with the shared libraries `ldd` names; the Go binaries are static.
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { chmod, copyFile, mkdir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+export interface ImageConfig {
+  rootfs: string;
+  entrypoint: string[];
+  cmd: string[];
+  env: string[];
+  workingDir: string;
+}
+
+/** Repositories the runner maps to rig binaries; pods using them are run by the runner, not kwok. */
+export const MAPPED_REPOSITORIES = [
+  "quay.io/operator-framework/olm",
+  "quay.io/operator-framework/opm",
+  "quay.io/operatorhubio/catalog",
+];
+
+const BUSYBOX_TOOLS = ["sh", "gzip", "mkdir", "cp", "cat", "ls", "rm"];
+const PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/busybox";
+
+export function repositoryOf(image: string): string {
+  const noDigest = image.split("@")[0]!;
+  const slash = noDigest.lastIndexOf("/");
+  const colon = noDigest.lastIndexOf(":");
+  return colon > slash ? noDigest.slice(0, colon) : noDigest;
+}
+
+export function isMapped(image: string): boolean {
+  return MAPPED_REPOSITORIES.includes(repositoryOf(image));
+}
+
+/** A registry the test bed can pull from: one on the loopback interface. */
+export function isLocalRegistryImage(image: string): boolean {
+  return /^(127\.0\.0\.1|localhost)(:\d+)?\//.test(image);
+}
+
+export class PullError extends Error {}
+
+export class ImageStore {
+  private readonly building = new Map<string, Promise<ImageConfig>>();
+  constructor(
+    private readonly cacheDir: string,
+    private readonly binary: (name: string) => string,
+  ) {}
+
+  /** The image's rootfs and config; `auths` is a containers auth.json for the pull, if any. */
+  get(image: string, authFile?: string): Promise<ImageConfig> {
+    if (isMapped(image)) return this.once(`mapped:${repositoryOf(image)}`, () => this.mapped(repositoryOf(image)));
+    if (!isLocalRegistryImage(image))
+      return Promise.reject(new PullError(`the test bed cannot pull ${image}: only images on 127.0.0.1 are reachable`));
+    // Pulled every time (a pull secret or a re-pushed tag must be honoured), extracted per digest.
+    return this.pull(image, authFile);
+  }
+
+  private once(key: string, build: () => Promise<ImageConfig>): Promise<ImageConfig> {
+    let promise = this.building.get(key);
+    if (!promise) {
+      promise = build();
+      promise.catch(() => this.building.delete(key));
+      this.building.set(key, promise);
+    }
+    return promise;
+  }
+
+  private async mapped(repository: string): Promise<ImageConfig> {
+    const rootfs = join(this.cacheDir, "mapped", repository.replace(/[^a-z0-9]+/g, "-"));
+    await rm(rootfs, { recursive: true, force: true });
+    const base = { rootfs, entrypoint: [] as string[], cmd: [] as string[], env: [`PATH=${PATH}`], workingDir: "/" };
+    if (repository === "quay.io/operator-framework/olm") {
+      for (const name of ["olm", "catalog", "package-server", "cpb"]) await this.copyRig(name, rootfs, `/bin/${name}`);
+      await copyHostTool("cp", rootfs, "/bin/cp");
+      return base;
+    }
+    await this.copyRig("opm", rootfs, "/bin/opm");
+    for (const tool of BUSYBOX_TOOLS) await copyHostTool(tool, rootfs, `/busybox/${tool}`);
+    await mkdir(join(rootfs, "tmp"), { recursive: true });
+    if (repository === "quay.io/operator-framework/opm") return { ...base, entrypoint: ["/bin/opm"] };
+    // The operatorhub.io catalog image: opm serving /configs, here an empty catalog.
+    await mkdir(join(rootfs, "configs"), { recursive: true });
+    return {
+      ...base,
+      entrypoint: ["/bin/opm"],
+      cmd: ["serve", "/configs", "--cache-dir=/tmp/cache"],
+    };
+  }
+
+  private async copyRig(name: string, rootfs: string, path: string): Promise<void> {
+    const target = join(rootfs, path);
+    await mkdir(dirname(target), { recursive: true });
+    await copyFile(this.binary(name), target);
+    await chmod(target, 0o755);
+  }
+
+  private async pull(image: string, authFile?: string): Promise<ImageConfig> {
+    const work = join(this.cacheDir, "pulls", `${Date.now()}-${Math.random().toString(36).slice(2)}`);
+    await mkdir(work, { recursive: true });
+    try {
+      const args = ["copy", "--quiet", "--src-tls-verify=false", "--retry-times=0"];
+      if (authFile) args.push("--src-authfile", authFile);
+      else args.push("--src-no-creds");
+      args.push(`docker://${image}`, `dir:${work}`);
+      try {
+        await run("skopeo", args, { timeout: 60_000 });
+      } catch (error) {
+        const detail = String((error as { stderr?: string }).stderr ?? (error as Error).message).trim();
+        throw new PullError(`failed to pull image "${image}": ${detail.split("\n").pop()}`);
+      }
+      const manifest = JSON.parse(await readFile(join(work, "manifest.json"), "utf8")) as {
+        config: { digest: string };
+        layers: Array<{ digest: string }>;
+      };
+      const rootfs = join(this.cacheDir, "images", manifest.config.digest.replace(":", "-"));
+      if (!existsSync(rootfs)) await extractLayers(work, manifest.layers, rootfs);
+      const config = JSON.parse(await readFile(blob(work, manifest.config.digest), "utf8")) as {
+        config?: { Entrypoint?: string[]; Cmd?: string[]; Env?: string[]; WorkingDir?: string };
+      };
+      return {
+        rootfs,
+        entrypoint: config.config?.Entrypoint ?? [],
+        cmd: config.config?.Cmd ?? [],
+        env: config.config?.Env ?? [`PATH=${PATH}`],
+        workingDir: config.config?.WorkingDir || "/",
+      };
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+}
+
+function blob(dir: string, digest: string): string {
+  return join(dir, digest.split(":")[1]!);
+}
+
+async function extractLayers(dir: string, layers: Array<{ digest: string }>, rootfs: string): Promise<void> {
+  const partial = `${rootfs}.partial`;
+  await rm(partial, { recursive: true, force: true });
+  await mkdir(partial, { recursive: true });
+  for (const layer of layers) {
+    // tar detects gzip itself; layers are extracted in order, as a container runtime stacks them.
+    await run("tar", ["-xf", blob(dir, layer.digest), "-C", partial, "--no-same-owner"]);
+  }
+  await rename(partial, rootfs);
+}
+
+/** Copies a host tool and the shared libraries it links into `rootfs`. */
+async function copyHostTool(name: string, rootfs: string, path: string): Promise<void> {
+  const source = await realpath((await run("sh", ["-c", `command -v ${name}`])).stdout.trim());
+  const target = join(rootfs, path);
+  await mkdir(dirname(target), { recursive: true });
+  await copyFile(source, target);
+  await chmod(target, 0o755);
+  const { stdout } = await run("ldd", [source]).catch(() => ({ stdout: "" }));
+  for (const match of stdout.matchAll(/(\/[^\s]+) \(0x/g)) {
+    const library = match[1]!;
+    const libraryTarget = join(rootfs, library);
+    if (existsSync(libraryTarget)) continue;
+    await mkdir(dirname(libraryTarget), { recursive: true });
+    await copyFile(await realpath(library), libraryTarget);
+  }
+}
+
+/** A containers auth.json from the pod's image pull secrets (kubernetes.io/dockerconfigjson). */
+export async function writeAuthFile(path: string, secrets: Array<Record<string, string>>): Promise<boolean> {
+  const auths: Record<string, unknown> = {};
+  for (const data of secrets) {
+    const text = data[".dockerconfigjson"] ?? data[".dockercfg"];
+    if (!text) continue;
+    const parsed = JSON.parse(Buffer.from(text, "base64").toString("utf8")) as { auths?: Record<string, unknown> };
+    Object.assign(auths, parsed.auths ?? parsed);
+  }
+  if (Object.keys(auths).length === 0) return false;
+  await writeFile(path, JSON.stringify({ auths }), { mode: 0o600 });
+  return true;
+}
