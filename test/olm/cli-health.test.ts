@@ -64,7 +64,7 @@ describe("olm status: degraded", () => {
       status: "Failed (ComponentUnhealthy: installing: deployment packageserver not ready)",
       healthy: false,
     });
-  }, 60_000);
+  }, 180_000);
 });
 
 describe("olm uninstall with remaining operators", () => {
@@ -130,7 +130,7 @@ describe("olm uninstall with remaining operators", () => {
         .list(CSV.replace("operators.coreos.com/v1alpha1", "v1"), "Namespace")
         .map((n) => n.metadata.name),
     ).not.toContain("olm");
-  }, 60_000);
+  }, 180_000);
 });
 
 describe("olm install failures", () => {
@@ -153,7 +153,7 @@ describe("olm install failures", () => {
         "catalogsources.operators.coreos.com",
       ),
     ).toBeUndefined();
-  }, 60_000);
+  }, 180_000);
 
   it("on Ctrl-C stops, removes what it created and exits 130", async () => {
     env = await startOlmEnv({ cluster: { workloads: { podStartMs: 10, unpullableImages: [OLM_IMAGE] } } });
@@ -175,7 +175,7 @@ describe("olm install failures", () => {
     expect(result.stderr).toContain("the cluster was left as it was before the install");
     expect(result.exitCode).toBe(130);
     expect(env.cluster.get("v1", "Namespace", "olm")).toBeUndefined();
-  }, 60_000);
+  }, 180_000);
 
   it("survives 500s, 429s and dropped watches", async () => {
     env = await startOlmEnv();
@@ -199,5 +199,5 @@ describe("olm install failures", () => {
       clearInterval(dropper);
     }
     expect(cluster.faults.injected).toBeGreaterThanOrEqual(5);
-  }, 60_000);
+  }, 180_000);
 });

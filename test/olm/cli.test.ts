@@ -92,7 +92,7 @@ describe("tsop olm install | status | uninstall", () => {
       reporter: new MemoryReporter(),
     }).catch((e) => e);
     expect(nothing.message).toContain("OLM is not installed in this cluster");
-  }, 90_000);
+  }, 180_000);
 
   it("installs offline by default (the shipped release), from a directory, and from the cache", async () => {
     env = await startOlmEnv();
@@ -158,5 +158,5 @@ describe("tsop olm install | status | uninstall", () => {
       verdict: "healthy",
       source: { origin: "cache" },
     });
-  }, 90_000);
+  }, 180_000);
 });

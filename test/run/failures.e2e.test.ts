@@ -119,12 +119,12 @@ describe("run bundle failures", () => {
   it("deployment never available: times out with the deployment's pods and their waiting reasons", async () => {
     env = await startRunEnv();
     env.cluster.markImageUnpullable("registry.example.com/memcached-operator:v0.0.1");
-    const error = await failure(runBundle(options(env, { timeoutMs: 4000 })));
+    const error = await failure(runBundle(options(env, { timeoutMs: 10_000 })));
     expect(error.exitCode).toBe(ExitCode.timeout);
     expect(error.message).toContain(
       "run bundle failed while waiting for the ClusterServiceVersion to succeed",
     );
-    expect(error.message).toContain("(--timeout 4s)");
+    expect(error.message).toContain("(--timeout 10s)");
     expect(error.message).toContain("phase Installing (InstallWaiting)");
     expect(error.message).toContain("deployment memcached-operator-controller-manager:");
     expect(error.message).toMatch(/container manager waiting: (ErrImagePull|ImagePullBackOff)/);

@@ -176,7 +176,7 @@ async function watchPods(
     try {
       const list = await client.list("v1", "Pod", { namespace: "" });
       for (const pod of list.items) sync(pod, false);
-      let rv = list.metadata?.resourceVersion ?? "";
+      let rv = list.resourceVersion;
       for (;;) {
         const result = await client.watch("v1", "Pod", { namespace: "", resourceVersion: rv, signal }, (e) =>
           sync(e.object, e.type === "DELETED"),

@@ -278,8 +278,7 @@ export class RunnerPod {
   }
 
   private async setContainer(kind: string, c: Container, state: State, ready: boolean, restarts: number) {
-    const status = { ...this.statusFor(kind, c), state, ready, restartCount: restarts };
-    if ("terminated" in state) status.lastState = {};
+    const status: State = { ...this.statusFor(kind, c), state, ready, restartCount: restarts };
     this.statuses[kind]!.set(c.name, status);
     const all = this.containers(kind === "containerStatuses" ? "containers" : "initContainers").map((x) =>
       this.statusFor(kind, x),
