@@ -44,7 +44,9 @@ export async function startOlmBed(options: OlmBedOptions): Promise<OlmBed> {
       log: options.log,
     });
     if (options.olm !== false) {
-      const installed = await runTsop(["olm", "install", "--kubeconfig", cluster.kubeconfigPath, "--timeout", "5m"]);
+      const installed = await runTsop(["olm", "install", "--kubeconfig", cluster.kubeconfigPath, "--timeout", "5m"], {
+        timeoutMs: 330_000,
+      });
       if (installed.exitCode !== 0) throw new Error(`tsop olm install failed:\n${installed.stderr}`);
     }
   } catch (error) {

@@ -198,7 +198,9 @@ export class RunnerPod {
       readOnly: m.readOnly ?? false,
     }));
     const env = this.envOf(c, image);
-    const argv = this.rewritePorts(c, expand(commandLine(c, image), env));
+    const original = expand(commandLine(c, image), env);
+    const argv = this.rewritePorts(c, original);
+    this.keepUnmappedPorts(c, original, argv);
     argv[0] = resolveInPath(argv[0]!, env.PATH ?? "", image.rootfs);
     this.ctx.log(`pod ${this.key} container ${c.name}: ${argv.join(" ")}`);
     const process = runContainer({
@@ -246,11 +248,23 @@ export class RunnerPod {
     });
   }
 
+  /**
+   * A declared port that appears nowhere in the command line is hard-coded in the program (OLM's
+   * operators serve metrics on :8080): it listens on the port itself, shared with the host.
+   */
+  private keepUnmappedPorts(c: Container, before: string[], after: string[]): void {
+    for (const p of c.ports ?? []) {
+      const rewritten = after.some((arg, i) => arg !== before[i] && arg.endsWith(String(this.ports.get(p.containerPort))));
+      if (!rewritten) this.ports.set(p.containerPort, p.containerPort);
+    }
+  }
+
   /** Ready once every declared port of every container accepts TCP connections. */
   private async watchReadiness(containers: Container[]): Promise<void> {
-    const ports = containers.flatMap((c) => (c.ports ?? []).map((p) => this.ports.get(p.containerPort)!));
+    // Read the ports on every round: launch() settles hard-coded ones after the first start.
+    const ports = () => containers.flatMap((c) => (c.ports ?? []).map((p) => this.ports.get(p.containerPort)!));
     while (!this.stopped) {
-      const open = await Promise.all(ports.map(accepts));
+      const open = await Promise.all(ports().map(accepts));
       if (open.every(Boolean)) break;
       await sleep(200);
     }
