@@ -5,19 +5,22 @@
 // TypeScript that the package build does not compile.
 import { execFileSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type BinaryName, type RealTestCluster, startTestCluster } from "../src/testing/index.js";
-import { type OlmOnRig, startOlmOnRig } from "../test/support/olm-rig.js";
+import { type OlmOnRig, prepareOlmRig, startOlmOnRig } from "../test/support/olm-rig.js";
 
 const HELP = `usage: npm run cluster -- [options]
 
 Starts the real test bed: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok
-(one fake Node; pods become Running without containers), and OLM unless --no-olm. Binaries come
-from TSOP_RIG_ASSETS / KUBEBUILDER_ASSETS, else from the rig's cache (\`npm run rig -- build\`).
+(one fake Node; pods become Running without containers), and OLM unless --no-olm: installed by
+\`tsop olm install\` from the manifests shipped with tsop, its operators, catalog registry pods and
+bundle-unpack Jobs run as local processes by the pod runner (as root). Binaries come from
+TSOP_RIG_ASSETS / KUBEBUILDER_ASSETS, else from the rig's cache (\`npm run rig -- build\`).
 
-  --no-olm              start without OLM (try \`tsop olm install\` against it)
+  --no-olm              start without OLM; a later \`tsop olm install\` still gets running operators
   --kubeconfig <file>   also write the kubeconfig here (default: only in the cluster's temp dir)
   -h, --help            show this help
 `;
@@ -51,12 +54,14 @@ const COMPONENTS: BinaryName[] = [
   "kube-scheduler",
   "kwok",
 ];
+/** What the pod runner runs for OLM. */
+const OLM_BINARIES = ["olm", "catalog", "package-server", "cpb", "opm"];
 
 /** The rig's binaries when the environment names no assets directory (built first if missing). */
-function rigBinaries(): Partial<Record<BinaryName, string>> | undefined {
+function rigBinaries(): Record<string, string> | undefined {
   if (process.env.TSOP_RIG_ASSETS || process.env.KUBEBUILDER_ASSETS) return undefined;
   const rig = fileURLToPath(new URL("rig/index.mjs", import.meta.url));
-  const listing = execFileSync(process.execPath, [rig, "build", ...COMPONENTS], {
+  const listing = execFileSync(process.execPath, [rig, "build", ...COMPONENTS, ...OLM_BINARIES], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -68,6 +73,17 @@ function rigBinaries(): Partial<Record<BinaryName, string>> | undefined {
   );
 }
 
+/** A rig binary's path: from the assets directory, or the listing the rig printed. */
+function rigBinaryPath(binaries: Record<string, string> | undefined): (name: string) => string {
+  const assets = process.env.TSOP_RIG_ASSETS || process.env.KUBEBUILDER_ASSETS;
+  return (name) => {
+    const path = assets ? join(assets, name) : binaries?.[name];
+    if (!path || !existsSync(path))
+      throw new Error(`rig binary "${name}" not found (npm run rig -- build ${name})`);
+    return path;
+  };
+}
+
 async function main(): Promise<void> {
   const values = parse();
   if (values.help) {
@@ -77,10 +93,12 @@ async function main(): Promise<void> {
   const withOlm = values.olm && !values["no-olm"];
   const started = Date.now();
   const binaries = rigBinaries();
+  const prepared = await prepareOlmRig();
   const cluster: RealTestCluster = await startTestCluster({
     controlPlane: "real",
     workloads: true,
     ...(binaries ? { binaries } : {}),
+    ...prepared.clusterOptions,
   });
   let olm: OlmOnRig | undefined;
   const stop = async (code: number) => {
@@ -89,7 +107,7 @@ async function main(): Promise<void> {
     process.exit(code);
   };
   try {
-    if (withOlm) olm = await startOlmOnRig(cluster);
+    olm = await startOlmOnRig(cluster, prepared, { install: withOlm, binary: rigBinaryPath(binaries) });
   } catch (error) {
     process.stderr.write(`error: ${(error as Error).message}\n`);
     await stop(1);

@@ -117,7 +117,10 @@ export const COMPONENTS = [
   {
     name: "opm",
     version: OPM_VERSION,
-    install: `github.com/operator-framework/operator-registry/cmd/opm@${OPM_VERSION}`,
+    // A wrapper module, not `go install …@version`: that also asks the proxy for the module's version
+    // list (deprecation check), which the proxy refuses for operator-registry (403).
+    wrapper: { require: { "github.com/operator-framework/operator-registry": OPM_VERSION } },
+    package: "github.com/operator-framework/operator-registry/cmd/opm",
     tags: ["json1", "containers_image_openpgp"],
   },
   olm("olm", "cmd/olm"),

@@ -113,7 +113,9 @@ describe("tsop olm install | status | uninstall", () => {
       source: { origin: "shipped" },
     });
     // Status reads the shipped manifests too: no download, no warning.
-    const status = await runTsop(["olm", "status", ...kubeconfig], { env: { TSOP_OLM_RELEASES_URL: unreachable } });
+    const status = await runTsop(["olm", "status", ...kubeconfig], {
+      env: { TSOP_OLM_RELEASES_URL: unreachable },
+    });
     expect(status.exitCode, status.stderr).toBe(0);
     expect(status.stderr).not.toMatch(/download|cannot load|warn|⚠/i);
     await uninstall();

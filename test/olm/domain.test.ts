@@ -142,7 +142,12 @@ describe("olm status", () => {
   it("checks what the cluster shows, silently, when the version's manifests are neither shipped nor cached; checks --version", async () => {
     env = await startOlmEnv();
     // A version tsop does not ship, installed from a download; status then has no manifests for it.
-    await olmInstall({ ...env.base, version: DOWNLOAD_VERSION, timeoutMs: 30_000, reporter: new MemoryReporter() });
+    await olmInstall({
+      ...env.base,
+      version: DOWNLOAD_VERSION,
+      timeoutMs: 30_000,
+      reporter: new MemoryReporter(),
+    });
     const reporter = new MemoryReporter();
     const status = await olmStatus({
       ...env.base,

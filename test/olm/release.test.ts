@@ -39,8 +39,21 @@ describe("OLM release manifests", () => {
     expect(existsSync(join(cacheDir, "olm"))).toBe(false);
     // The real release: 8 CRDs, each with a structural schema for every version (not the permissive
     // preserve-unknown-fields stand-ins tsop used to test with).
-    const crds = parseAllDocuments(await readFile(join(SHIPPED_RELEASES_DIR, OLM_VERSION, "crds.yaml"), "utf8"))
-      .map((d) => d.toJS() as { metadata: { name: string }; spec: { versions: Array<Record<string, any>> } })
+    const crds = parseAllDocuments(
+      await readFile(join(SHIPPED_RELEASES_DIR, OLM_VERSION, "crds.yaml"), "utf8"),
+    )
+      .map(
+        (d) =>
+          d.toJS() as {
+            metadata: { name: string };
+            spec: {
+              versions: Array<{
+                name: string;
+                schema?: { openAPIV3Schema?: { properties?: { spec?: unknown } } };
+              }>;
+            };
+          },
+      )
       .filter(Boolean);
     expect(crds.map((c) => c.metadata.name).sort()).toEqual([
       "catalogsources.operators.coreos.com",
@@ -94,11 +107,19 @@ describe("OLM release manifests", () => {
   it("offline (status) never downloads: a version neither shipped nor cached is an error naming both", async () => {
     server = await startReleaseServer();
     const cacheDir = await testdir();
-    const offline = { baseUrl: server.baseUrl, cacheDir, env: {}, offline: true, reporter: new MemoryReporter() };
+    const offline = {
+      baseUrl: server.baseUrl,
+      cacheDir,
+      env: {},
+      offline: true,
+      reporter: new MemoryReporter(),
+    };
     await expect(loadRelease({ ...offline, version: DOWNLOAD_VERSION })).rejects.toThrow(
       `OLM ${DOWNLOAD_VERSION}'s manifests are neither shipped with tsop nor cached in ${join(cacheDir, "olm", DOWNLOAD_VERSION)}`,
     );
-    await expect(loadRelease({ ...offline, version: "latest" })).rejects.toThrow(/"latest" needs the network/);
+    await expect(loadRelease({ ...offline, version: "latest" })).rejects.toThrow(
+      /"latest" needs the network/,
+    );
     expect((await loadRelease({ ...offline })).origin).toBe("shipped");
     expect(server.requests).toEqual([]);
   });

@@ -1,14 +1,75 @@
-// OLM on the real test bed: installs OLM's release manifests on a real cluster and runs OLM's
-// operators (and the pods that must really run) against it. Owned by the OLM-on-the-rig work;
-// `npm run cluster` calls startOlmOnRig() unless --no-olm.
-import type { RealTestCluster } from "../../src/testing/index.js";
+// OLM on the real test bed. prepareOlmRig() runs before the cluster starts: it makes the pod
+// runner's network (the kube-apiserver's egress selector sends "cluster" traffic — the packageserver
+// APIService, webhooks — through the runner's proxy) and the kwok stages that leave the runner's pods
+// alone. startOlmOnRig() then starts the pod runner (OLM's operators, catalog registry pods and
+// bundle-unpack Jobs as local processes; test/support/rig/) and, unless `install: false`, installs
+// OLM with the built CLI's `tsop olm install` from the manifests shipped with tsop. With
+// `install: false` the runner still runs, so a later `tsop olm install` gets working operators.
+import type { RealTestCluster, RealTestClusterOptions } from "../../src/testing/index.js";
+import { runTsop } from "./cli.js";
+import {
+  kwokStagesForRunner,
+  type PodRunner,
+  prepareRunnerNetwork,
+  type RunnerNetwork,
+  startPodRunner,
+} from "./rig/pod-runner.js";
 
 export interface OlmOnRig {
-  /** Stops OLM's operators and the pod runner (the cluster itself is stopped by its owner). */
+  runner: PodRunner;
+  /** Stops the pod runner and the processes it runs (the cluster itself is stopped by its owner). */
   stop(): Promise<void>;
 }
 
-export async function startOlmOnRig(cluster: RealTestCluster): Promise<OlmOnRig> {
-  void cluster;
-  throw new Error("OLM on the rig is not wired yet; use --no-olm");
+export interface PreparedOlmRig {
+  network: RunnerNetwork;
+  /** Merge into startTestCluster's options. */
+  clusterOptions: Pick<RealTestClusterOptions, "args" | "kwokPodStages">;
+}
+
+export async function prepareOlmRig(): Promise<PreparedOlmRig> {
+  const network = await prepareRunnerNetwork();
+  return {
+    network,
+    clusterOptions: {
+      args: { "kube-apiserver": { "egress-selector-config-file": network.egressConfig } },
+      kwokPodStages: kwokStagesForRunner(),
+    },
+  };
+}
+
+export interface OlmRigOptions {
+  /** Install OLM with `tsop olm install` (default true). */
+  install?: boolean;
+  /** Path of a rig binary (olm, catalog, package-server, cpb, opm). */
+  binary(name: string): string;
+  log?(message: string): void;
+}
+
+export async function startOlmOnRig(
+  cluster: RealTestCluster,
+  prepared: PreparedOlmRig,
+  options: OlmRigOptions,
+): Promise<OlmOnRig> {
+  const runner = await startPodRunner({
+    apiserverUrl: cluster.apiserverUrl,
+    caCertificate: cluster.caCertificate,
+    token: cluster.token,
+    network: prepared.network,
+    binary: options.binary,
+    log: options.log,
+  });
+  try {
+    if (options.install !== false) {
+      const installed = await runTsop(
+        ["olm", "install", "--kubeconfig", cluster.kubeconfigPath, "--timeout", "5m"],
+        { timeoutMs: 330_000 },
+      );
+      if (installed.exitCode !== 0) throw new Error(`tsop olm install failed:\n${installed.stderr}`);
+    }
+  } catch (error) {
+    await runner.stop();
+    throw error;
+  }
+  return { runner, stop: () => runner.stop() };
 }

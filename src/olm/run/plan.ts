@@ -120,7 +120,9 @@ function registryPod(
     : undefined;
   // No fixed runAsUser: OpenShift's restricted-v2 SCC rejects one outside the namespace's UID range
   // (and assigns one itself); elsewhere the image's numeric USER (1001 in opm's image) applies.
-  const podSecurity = restricted ? { runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } } : undefined;
+  const podSecurity = restricted
+    ? { runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } }
+    : undefined;
   const resources = { requests: { cpu: "10m", memory: "50Mi" } };
   const cmVolumes = configMaps.map((cm, i) => ({
     name: `catalog-part-${i + 1}`,

@@ -61,9 +61,12 @@ export class ImageStore {
 
   /** The image's rootfs and config; `auths` is a containers auth.json for the pull, if any. */
   get(image: string, authFile?: string): Promise<ImageConfig> {
-    if (isMapped(image)) return this.once(`mapped:${repositoryOf(image)}`, () => this.mapped(repositoryOf(image)));
+    if (isMapped(image))
+      return this.once(`mapped:${repositoryOf(image)}`, () => this.mapped(repositoryOf(image)));
     if (!isLocalRegistryImage(image))
-      return Promise.reject(new PullError(`the test bed cannot pull ${image}: only images on 127.0.0.1 are reachable`));
+      return Promise.reject(
+        new PullError(`the test bed cannot pull ${image}: only images on 127.0.0.1 are reachable`),
+      );
     // Pulled every time (a pull secret or a re-pushed tag must be honoured), extracted per digest.
     return this.pull(image, authFile);
   }
@@ -81,9 +84,16 @@ export class ImageStore {
   private async mapped(repository: string): Promise<ImageConfig> {
     const rootfs = join(this.cacheDir, "mapped", repository.replace(/[^a-z0-9]+/g, "-"));
     await rm(rootfs, { recursive: true, force: true });
-    const base = { rootfs, entrypoint: [] as string[], cmd: [] as string[], env: [`PATH=${PATH}`], workingDir: "/" };
+    const base = {
+      rootfs,
+      entrypoint: [] as string[],
+      cmd: [] as string[],
+      env: [`PATH=${PATH}`],
+      workingDir: "/",
+    };
     if (repository === "quay.io/operator-framework/olm") {
-      for (const name of ["olm", "catalog", "package-server", "cpb"]) await this.copyRig(name, rootfs, `/bin/${name}`);
+      for (const name of ["olm", "catalog", "package-server", "cpb"])
+        await this.copyRig(name, rootfs, `/bin/${name}`);
       await copyHostTool("cp", rootfs, "/bin/cp");
       return base;
     }
@@ -181,7 +191,9 @@ export async function writeAuthFile(path: string, secrets: Array<Record<string, 
   for (const data of secrets) {
     const text = data[".dockerconfigjson"] ?? data[".dockercfg"];
     if (!text) continue;
-    const parsed = JSON.parse(Buffer.from(text, "base64").toString("utf8")) as { auths?: Record<string, unknown> };
+    const parsed = JSON.parse(Buffer.from(text, "base64").toString("utf8")) as {
+      auths?: Record<string, unknown>;
+    };
     Object.assign(auths, parsed.auths ?? parsed);
   }
   if (Object.keys(auths).length === 0) return false;

@@ -65,7 +65,9 @@ export class AddressBook {
     for (const pod of this.pods.values()) {
       if (pod.namespace !== namespace || !pod.ready) continue;
       if (!selector.every(([k, v]) => pod.labels[k] === v)) continue;
-      const match = pod.ports.find((p) => (typeof target === "number" ? p.containerPort === target : p.name === target));
+      const match = pod.ports.find((p) =>
+        typeof target === "number" ? p.containerPort === target : p.name === target,
+      );
       if (match) return match.hostPort;
     }
     return undefined;

@@ -1,65 +1,48 @@
-// The real test bed with OLM: the real control plane (etcd, kube-apiserver, controller-manager,
-// scheduler, kwok) started with the pod runner's egress proxy and kwok stages, the pod runner
-// (OLM's operators, registry pods and unpack Jobs as local processes), and — unless `olm: false` —
-// OLM installed by the built CLI's `tsop olm install` from the manifests shipped with tsop.
+// The real test bed with OLM for real-tier tests: the real control plane prepared for the pod
+// runner, the runner, and OLM installed by `tsop olm install` (unless `olm: false`).
 import { startTestCluster } from "../../../src/testing/index.js";
 import type { RealTestCluster } from "../../../src/testing/real/types.js";
-import { runTsop } from "../cli.js";
-import { kwokStagesForRunner, type PodRunner, prepareRunnerNetwork, startPodRunner } from "./pod-runner.js";
+import { type OlmOnRig, prepareOlmRig, startOlmOnRig } from "../olm-rig.js";
+import { rigBinary } from "../rig.js";
 
 export interface OlmBedOptions {
   /** Install OLM with `tsop olm install` (default true). */
   olm?: boolean;
   /** Namespaces created at start. */
   namespaces?: string[];
-  /** Path of a rig binary by name. */
-  binary(name: string): string;
-  /** Runner diagnostics (e.g. console.error when TSOP_RUNNER_DEBUG is set). */
-  log?(message: string): void;
 }
 
 export interface OlmBed {
   cluster: RealTestCluster;
-  runner: PodRunner;
+  olm: OlmOnRig;
   stop(): Promise<void>;
 }
 
-export async function startOlmBed(options: OlmBedOptions): Promise<OlmBed> {
-  const network = await prepareRunnerNetwork();
+export async function startOlmBed(options: OlmBedOptions = {}): Promise<OlmBed> {
+  const prepared = await prepareOlmRig();
   const cluster = (await startTestCluster({
     controlPlane: "real",
     workloads: true,
     namespaces: options.namespaces,
-    args: { "kube-apiserver": { "egress-selector-config-file": network.egressConfig } },
-    kwokPodStages: kwokStagesForRunner(),
+    ...prepared.clusterOptions,
   })) as RealTestCluster;
-  let runner: PodRunner | undefined;
+  let olm: OlmOnRig;
   try {
-    runner = await startPodRunner({
-      apiserverUrl: cluster.apiserverUrl,
-      caCertificate: cluster.caCertificate,
-      token: cluster.token,
-      network,
-      binary: options.binary,
-      log: options.log,
+    olm = await startOlmOnRig(cluster, prepared, {
+      install: options.olm !== false,
+      binary: rigBinary,
+      // TSOP_RUNNER_DEBUG=1 prints what the pod runner runs and what fails.
+      log: process.env.TSOP_RUNNER_DEBUG ? (m) => console.error(`pod runner: ${m}`) : undefined,
     });
-    if (options.olm !== false) {
-      const installed = await runTsop(["olm", "install", "--kubeconfig", cluster.kubeconfigPath, "--timeout", "5m"], {
-        timeoutMs: 330_000,
-      });
-      if (installed.exitCode !== 0) throw new Error(`tsop olm install failed:\n${installed.stderr}`);
-    }
   } catch (error) {
-    await runner?.stop();
     await cluster.stop();
     throw error;
   }
-  const started = runner;
   return {
     cluster,
-    runner: started,
+    olm,
     async stop() {
-      await started.stop();
+      await olm.stop();
       await cluster.stop();
     },
   };

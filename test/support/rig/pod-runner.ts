@@ -161,7 +161,9 @@ function runnable(pod: KubeObject): boolean {
   if (!pod.spec?.nodeName) return false;
   const phase = pod.status?.phase;
   if (phase === "Succeeded" || phase === "Failed") return false;
-  const containers = [...(pod.spec.initContainers ?? []), ...(pod.spec.containers ?? [])] as Array<{ image: string }>;
+  const containers = [...(pod.spec.initContainers ?? []), ...(pod.spec.containers ?? [])] as Array<{
+    image: string;
+  }>;
   return containers.some((c) => isMapped(c.image));
 }
 

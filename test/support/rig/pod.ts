@@ -84,7 +84,12 @@ export class RunnerPod {
     await mkdir(this.dir, { recursive: true });
     for (const c of this.containers("containers"))
       for (const p of c.ports ?? []) this.ports.set(p.containerPort, await this.ctx.freePort());
-    await this.patchStatus({ phase: "Pending", podIP: this.podIP, podIPs: [{ ip: this.podIP }], hostIP: this.podIP });
+    await this.patchStatus({
+      phase: "Pending",
+      podIP: this.podIP,
+      podIPs: [{ ip: this.podIP }],
+      hostIP: this.podIP,
+    });
     const images = await this.pullAll();
     if (!images) return;
     const volumes = await this.volumesWithRetry();
@@ -104,7 +109,8 @@ export class RunnerPod {
     for (let attempt = 0; !this.stopped; attempt++) {
       const out = new Map<string, ImageConfig>();
       try {
-        for (const c of all) out.set(c.name, await this.ctx.images.get(c.image, hasAuth ? authFile : undefined));
+        for (const c of all)
+          out.set(c.name, await this.ctx.images.get(c.image, hasAuth ? authFile : undefined));
         return out;
       } catch (error) {
         if (!(error instanceof PullError)) throw error;
@@ -136,7 +142,11 @@ export class RunnerPod {
         return await materialiseVolumes(this.ctx.client, this.pod, join(this.dir, "volumes"));
       } catch (error) {
         const first = this.containers("initContainers")[0] ?? this.containers("containers")[0]!;
-        await this.reportWaiting(first, "ContainerCreating", `MountVolume.SetUp failed: ${(error as Error).message}`);
+        await this.reportWaiting(
+          first,
+          "ContainerCreating",
+          `MountVolume.SetUp failed: ${(error as Error).message}`,
+        );
         await sleep(Math.min(5000, 500 * 2 ** attempt));
       }
     }
@@ -176,7 +186,11 @@ export class RunnerPod {
   }
 
   /** Runs one container until it stops for good (per restartPolicy); resolves with its last exit code. */
-  private async superviseContainer(c: Container, image: ImageConfig, volumes: Map<string, string>): Promise<number> {
+  private async superviseContainer(
+    c: Container,
+    image: ImageConfig,
+    volumes: Map<string, string>,
+  ): Promise<number> {
     const restart = this.pod.spec?.restartPolicy ?? "Always";
     for (let attempt = 0; ; attempt++) {
       await this.setContainer("containerStatuses", c, { running: { startedAt: now() } }, false, attempt);
@@ -185,7 +199,13 @@ export class RunnerPod {
       const terminated = { exitCode: code, reason: code === 0 ? "Completed" : "Error", finishedAt: now() };
       await this.setContainer("containerStatuses", c, { terminated }, false, attempt);
       if (restart === "Never" || (restart === "OnFailure" && code === 0)) return code;
-      await this.setContainer("containerStatuses", c, { waiting: { reason: "CrashLoopBackOff" } }, false, attempt);
+      await this.setContainer(
+        "containerStatuses",
+        c,
+        { waiting: { reason: "CrashLoopBackOff" } },
+        false,
+        attempt,
+      );
       await sleep(Math.min(10_000, 1000 * 2 ** attempt));
       if (this.stopped) return code;
     }
@@ -239,7 +259,9 @@ export class RunnerPod {
   }
 
   private rewritePorts(c: Container, argv: string[]): string[] {
-    const declared = new Map((c.ports ?? []).map((p) => [String(p.containerPort), String(this.ports.get(p.containerPort))]));
+    const declared = new Map(
+      (c.ports ?? []).map((p) => [String(p.containerPort), String(this.ports.get(p.containerPort))]),
+    );
     return argv.map((arg, i) => {
       if (i === 0) return arg;
       if (declared.has(arg)) return declared.get(arg)!;
@@ -254,7 +276,9 @@ export class RunnerPod {
    */
   private keepUnmappedPorts(c: Container, before: string[], after: string[]): void {
     for (const p of c.ports ?? []) {
-      const rewritten = after.some((arg, i) => arg !== before[i] && arg.endsWith(String(this.ports.get(p.containerPort))));
+      const rewritten = after.some(
+        (arg, i) => arg !== before[i] && arg.endsWith(String(this.ports.get(p.containerPort))),
+      );
       if (!rewritten) this.ports.set(p.containerPort, p.containerPort);
     }
   }
@@ -262,7 +286,8 @@ export class RunnerPod {
   /** Ready once every declared port of every container accepts TCP connections. */
   private async watchReadiness(containers: Container[]): Promise<void> {
     // Read the ports on every round: launch() settles hard-coded ones after the first start.
-    const ports = () => containers.flatMap((c) => (c.ports ?? []).map((p) => this.ports.get(p.containerPort)!));
+    const ports = () =>
+      containers.flatMap((c) => (c.ports ?? []).map((p) => this.ports.get(p.containerPort)!));
     while (!this.stopped) {
       const open = await Promise.all(ports().map(accepts));
       if (open.every(Boolean)) break;
@@ -274,11 +299,19 @@ export class RunnerPod {
       labels: this.pod.metadata.labels ?? {},
       podIP: this.podIP,
       ports: containers.flatMap((c) =>
-        (c.ports ?? []).map((p) => ({ containerPort: p.containerPort, name: p.name, hostPort: this.ports.get(p.containerPort)! })),
+        (c.ports ?? []).map((p) => ({
+          containerPort: p.containerPort,
+          name: p.name,
+          hostPort: this.ports.get(p.containerPort)!,
+        })),
       ),
       ready: true,
     });
-    const statuses = containers.map((c) => ({ ...this.statusFor("containerStatuses", c), ready: true, started: true }));
+    const statuses = containers.map((c) => ({
+      ...this.statusFor("containerStatuses", c),
+      ready: true,
+      started: true,
+    }));
     await this.patchStatus({ containerStatuses: statuses, conditions: readyConditions(true) });
   }
 
@@ -288,7 +321,15 @@ export class RunnerPod {
   };
 
   private statusFor(kind: string, c: Container): State {
-    return this.statuses[kind]!.get(c.name) ?? { name: c.name, image: c.image, imageID: "", ready: false, restartCount: 0 };
+    return (
+      this.statuses[kind]!.get(c.name) ?? {
+        name: c.name,
+        image: c.image,
+        imageID: "",
+        ready: false,
+        restartCount: 0,
+      }
+    );
   }
 
   private async setContainer(kind: string, c: Container, state: State, ready: boolean, restarts: number) {
@@ -302,12 +343,23 @@ export class RunnerPod {
 
   private async reportWaiting(c: Container, reason: string, message: string): Promise<void> {
     const isInit = this.containers("initContainers").some((x) => x.name === c.name);
-    await this.setContainer(isInit ? "initContainerStatuses" : "containerStatuses", c, { waiting: { reason, message } }, false, 0);
+    await this.setContainer(
+      isInit ? "initContainerStatuses" : "containerStatuses",
+      c,
+      { waiting: { reason, message } },
+      false,
+      0,
+    );
   }
 
   private async patchStatus(status: Record<string, unknown>): Promise<void> {
     if (this.stopped) return;
-    const ref = { apiVersion: "v1", kind: "Pod", namespace: this.pod.metadata.namespace, name: this.pod.metadata.name ?? "" };
+    const ref = {
+      apiVersion: "v1",
+      kind: "Pod",
+      namespace: this.pod.metadata.namespace,
+      name: this.pod.metadata.name ?? "",
+    };
     try {
       this.pod = await this.ctx.client.mergePatch(ref, { status }, "status");
     } catch (error) {
@@ -336,9 +388,11 @@ export function commandLine(c: Container, image: ImageConfig): string[] {
 
 /** $(VAR) references in command, args and env values, as the kubelet expands them. */
 export function expand(values: string[], env: Record<string, string>): string[] {
-  return values.map((v) => v.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (m, name: string | undefined) =>
-    m === "$$" ? "$" : name !== undefined && name in env ? env[name]! : m,
-  ));
+  return values.map((v) =>
+    v.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (m, name: string | undefined) =>
+      m === "$$" ? "$" : name !== undefined && name in env ? env[name]! : m,
+    ),
+  );
 }
 
 /** A bare command name is looked up on the image's PATH inside its root filesystem. */

@@ -50,11 +50,15 @@ export function sandboxScript(spec: RunSpec): string {
 
 export function runContainer(spec: RunSpec): ContainerProcess {
   const log = createWriteStream(spec.logFile, { flags: "a" });
-  const child = spawn("unshare", ["--mount", "--propagation", "private", "--fork", "sh", "-c", sandboxScript(spec)], {
-    env: spec.env,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    "unshare",
+    ["--mount", "--propagation", "private", "--fork", "sh", "-c", sandboxScript(spec)],
+    {
+      env: spec.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });
   const exited = new Promise<number>((resolve) => {

@@ -104,7 +104,11 @@ async function writeProjected(client: KubeClient, pod: KubeObject, dir: string, 
     await writeFile(join(dir, source.serviceAccountToken.path), token, { mode: 0o644 });
   }
   if (source.configMap) {
-    await writeItems(dir, await configMapData(client, namespace, source.configMap.name), source.configMap.items);
+    await writeItems(
+      dir,
+      await configMapData(client, namespace, source.configMap.name),
+      source.configMap.items,
+    );
   }
   if (source.secret) {
     await writeItems(dir, await secretData(client, namespace, source.secret.name), source.secret.items);
@@ -116,7 +120,11 @@ async function writeProjected(client: KubeClient, pod: KubeObject, dir: string, 
 }
 
 /** A token for the pod's service account, bound to the pod (what the kubelet mounts). */
-export async function requestToken(client: KubeClient, pod: KubeObject, expirationSeconds: number): Promise<string> {
+export async function requestToken(
+  client: KubeClient,
+  pod: KubeObject,
+  expirationSeconds: number,
+): Promise<string> {
   const namespace = pod.metadata.namespace ?? "default";
   const sa = (pod.spec?.serviceAccountName as string | undefined) ?? "default";
   const { body } = await client.callWithStatus({

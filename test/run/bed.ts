@@ -1,0 +1,67 @@
+// Helpers for the real-tier run-bundle tests: bundles built from fixtures/run with an edited CSV and
+// pushed by the built CLI to a real registry on 127.0.0.1, and a snapshot of every object in the
+// cluster taken with kubectl (an oracle independent of tsop's client).
+import { cp, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { execa } from "execa";
+import { parse, stringify } from "yaml";
+import type { KubeObject } from "../../src/kube/objects.js";
+import { runTsop } from "../support/cli.js";
+import type { TestRegistry } from "../support/registry.js";
+import { testdir } from "../support/testdir.js";
+import { fixtureDir } from "./fixtures.js";
+
+const CSV_FILE = "manifests/memcached-operator.clusterserviceversion.yaml";
+
+/** fixtures/run/memcached-<version> with `edit` applied to its CSV, pushed as <registry>/<name>:v<version>. */
+export async function pushBundle(
+  registry: TestRegistry,
+  name: string,
+  version: "0.0.1" | "0.0.2",
+  edit: (csv: KubeObject) => void = () => undefined,
+): Promise<string> {
+  const dir = await testdir();
+  await cp(fixtureDir(version), dir, { recursive: true });
+  const csv = parse(await readFile(join(dir, CSV_FILE), "utf8")) as KubeObject;
+  edit(csv);
+  await writeFile(join(dir, CSV_FILE), stringify(csv));
+  const image = `${registry.host}/${name}:v${version}`;
+  const pushed = await runTsop(["bundle", "push", image, "--dir", dir, "--plain-http"]);
+  if (pushed.exitCode !== 0) throw new Error(`tsop bundle push ${image} failed:\n${pushed.stderr}`);
+  return image;
+}
+
+/** The CSV without the API it requires (nothing in the cluster provides certificates.cert.example.com). */
+export function withoutRequiredApis(csv: KubeObject): void {
+  delete (csv.spec!.customresourcedefinitions as Record<string, unknown>).required;
+}
+
+/** Kinds whose objects come and go on their own (heartbeats, event records). */
+const TRANSIENT = new Set(["Event", "Lease"]);
+
+/** Every object of every listable kind, as "Kind namespace/name" (kubectl, not tsop's client). */
+export async function snapshot(kubeconfig: string): Promise<Set<string>> {
+  const env = { KUBECONFIG: kubeconfig };
+  const kinds = (await execa("kubectl", ["api-resources", "--verbs=list", "-o", "name"], { env })).stdout
+    .split("\n")
+    .filter(Boolean);
+  const { stdout } = await execa(
+    "kubectl",
+    ["get", kinds.join(","), "-A", "-o", "json", "--ignore-not-found"],
+    {
+      env,
+      maxBuffer: 256 * 1024 * 1024,
+    },
+  );
+  const items = (JSON.parse(stdout) as { items: KubeObject[] }).items;
+  return new Set(
+    items
+      .filter((o) => !TRANSIENT.has(o.kind))
+      .map((o) => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}`),
+  );
+}
+
+/** Objects in `after` that were not in `before`. */
+export function added(before: Set<string>, after: Set<string>): string[] {
+  return [...after].filter((o) => !before.has(o)).sort();
+}
