@@ -66,7 +66,9 @@ function kubernetesLdflags() {
 function kubernetesWrapper() {
   return {
     require: { "k8s.io/kubernetes": KUBERNETES_VERSION },
-    replace: Object.fromEntries(KUBERNETES_STAGING.map((m) => [`k8s.io/${m}`, `k8s.io/${m} ${STAGING_VERSION}`])),
+    replace: Object.fromEntries(
+      KUBERNETES_STAGING.map((m) => [`k8s.io/${m}`, `k8s.io/${m} ${STAGING_VERSION}`]),
+    ),
   };
 }
 
@@ -104,7 +106,10 @@ export const COMPONENTS = [
     // them at the same version and calls the server's main.
     wrapper: {
       require: Object.fromEntries(
-        ["server/v3", "api/v3", "client/pkg/v3", "client/v3", "pkg/v3"].map((m) => [`go.etcd.io/etcd/${m}`, ETCD_VERSION]),
+        ["server/v3", "api/v3", "client/pkg/v3", "client/v3", "pkg/v3"].map((m) => [
+          `go.etcd.io/etcd/${m}`,
+          ETCD_VERSION,
+        ]),
       ),
       main: 'package main\n\nimport (\n\t"os"\n\n\t"go.etcd.io/etcd/server/v3/etcdmain"\n)\n\nfunc main() { etcdmain.Main(os.Args) }\n',
     },
@@ -147,4 +152,15 @@ export const COMPONENTS = [
 ];
 
 /** The test bed proper; `build` with no names builds these and the peers. */
-export const TEST_BED = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "opm", "olm", "catalog", "package-server", "cpb"];
+export const TEST_BED = [
+  "etcd",
+  "kube-apiserver",
+  "kube-controller-manager",
+  "kube-scheduler",
+  "kwok",
+  "opm",
+  "olm",
+  "catalog",
+  "package-server",
+  "cpb",
+];

@@ -189,7 +189,8 @@ async function resolve(
       },
       healthy: catalogReady(catalog),
       // Required by the real CRD; kept while health is unchanged so the status does not churn.
-      lastUpdated: previousHealth(sub, catalogReady(catalog)) ?? new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+      lastUpdated:
+        previousHealth(sub, catalogReady(catalog)) ?? new Date().toISOString().replace(/\.\d+Z$/, "Z"),
     },
   ];
   const catalogCondition = catalog
@@ -642,6 +643,8 @@ async function ensureServiceAccount(
 }
 
 function previousHealth(sub: KubeObject, healthy: boolean): string | undefined {
-  const previous = (sub.status?.catalogHealth as Array<{ healthy?: boolean; lastUpdated?: string }> | undefined)?.[0];
+  const previous = (
+    sub.status?.catalogHealth as Array<{ healthy?: boolean; lastUpdated?: string }> | undefined
+  )?.[0];
   return previous?.healthy === healthy ? previous.lastUpdated : undefined;
 }
