@@ -53,11 +53,14 @@ export function initCommand(): CommanderCommand {
     .option("--image <ref>", "operator image (default: <domain>/<project-name>:0.0.1)")
     .option("--skip-install", "do not run `npm install` in the new project")
     .option("-y, --yes", "never prompt: use defaults, and fail listing any missing required value")
-    .option("--force", "scaffold into a non-empty directory, overwriting files tsop writes (each reported)")
+    .option(
+      "--force",
+      "scaffold into a non-empty directory, overwriting files tsop writes (each reported); repairs a project an interrupted or failed init left",
+    )
     .addOption(
       new Option(
         "--tsop-dependency <spec>",
-        "how package.json depends on tsop, e.g. file:../tsop (default: ^<tsop version>)",
+        "how package.json depends on tsop, e.g. file:../tsop (default: ^<tsop version> when tsop came from the npm registry, else a tarball of this tsop packed into vendor/)",
       ).env("TSOP_DEPENDENCY"),
     )
     .addOption(outputOption(["text", "json", "yaml"]))

@@ -13,7 +13,10 @@ import { renderPackageJson, type TsopCommands } from "./package-json.js";
 import { licenseHeader } from "./header.js";
 import { installDependencies } from "./install.js";
 import { listTemplates, targetPath } from "./templates.js";
-import { defaultTsopDependency, SCORECARD_IMAGE } from "./versions.js";
+import { chooseTsopDependency, type TsopDependency } from "./tsop-dependency.js";
+import { SCORECARD_IMAGE } from "./versions.js";
+import { writeFileAtomic } from "../common/fs.js";
+import { readProjectFrom } from "../project/index.js";
 
 export interface InitOptions {
   /** The project directory (created when missing). */
@@ -28,7 +31,10 @@ export interface InitOptions {
   image?: string;
   /** Scaffold into a non-empty directory, overwriting files tsop writes (each one reported). */
   force?: boolean;
-  /** How package.json depends on tsop; default `^<this tsop's version>`. */
+  /**
+   * How package.json depends on tsop. Default: `^<version>` when this tsop came from the registry,
+   * else a tarball of the running tsop packed into vendor/ (see tsop-dependency.ts).
+   */
   tsopDependency?: string;
   /** Run `npm install` afterwards (default true). */
   install?: boolean;
@@ -44,6 +50,8 @@ export interface InitResult {
   image: string;
   files: FileResult[];
   installed: boolean;
+  /** How package.json depends on tsop, and why. */
+  tsopDependency: { spec: string; source: TsopDependency["source"] };
 }
 
 /** The project name init would use for a directory (its name, when that is a valid label). */
@@ -104,9 +112,7 @@ export async function init(options: InitOptions, reporter: Reporter): Promise<In
     });
   }
   const entries = await existingEntries(dir);
-  if (entries?.includes(PROJECT_FILE)) {
-    throw new UsageError(messages.alreadyProject(dir), { hint: messages.alreadyProjectHint });
-  }
+  if (entries?.includes(PROJECT_FILE)) await checkRepairable(dir, options.force ?? false);
   if (entries && entries.length > 0 && !options.force) {
     throw new UsageError(messages.notEmpty(dir, entries), { hint: messages.notEmptyHint });
   }
@@ -117,7 +123,9 @@ export async function init(options: InitOptions, reporter: Reporter): Promise<In
   const image = options.image ?? `${options.domain}/${projectName}:0.0.1`;
   const { name: imageName, tag: imageTag } = splitImage(image)!;
   const commands = options.commands ?? new Set<string>();
+  const dependency = await chooseTsopDependency(options.tsopDependency);
   const data = {
+    tsopTarball: dependency.tarball?.path,
     projectName,
     domain: options.domain,
     namespace: `${projectName}-system`,
@@ -154,7 +162,7 @@ export async function init(options: InitOptions, reporter: Reporter): Promise<In
       license,
       image,
       commands,
-      tsopDependency: options.tsopDependency ?? defaultTsopDependency(),
+      tsopDependency: dependency.spec,
       ...(options.repo ? { repo: options.repo } : {}),
     }),
     ifExists: "error",
@@ -175,16 +183,24 @@ export async function init(options: InitOptions, reporter: Reporter): Promise<In
   });
 
   const { files } = await executePlan(actions, { root: dir, data, force: options.force ?? false });
+  if (dependency.tarball) {
+    await writeFileAtomic(join(dir, dependency.tarball.path), dependency.tarball.content);
+    files.push({
+      path: dependency.tarball.path,
+      status: entries?.includes("vendor") ? "updated" : "created",
+    });
+  }
   for (const file of files) {
     if (file.status === "overwritten") reporter.warn(`overwrote ${file.path} (--force)`);
     else if (file.status === "skipped") reporter.warn(`kept your ${file.path} (${file.note})`);
   }
   reporter.success(`scaffolded ${projectName} in ${dir} (${files.length} files)`);
+  reporter.info(messages.tsopDependency(dependency.spec, dependency.source));
 
   let installed = false;
   if (options.install !== false) {
     try {
-      await installDependencies(dir, reporter, options.signal);
+      await installDependencies(dir, reporter, options.signal, dependency.spec);
     } catch (error) {
       if (!isInterrupted(error)) throw error;
       await removeWhatInitWrote(dir, entries, files);
@@ -193,7 +209,28 @@ export async function init(options: InitOptions, reporter: Reporter): Promise<In
     }
     installed = true;
   }
-  return { dir, projectName, image, files, installed };
+  return {
+    dir,
+    projectName,
+    image,
+    files,
+    installed,
+    tsopDependency: { spec: dependency.spec, source: dependency.source },
+  };
+}
+
+/**
+ * A directory with PROJECT is refused, except with --force for a half-made project (an init that
+ * failed or was killed before any `create api`): then init writes its files again.
+ */
+async function checkRepairable(dir: string, force: boolean): Promise<void> {
+  if (!force) throw new UsageError(messages.alreadyProject(dir), { hint: messages.alreadyProjectHint });
+  const project = await readProjectFrom(dir).catch(() => undefined);
+  if (project && project.resources.length > 0) {
+    throw new UsageError(messages.alreadyProjectWithApis(dir, project.resources.length), {
+      hint: messages.alreadyProjectWithApisHint,
+    });
+  }
 }
 
 /** Rolls an interrupted init back: the files it created, npm's output, and the directory if new. */

@@ -15,6 +15,7 @@ export async function installDependencies(
   dir: string,
   reporter: Reporter,
   signal?: AbortSignal,
+  tsopSpec?: string,
 ): Promise<void> {
   const progress = reporter.progress(`installing dependencies (npm install in ${dir})`);
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -32,8 +33,10 @@ export async function installDependencies(
   if (result.failed) {
     progress.fail(messages.installFailed(dir));
     const output = typeof result.all === "string" ? tail(result.all) : "";
+    // npm's 404 for tsop itself: the registry does not have this tsop (it is not published).
+    const tsopMissing = tsopSpec !== undefined && /E404[\s\S]*\btsop@/.test(output);
     throw new TsopError(`${messages.installFailed(dir)}${output ? `:\n${output}` : ""}`, {
-      hint: messages.installFailedHint,
+      hint: tsopMissing ? messages.tsopNotOnRegistryHint(tsopSpec) : messages.installFailedHint,
       cause: result,
     });
   }

@@ -9,7 +9,18 @@ export const messages = {
     `${dir} is not empty (${entries.slice(0, 5).join(", ")}${entries.length > 5 ? ", …" : ""})`,
   notEmptyHint: "choose an empty or new directory, or pass --force to scaffold into it anyway",
   alreadyProject: (dir: string) => `${dir} already holds a tsop project (PROJECT exists)`,
-  alreadyProjectHint: "use `tsop create api` to add to it",
+  alreadyProjectHint:
+    "use `tsop create api` to add to it; if an earlier `tsop init` stopped half-way, run it again with --force to repair the project",
+  alreadyProjectWithApis: (dir: string, count: number) =>
+    `${dir} already holds a tsop project with ${count} API(s); --force repairs only a project that has none yet`,
+  alreadyProjectWithApisHint:
+    "to reinstall dependencies run `npm install` in the project; to start over, remove the directory first",
+  tsopDependency: (spec: string, source: "flag" | "registry" | "packed") =>
+    source === "packed"
+      ? `tsop dependency: ${spec} (this tsop is not from the npm registry, so init packed it into the project; pass --tsop-dependency to choose another)`
+      : source === "registry"
+        ? `tsop dependency: ${spec} (from the npm registry)`
+        : `tsop dependency: ${spec} (--tsop-dependency)`,
   duplicateResource: (gvk: string) => `${gvk} is already in PROJECT`,
   duplicateResourceHint: "choose another kind or version; PROJECT lists the existing ones under resources",
   noApiYet: (gvk: string) => `--resource=false needs ${gvk} to exist already, but PROJECT has no API for it`,
@@ -32,4 +43,6 @@ export const messages = {
   duplicateWebhookHint: "pass --force to scaffold them again (each overwritten file is reported)",
   installFailed: (dir: string) => `npm install failed in ${dir}`,
   installFailedHint: "fix the problem shown above, then run `npm install` in the project",
+  tsopNotOnRegistryHint: (spec: string) =>
+    `the npm registry cannot serve tsop ${spec}: run \`tsop init --force\` again with --tsop-dependency file:<path to a tsop clone or tarball>, or run tsop from a clone (init then packs it into the project)`,
 } as const;

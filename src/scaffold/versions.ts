@@ -1,7 +1,6 @@
 // Versions the scaffolded project depends on. Dev tools come from tsop's own package.json, so a
 // scaffolded project uses the versions tsop itself is built and tested with.
 import { readFileSync } from "node:fs";
-import { tsopVersion } from "../common/version.js";
 
 interface PackageJson {
   dependencies?: Record<string, string>;
@@ -27,11 +26,6 @@ export function tsopRange(name: string): string {
   const range = pkg.devDependencies?.[name] ?? pkg.dependencies?.[name];
   if (range === undefined) throw new Error(`tsop's package.json does not list ${name}`);
   return range;
-}
-
-/** How the scaffolded project depends on tsop: the running version, unless overridden. */
-export function defaultTsopDependency(): string {
-  return `^${tsopVersion()}`;
 }
 
 /** The scorecard test image of the basic suite (the version operator-sdk v1.42 scaffolds). */

@@ -6,7 +6,7 @@ import { parse, parseAllDocuments } from "yaml";
 import { resolveInitFlags } from "../../src/scaffold/resolve.js";
 import { runTsop } from "../support/cli.js";
 import { readTree, testdir } from "../support/testdir.js";
-import { scaffoldProject } from "./helpers.js";
+import { createApi, scaffoldProject } from "./helpers.js";
 import { restrictedViolations } from "./restricted.js";
 
 describe("tsop init", () => {
@@ -57,7 +57,8 @@ describe("tsop init", () => {
     for (const script of ["build", "test", "lint", "start", "docker-build"])
       expect(pkg.scripts[script]).toBeDefined();
     expect(pkg.scripts["docker-build"]).toBe("docker build -t example.com/memcached-operator:0.0.1 .");
-    expect(pkg.dependencies.tsop).toMatch(/^\^\d+\.\d+\.\d+/);
+    // Run from this clone (not from the registry): the running tsop is packed into the project.
+    expect(pkg.dependencies.tsop).toMatch(/^file:vendor\/tsop-\d+\.\d+\.\d+\.tgz$/);
     expect(tree["src/main.ts"]).toContain("// +tsop:scaffold:imports");
     expect(tree["src/main.ts"]).toContain("// +tsop:scaffold:controllers");
     expect(tree["src/main.ts"]).toContain('id: "memcached-operator.example.com"');
@@ -240,8 +241,11 @@ describe("tsop init: bad input (exit 2, nothing written)", () => {
     expect(tree.PROJECT).toContain("projectName: op");
   });
 
-  it("never re-initialises a project, even with --force", async () => {
+  it("never re-initialises a project that has APIs, even with --force", async () => {
     const dir = await scaffoldProject();
+    expect(
+      (await createApi(dir, ["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"])).exitCode,
+    ).toBe(0);
     const before = await readTree(dir);
     const result = await runTsop(["init", dir, "--domain", "example.com", "--skip-install", "--force"]);
     expect(result.exitCode).toBe(2);

@@ -77,8 +77,10 @@ describe("tsop init wiring", () => {
     await parse(argv);
     expect(calls.init).toHaveLength(1);
     const options = calls.init[0] as Record<string, unknown>;
-    const { commands, ...rest } = options;
+    const { commands, signal, ...rest } = options;
     expect(rest).toEqual(expected);
+    // Ctrl-C reaches init (to stop npm install) through withInterrupt's signal.
+    expect(signal).toBeInstanceOf(AbortSignal);
     // The scaffolded scripts name only commands the program has.
     expect(commands).toBeInstanceOf(Set);
     expect(commands as Set<string>).toContain("create api");
