@@ -44,8 +44,10 @@ export interface BaseOptions {
   canPrompt: boolean;
   /** --interactive: ask again even though the base exists. */
   forcePrompt: boolean;
-  /** --yes: take defaults instead of asking. */
+  /** --yes: take defaults instead of asking (placeholders for the required fields). */
   yes: boolean;
+  /** The command line as typed, to show what to add when values are missing. */
+  commandLine?: string;
   prompter: Prompter | undefined;
   crds: readonly LoadedObject[];
   reporter: Reporter;
@@ -269,7 +271,9 @@ export async function ensureBase(options: BaseOptions): Promise<BaseResult> {
   const unresolved: BaseField[] = [];
   let prompted = false;
   for (const field of missing) {
-    const fallback = field.defaultValue?.(ctx);
+    // On a terminal, --yes still asks for required fields; without one it takes their placeholders.
+    const fallback =
+      field.defaultValue?.(ctx) ?? (options.yes && !askable ? field.yesDefault?.(ctx) : undefined);
     if (askable && (!options.yes || fallback === undefined)) {
       values.set(field, await askField(field, options.prompter!, ctx, fallback));
       prompted = true;
@@ -278,16 +282,7 @@ export async function ensureBase(options: BaseOptions): Promise<BaseResult> {
       if (parsed !== undefined) values.set(field, parsed);
     } else unresolved.push(field);
   }
-  if (unresolved.length > 0) {
-    throw new UsageError(
-      `cannot create ${path}: no terminal to ask on, and these fields have no value:\n${unresolved
-        .map((f) => `  - ${f.key}: ${f.flag} <value>, or "${f.key}:" in tsop.bundle.yaml`)
-        .join("\n")}`,
-      {
-        hint: "pass the flags listed above (or add the keys to tsop.bundle.yaml), or run in a terminal to be asked",
-      },
-    );
-  }
+  if (unresolved.length > 0) throw missingFieldsError(path, unresolved, options.commandLine);
   const base = newBase(options.packageName, values, options.crds);
   const text = toYaml(base);
   const write = async () => {
@@ -297,6 +292,26 @@ export async function ensureBase(options: BaseOptions): Promise<BaseResult> {
   };
   const save = await saver(write, prompted);
   return { base, path, status: "created", save };
+}
+
+/** No terminal and no --yes: name each missing field and the exact command line that supplies them. */
+function missingFieldsError(path: string, fields: BaseField[], commandLine = "tsop bundle"): UsageError {
+  const example: Record<string, string> = {
+    description: "'What the operator manages'",
+    providerName: "'Your Company'",
+    maintainers: "'Jane Doe <jane@example.com>'",
+  };
+  const flags = fields.map((f) => `${f.flag} ${example[f.key] ?? "<value>"}`).join(" ");
+  return new UsageError(
+    `cannot create ${path}: no terminal to ask on, and these fields have no value:\n${fields
+      .map((f) => `  - ${f.key}: ${f.flag} <value>, or "${f.key}:" in tsop.bundle.yaml`)
+      .join(
+        "\n",
+      )}\nRun:\n  ${commandLine} ${flags}\nor accept placeholders to edit later:\n  ${commandLine} --yes`,
+    {
+      hint: "the base CSV is created once; afterwards edit it (or tsop.bundle.yaml) freely",
+    },
+  );
 }
 
 /** The prompter the CLI uses: @inquirer/prompts on stderr, loaded only when a question is asked. */

@@ -56,6 +56,8 @@ export interface BaseField {
   required: boolean;
   /** Shown as the prompt default and used with --yes. */
   defaultValue?: (ctx: FieldContext) => string;
+  /** A required field's placeholder with --yes (documented in docs/bundle.md; edit it later). */
+  yesDefault?: (ctx: FieldContext) => string;
   /** Parses a flag or prompt answer (or a config value, rendered as text) into the CSV value. */
   parse: (text: string, ctx: FieldContext) => Promise<unknown> | unknown;
   /** Renders a CSV value back to prompt text (for --interactive on an existing base). */
@@ -177,6 +179,7 @@ export const BASE_FIELDS: BaseField[] = [
     flag: "--description",
     question: "Description of the operator",
     required: true,
+    yesDefault: (ctx) => `The ${displayForm(ctx.packageName)} operator.`,
     parse: nonEmpty("description"),
     render: asText,
     path: ["spec", "description"],
@@ -186,6 +189,7 @@ export const BASE_FIELDS: BaseField[] = [
     flag: "--provider-name",
     question: "Provider's name (company or person shipping the operator)",
     required: true,
+    yesDefault: (ctx) => `The ${ctx.packageName} Authors`,
     parse: nonEmpty("provider name"),
     render: asText,
     path: ["spec", "provider", "name"],
@@ -224,6 +228,7 @@ export const BASE_FIELDS: BaseField[] = [
     flag: "--maintainers",
     question: 'Maintainers, comma-separated ("Jane Doe <jane@example.com>, ...")',
     required: true,
+    yesDefault: (ctx) => `The ${ctx.packageName} Authors <${ctx.packageName}@example.com>`,
     parse: parseMaintainers,
     render: (v) =>
       Array.isArray(v)

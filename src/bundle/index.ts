@@ -58,6 +58,8 @@ export interface BundleOptions {
   overwrite?: boolean;
   interactive?: boolean;
   yes?: boolean;
+  /** The command line as typed (for the message that shows what to add). */
+  commandLine?: string;
   /** A person can answer prompts here (TTY). */
   tty?: boolean;
   prompter?: Prompter;
@@ -271,6 +273,7 @@ export async function bundle(options: BundleOptions, reporter: Reporter): Promis
       canPrompt: Boolean(options.tty),
       forcePrompt: Boolean(options.interactive),
       yes: Boolean(options.yes),
+      ...(options.commandLine !== undefined ? { commandLine: options.commandLine } : {}),
       prompter: options.prompter,
       crds: c.crds,
       reporter,

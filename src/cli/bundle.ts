@@ -76,6 +76,12 @@ function strictSemver(value: string): string {
   return value;
 }
 
+/** `tsop <args>` as typed, quoted for a POSIX shell where needed. */
+function typedCommandLine(): string {
+  const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`);
+  return ["tsop", ...process.argv.slice(2).map(quote)].join(" ");
+}
+
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -156,6 +162,7 @@ function bundleGenerateCommand(command: Command): Command {
           overwrite: flags.overwrite !== false,
           interactive: Boolean(flags.interactive),
           yes: Boolean(flags.yes),
+          commandLine: typedCommandLine(),
           ...(flags.fbc !== undefined ? { fbc: typeof flags.fbc === "string" ? flags.fbc : "catalog" } : {}),
           ...(flags.bundleImage !== undefined ? { bundleImage: flags.bundleImage } : {}),
           ...(flags.file !== undefined ? { file: flags.file } : {}),
