@@ -109,6 +109,27 @@ describe("dev-loop failures", () => {
     expect(result.stderr).toContain("the manager exited with code 3");
   });
 
+  it("run local: -n is the pod's namespace, --leader-elect and -- args reach the manager, KUBECONFIG is tsop's", async () => {
+    const dir = await testdir(
+      manager(
+        "[{name: POD_NAMESPACE, valueFrom: {fieldRef: {fieldPath: metadata.namespace}}}]",
+        "console.log(JSON.stringify({ args: process.argv.slice(2), ns: process.env.POD_NAMESPACE, kc: process.env.KUBECONFIG }));",
+      ),
+    );
+    const result = await runTsop(
+      ["run", "local", "--no-install", "--no-build", "-n", "team-a", "--leader-elect", "--", "--zap-devel"],
+      { cwd: dir, env: { KUBECONFIG: cluster.kubeconfigPath } },
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      args: ["--leader-elect", "--leader-election-namespace", "team-a", "--zap-devel"],
+      ns: "team-a",
+      kc: cluster.kubeconfigPath,
+    });
+    expect(result.stderr).toContain(`using cluster ${cluster.url} (context "tsop-test"), namespace team-a`);
+    expect(result.stderr).toContain("leader election on");
+  });
+
   it("run local: a missing entry point is named, with the build hint", async () => {
     const dir = await testdir(manager("[]"));
     const result = await runTsop(
