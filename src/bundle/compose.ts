@@ -14,6 +14,7 @@ import {
   str,
 } from "../manifests/index.js";
 import { ownedEntry } from "./base.js";
+import { legacyFeatures } from "./features.js";
 import type { Collected } from "./collect.js";
 import { type RbacSplit, splitRbac } from "./rbac.js";
 import { type RelatedImage, relatedImages } from "./related-images.js";
@@ -80,6 +81,7 @@ export function compose(base: KubeObject, c: Collected, options: ComposeOptions)
   meta.annotations = annotations;
   if (options.skipRange !== undefined) annotations["olm.skipRange"] = options.skipRange;
   Object.assign(annotations, options.annotations);
+  Object.assign(annotations, legacyFeatures(annotations));
 
   // Install strategy: every Deployment, and the RBAC bound to their service accounts.
   const install = isRecord(spec.install) ? spec.install : {};

@@ -1,5 +1,6 @@
 // OpenShift feature annotations (features.operators.openshift.io/*): set from flags or the bundle
-// config, checked against the known names, always "true" or "false".
+// config, checked against the known names, always "true" or "false"; and the legacy
+// operators.openshift.io/infrastructure-features list that older OpenShift consoles still read.
 import { InvalidInputError } from "../common/errors.js";
 
 export const FEATURE_PREFIX = "features.operators.openshift.io/";
@@ -53,4 +54,31 @@ export function parseFeatures(
     out[`${FEATURE_PREFIX}${k}`] = truth(value, k, source);
   }
   return out;
+}
+
+export const LEGACY_FEATURES_ANNOTATION = "operators.openshift.io/infrastructure-features";
+
+/** features.operators.openshift.io/<name> → its name in the legacy list (none for newer features). */
+const LEGACY_NAMES: Record<string, string> = {
+  disconnected: "disconnected",
+  "fips-compliant": "fips",
+  "proxy-aware": "proxy-aware",
+  cnf: "cnf",
+  cni: "cni",
+  csi: "csi",
+};
+
+/**
+ * The legacy annotation for a CSV's feature annotations: a JSON list of the features set to "true"
+ * that have a legacy name, e.g. '["disconnected", "fips"]'. Undefined when no feature is annotated.
+ */
+export function legacyFeatures(annotations: Record<string, unknown>): Record<string, string> {
+  const keys = Object.keys(annotations).filter((k) => k.startsWith(FEATURE_PREFIX));
+  if (keys.length === 0) return {};
+  const names = keys
+    .filter((k) => annotations[k] === "true")
+    .map((k) => LEGACY_NAMES[k.slice(FEATURE_PREFIX.length)])
+    .filter((n): n is string => n !== undefined)
+    .sort();
+  return { [LEGACY_FEATURES_ANNOTATION]: `[${names.map((n) => JSON.stringify(n)).join(", ")}]` };
 }

@@ -332,6 +332,7 @@ export async function bundle(options: BundleOptions, reporter: Reporter): Promis
     annotations,
   });
   const csv = composed.csv;
+  warnings.push(...composed.rbac.warnings);
 
   // Objects that go into bundle/manifests besides the CSV, and those a bundle cannot carry.
   const notCarried: string[] = [];

@@ -1,7 +1,9 @@
 // The RBAC split (operator-sdk §2.6): rules bound to the CSV's service accounts become
 // `permissions` (namespaced: RoleBinding → Role/ClusterRole) and `clusterPermissions`
 // (ClusterRoleBinding → ClusterRole); everything not consumed is written to bundle/manifests.
-import { asRecords, type LoadedObject, nameOf, str } from "../manifests/index.js";
+// Bindings are read in name order, as kustomize sorts them, so the CSV does not depend on the
+// order of the input; a Role that nothing binds is reported (its rules reach nobody).
+import { asRecords, type LoadedObject, nameOf, namespaceOf, str } from "../manifests/index.js";
 import type { Collected } from "./collect.js";
 
 export interface StrategyPermission {
@@ -16,6 +18,8 @@ export interface RbacSplit {
   out: LoadedObject[];
   /** The service accounts the CSV creates (deployments' plus --extra-service-accounts). */
   serviceAccounts: string[];
+  /** Roles whose rules reach no one, for the user to fix. */
+  warnings: string[];
 }
 
 const RBAC_GROUPS = new Set(["", "rbac.authorization.k8s.io"]);
@@ -25,6 +29,29 @@ export function deploymentServiceAccount(deployment: Record<string, unknown>): s
   const template = spec?.template as Record<string, unknown> | undefined;
   const pod = template?.spec as Record<string, unknown> | undefined;
   return str(pod?.serviceAccountName) || "default";
+}
+
+const byName = (a: LoadedObject, b: LoadedObject): number => {
+  const ka = `${nameOf(a.object)}\0${namespaceOf(a.object)}`;
+  const kb = `${nameOf(b.object)}\0${namespaceOf(b.object)}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+};
+
+/** Roles no RoleBinding refers to: valid manifests whose rules are granted to nobody. */
+export function unboundRoles(c: Collected): string[] {
+  const bound = new Set(
+    c.roleBindings.flatMap((b) => {
+      const ref = (b.object.roleRef ?? {}) as Record<string, unknown>;
+      return str(ref.kind) === "Role" ? [`${namespaceOf(b.object)}/${str(ref.name)}`] : [];
+    }),
+  );
+  return [...c.roles]
+    .sort(byName)
+    .filter((r) => !bound.has(`${namespaceOf(r.object)}/${nameOf(r.object)}`))
+    .map(
+      (r) =>
+        `Role ${nameOf(r.object)} (${r.origin.file}) is bound by no RoleBinding, so its rules are granted to no one: add a RoleBinding to the manager's ServiceAccount (\`tsop generate\` writes one for each @Rbac Role), or remove the Role`,
+    );
 }
 
 export function splitRbac(c: Collected, extraServiceAccounts: readonly string[]): RbacSplit {
@@ -63,8 +90,8 @@ export function splitRbac(c: Collected, extraServiceAccounts: readonly string[])
     }
     if (csvSubjects.length < subjects.length) bindingsOut.push(binding);
   };
-  for (const b of c.roleBindings) bind(b, false);
-  for (const b of c.clusterRoleBindings) bind(b, true);
+  for (const b of [...c.roleBindings].sort(byName)) bind(b, false);
+  for (const b of [...c.clusterRoleBindings].sort(byName)) bind(b, true);
 
   const toList = (m: Map<string, Record<string, unknown>[]>) =>
     [...m.entries()]
@@ -93,5 +120,6 @@ export function splitRbac(c: Collected, extraServiceAccounts: readonly string[])
     clusterPermissions: toList(cluster),
     out,
     serviceAccounts: [...accounts].sort(),
+    warnings: unboundRoles(c),
   };
 }

@@ -146,6 +146,7 @@ describe("base CSV", () => {
         annotations: {
           "features.operators.openshift.io/disconnected": "true",
           "features.operators.openshift.io/fips-compliant": "false",
+          "operators.openshift.io/infrastructure-features": '["disconnected"]',
         },
       },
       spec: { description: "From the config", provider: { name: "Config Co" } },

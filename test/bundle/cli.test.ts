@@ -52,6 +52,28 @@ describe("tsop bundle options", () => {
     await expect(readdir(join(dir, "config/manifests/bases"))).rejects.toThrow();
   });
 
+  test("--features writes features.operators.openshift.io/* and the legacy infrastructure-features list", async () => {
+    const dir = await demo();
+    const r = await run(dir, [
+      "--version",
+      "0.1.0",
+      "--features",
+      "proxy-aware=true,disconnected,fips-compliant=true,tls-profiles=true,cnf=false",
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const csv = await readYaml(join(dir, CSV_FILE));
+    const annotations = (csv.metadata as { annotations: Record<string, string> }).annotations;
+    expect(annotations).toMatchObject({
+      "features.operators.openshift.io/proxy-aware": "true",
+      "features.operators.openshift.io/disconnected": "true",
+      "features.operators.openshift.io/fips-compliant": "true",
+      "features.operators.openshift.io/tls-profiles": "true",
+      "features.operators.openshift.io/cnf": "false",
+      // Older consoles read this list; tls-profiles has no legacy name, cnf is false.
+      "operators.openshift.io/infrastructure-features": '["disconnected", "fips", "proxy-aware"]',
+    });
+  });
+
   test("-o json reports what happened; -q keeps stderr to warnings", async () => {
     const dir = await demo();
     const r = await run(dir, ["--version", "0.1.0", "-o", "json", "-q"]);

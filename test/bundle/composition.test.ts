@@ -49,6 +49,38 @@ async function bundleStream(objects: string[], extraArgs: string[] = []) {
 }
 
 describe("RBAC split", () => {
+  test("permissions do not depend on the order of the input (kustomize sorts, -f streams need not)", async () => {
+    const objects = [
+      CRD,
+      DEPLOYMENT("demo-operator-controller-manager", "manager-sa"),
+      sa("manager-sa"),
+      role("Role", "b-role", "secrets"),
+      binding("RoleBinding", "b-binding", "Role", "b-role", ["manager-sa"]),
+      role("Role", "a-role", "configmaps"),
+      binding("RoleBinding", "a-binding", "Role", "a-role", ["manager-sa"]),
+      role("ClusterRole", "z-role", "nodes"),
+      binding("ClusterRoleBinding", "z-binding", "ClusterRole", "z-role", ["manager-sa"]),
+      role("ClusterRole", "y-role", "pods"),
+      binding("ClusterRoleBinding", "y-binding", "ClusterRole", "y-role", ["manager-sa"]),
+    ];
+    const specs = [];
+    for (const order of [objects, [...objects].reverse()]) {
+      const { dir, run } = await bundleStream(order);
+      expect(run.exitCode, run.stderr).toBe(0);
+      const csv = await readYaml(join(dir, CSV_FILE));
+      specs.push((csv.spec as { install: { spec: Record<string, unknown> } }).install.spec);
+    }
+    const rules = (...resources: string[]) =>
+      resources.map((r) => ({ apiGroups: [""], resources: [r], verbs: ["get"] }));
+    expect(specs[0]!.permissions).toEqual([
+      { serviceAccountName: "manager-sa", rules: rules("configmaps", "secrets") },
+    ]);
+    expect(specs[0]!.clusterPermissions).toEqual([
+      { serviceAccountName: "manager-sa", rules: rules("pods", "nodes") },
+    ]);
+    expect(specs[1]).toEqual(specs[0]);
+  });
+
   test("namespaced and cluster rules by service account, extra service accounts, and what stays separate", async () => {
     const { dir, run } = await bundleStream(
       [

@@ -1,6 +1,6 @@
 // Shared helpers of the bundle tests: copy a fixture project into a temp dir, run the built CLI
 // there, read YAML back.
-import { cp, readFile } from "node:fs/promises";
+import { cp, mkdir, readdir, readFile, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { parse, parseAllDocuments } from "yaml";
 import { REPO_ROOT, runTsop } from "../support/cli.js";
@@ -10,6 +10,17 @@ export const FIXTURES = join(REPO_ROOT, "fixtures", "bundle");
 export const MEMCACHED = join(FIXTURES, "memcached", "project");
 export const MEMCACHED_EXPECTED = join(FIXTURES, "memcached", "expected");
 export const EPOCH = "1667928397"; // 2022-11-08T17:26:37Z
+
+/** node_modules for a scaffolded project: tsop itself plus the repository's dependencies, linked. */
+export async function linkNodeModules(dir: string): Promise<void> {
+  const target = join(dir, "node_modules");
+  await mkdir(target);
+  for (const entry of await readdir(join(REPO_ROOT, "node_modules"))) {
+    if (entry === "tsop") continue;
+    await symlink(join(REPO_ROOT, "node_modules", entry), join(target, entry));
+  }
+  await symlink(REPO_ROOT, join(target, "tsop"));
+}
 
 /** A temp copy of a fixture directory. */
 export async function copyFixture(dir: string): Promise<string> {

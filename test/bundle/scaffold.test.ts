@@ -1,23 +1,11 @@
 // A project made by `tsop init` + `tsop create api` bundles with a plain `tsop bundle`: generate
 // runs first (CRDs and RBAC from the TypeScript), the base CSV comes from tsop.bundle.yaml, and
 // the result validates.
-import { mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { REPO_ROOT } from "../support/cli.js";
 import { testdir } from "../support/testdir.js";
-import { readYaml, tsop } from "./helpers.js";
-
-/** node_modules for the new project: tsop itself plus the repository's dependencies, linked. */
-async function linkNodeModules(dir: string): Promise<void> {
-  const target = join(dir, "node_modules");
-  await mkdir(target);
-  for (const entry of await readdir(join(REPO_ROOT, "node_modules"))) {
-    if (entry === "tsop") continue;
-    await symlink(join(REPO_ROOT, "node_modules", entry), join(target, entry));
-  }
-  await symlink(REPO_ROOT, join(target, "tsop"));
-}
+import { linkNodeModules, readYaml, tsop } from "./helpers.js";
 
 describe("bundle on a scaffolded project", () => {
   test("init, create api, then tsop bundle (with generate) and validate", { timeout: 120_000 }, async () => {

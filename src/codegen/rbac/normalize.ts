@@ -85,22 +85,54 @@ export function bucketRules(declarations: readonly RbacDeclaration[]): RoleBucke
     });
 }
 
-/** The Kubernetes objects of role.yaml, in order. */
+/** The manager's ServiceAccount as the scaffold names it (config/rbac/service_account.yaml). */
+export const MANAGER_SUBJECT = {
+  kind: "ServiceAccount",
+  name: "controller-manager",
+  namespace: "system",
+} as const;
+
+/** "manager-role" → "manager-rolebinding" (kubebuilder's naming); "reader" → "reader-binding". */
+export function bindingName(roleName: string): string {
+  return roleName.endsWith("role") ? `${roleName}binding` : `${roleName}-binding`;
+}
+
+/**
+ * The RoleBinding of a generated Role: the manager's ServiceAccount, in the Role's namespace, so a
+ * namespaced @Rbac rule takes effect wherever kustomize (or OLM, as CSV permissions) puts the Role.
+ */
+function roleBinding(b: RoleBucket): Record<string, unknown> {
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "RoleBinding",
+    metadata: { name: bindingName(b.roleName), namespace: b.namespace },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: b.roleName },
+    subjects: [{ ...MANAGER_SUBJECT }],
+  };
+}
+
+/**
+ * The Kubernetes objects of role.yaml, in order: the roles as controller-gen writes them, then a
+ * RoleBinding for each Role (controller-gen writes none, leaving namespaced rules unbound).
+ */
 export function roleObjects(buckets: readonly RoleBucket[]): Record<string, unknown>[] {
-  return buckets
-    .filter((b) => b.rules.length > 0)
-    .map((b) => ({
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: b.namespace === "" ? "ClusterRole" : "Role",
-      metadata: b.namespace === "" ? { name: b.roleName } : { name: b.roleName, namespace: b.namespace },
-      rules: b.rules.map((r) => {
-        const rule: Record<string, string[]> = {};
-        if (r.groups.length || r.resources.length) rule.apiGroups = r.groups;
-        if (r.urls.length) rule.nonResourceURLs = r.urls;
-        if (r.resourceNames.length) rule.resourceNames = r.resourceNames;
-        if (r.resources.length) rule.resources = r.resources;
-        rule.verbs = r.verbs;
-        return rule;
-      }),
-    }));
+  const written = buckets.filter((b) => b.rules.length > 0);
+  return [...written.map(roleObject), ...written.filter((b) => b.namespace !== "").map(roleBinding)];
+}
+
+function roleObject(b: RoleBucket): Record<string, unknown> {
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: b.namespace === "" ? "ClusterRole" : "Role",
+    metadata: b.namespace === "" ? { name: b.roleName } : { name: b.roleName, namespace: b.namespace },
+    rules: b.rules.map((r) => {
+      const rule: Record<string, string[]> = {};
+      if (r.groups.length || r.resources.length) rule.apiGroups = r.groups;
+      if (r.urls.length) rule.nonResourceURLs = r.urls;
+      if (r.resourceNames.length) rule.resourceNames = r.resourceNames;
+      if (r.resources.length) rule.resources = r.resources;
+      rule.verbs = r.verbs;
+      return rule;
+    }),
+  };
 }
