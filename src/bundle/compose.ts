@@ -13,11 +13,11 @@ import {
   podSpecOf,
   str,
 } from "../manifests/index.js";
+import { relatedImagesOf } from "../images/related-images.js";
 import { ownedEntry } from "./base.js";
 import { legacyFeatures } from "./features.js";
 import type { Collected } from "./collect.js";
 import { type RbacSplit, splitRbac } from "./rbac.js";
-import { type RelatedImage, relatedImages } from "./related-images.js";
 import { webhookDefinitions } from "./webhooks.js";
 
 export interface ComposeOptions {
@@ -144,18 +144,19 @@ export function compose(base: KubeObject, c: Collected, options: ComposeOptions)
   if (webhooks.length > 0) spec.webhookdefinitions = webhooks;
   else delete spec.webhookdefinitions;
 
-  // relatedImages: the base's entries, then RELATED_IMAGE_* env values, one entry per image.
-  const fromEnv = relatedImages(
-    c.deployments.map((d) => d.object),
-    notes,
-  );
-  const related: RelatedImage[] = [];
-  for (const entry of [...asRecords(spec.relatedImages), ...fromEnv]) {
-    const image = str(entry.image);
-    if (!image || related.some((r) => r.image === image)) continue;
-    related.push({ name: str(entry.name), image });
+  // relatedImages: every image of the CSV (the base's entries, RELATED_IMAGE_* values, containers),
+  // built the one way --use-image-digests rebuilds it after pinning.
+  const related = relatedImagesOf(csv);
+  const valueFrom = related.problems.filter((p) => p.kind === "valueFrom");
+  if (valueFrom.length > 0) {
+    throw new InvalidInputError(`${valueFrom[0]!.where}: ${valueFrom[0]!.problem}`, {
+      hint: "set the RELATED_IMAGE_ variable to the image reference itself",
+    });
   }
-  if (related.length > 0) spec.relatedImages = related;
+  for (const p of related.problems.filter((x) => x.kind === "noValue"))
+    notes.push(`${p.where} is empty; not listed in relatedImages`);
+  notes.push(...related.notes);
+  if (related.relatedImages.length > 0) spec.relatedImages = related.relatedImages;
   else delete spec.relatedImages;
 
   // WATCH_NAMESPACE follows the OperatorGroup's target namespaces.

@@ -3,6 +3,9 @@
 //   - every pod spec anywhere in any object (containers, initContainers, ephemeralContainers):
 //     `image` and env vars named RELATED_IMAGE_*;
 //   - in the CSV: metadata.annotations.containerImage and spec.relatedImages[].image.
+import { isRelatedImageVariable, relatedImageName } from "../common/related-image-names.js";
+import { parseReference } from "./reference.js";
+
 export type SiteRole = "container" | "initContainer" | "env" | "annotation" | "relatedImage";
 
 export interface ImageSite {
@@ -22,6 +25,8 @@ export interface ImageSite {
 export interface SiteProblem {
   where: string;
   problem: string;
+  /** What is wrong, for callers that treat problems differently (bundle lists, pinning refuses). */
+  kind: "valueFrom" | "noValue" | "noImage" | "noEntryImage";
 }
 
 type Obj = Record<string, unknown>;
@@ -72,24 +77,25 @@ export function findImageSites(object: Obj, sites: ImageSite[], problems: SitePr
             inCsv,
           });
         } else if (isCsv) {
-          problems.push({ where, problem: "the container has no image" });
+          problems.push({ where, problem: "the container has no image", kind: "noImage" });
         }
         if (!Array.isArray(container.env)) continue;
         for (const env of container.env) {
-          if (!isObj(env) || typeof env.name !== "string" || !env.name.startsWith("RELATED_IMAGE_")) continue;
+          if (!isObj(env) || typeof env.name !== "string" || !isRelatedImageVariable(env.name)) continue;
           const envWhere = `${where}, env ${env.name}`;
           if (env.valueFrom !== undefined) {
             problems.push({
               where: envWhere,
-              problem: '"valueFrom" cannot be pinned; give the image as "value"',
+              problem: '"valueFrom" cannot be pinned or listed in relatedImages; give the image as "value"',
+              kind: "valueFrom",
             });
             continue;
           }
           if (typeof env.value !== "string" || env.value === "") {
-            problems.push({ where: envWhere, problem: "the variable has no value" });
+            problems.push({ where: envWhere, problem: "the variable has no value", kind: "noValue" });
             continue;
           }
-          const envName = env.name.slice("RELATED_IMAGE_".length).toLowerCase().replace(/_/g, "-");
+          const envName = relatedImageName(env.name);
           sites.push({
             holder: env,
             key: "value",
@@ -97,7 +103,8 @@ export function findImageSites(object: Obj, sites: ImageSite[], problems: SitePr
             role: "env",
             where: envWhere,
             ...(envName ? { name: envName } : {}),
-            qualifiedName: `${owner ?? name}-${envName}`,
+            qualifiedName:
+              owner && containerCount > 1 ? `${owner}-${name}-${envName}` : `${owner ?? name}-${envName}`,
             inCsv,
           });
         }
@@ -162,6 +169,7 @@ export function findImageSites(object: Obj, sites: ImageSite[], problems: SitePr
         problems.push({
           where: `${objectWhere}, spec.relatedImages[${i}]`,
           problem: "the entry has no image",
+          kind: "noEntryImage",
         });
         return;
       }
@@ -176,5 +184,52 @@ export function findImageSites(object: Obj, sites: ImageSite[], problems: SitePr
         inCsv: true,
       });
     });
+  }
+}
+
+/**
+ * Env values of a CSV's deployments that are images referenced by tag outside a RELATED_IMAGE_
+ * variable: pinning never touches them (e.g. `DFA_BUSYBOX_IMAGE: quay.io/fedora/fedora:39`), so a
+ * disconnected install would still pull by tag. Only values with an explicit tag count ("host:8080"
+ * is an address, not an image); `$(VAR)` references are not images.
+ */
+export function tagReferencedEnvImages(
+  object: Obj,
+): Array<{ where: string; image: string; variable: string }> {
+  if (object.kind !== "ClusterServiceVersion") return [];
+  const spec = isObj(object.spec) && isObj(object.spec.install) ? object.spec.install.spec : undefined;
+  const deployments = isObj(spec) && Array.isArray(spec.deployments) ? spec.deployments.filter(isObj) : [];
+  const found: Array<{ where: string; image: string; variable: string }> = [];
+  for (const deployment of deployments) {
+    const template =
+      isObj(deployment.spec) && isObj(deployment.spec.template) ? deployment.spec.template : {};
+    const pod = isObj(template.spec) ? template.spec : {};
+    for (const [key] of CONTAINER_LISTS) {
+      for (const container of Array.isArray(pod[key]) ? pod[key].filter(isObj) : []) {
+        for (const env of Array.isArray(container.env) ? container.env.filter(isObj) : []) {
+          const name = typeof env.name === "string" ? env.name : "";
+          const value = typeof env.value === "string" ? env.value.trim() : "";
+          if (!name || isRelatedImageVariable(name) || value.includes("$(")) continue;
+          if (!isTagReference(value)) continue;
+          found.push({
+            where: `deployment ${String(deployment.name ?? "(unnamed)")}, container ${String(container.name ?? "(unnamed)")}, env ${name}`,
+            image: value,
+            variable: name,
+          });
+        }
+      }
+    }
+  }
+  return found;
+}
+
+/** An image by explicit tag; "host:8080" (no '/', numeric tag) reads as an address, not an image. */
+function isTagReference(value: string): boolean {
+  try {
+    const ref = parseReference(value);
+    if (ref.tag === undefined || ref.digest !== undefined) return false;
+    return value.includes("/") || !/^\d+$/.test(ref.tag);
+  } catch {
+    return false;
   }
 }

@@ -7,7 +7,7 @@ import { AggregateTsopError, InvalidInputError } from "../common/errors.js";
 import type { Reporter } from "../common/reporter.js";
 import type { RegistryClientOptions } from "./client.js";
 import { FAILURE_LABEL, RegistryError } from "./errors.js";
-import { findImageSites, type ImageSite, type SiteProblem } from "./image-sites.js";
+import { findImageSites, type ImageSite, type SiteProblem, tagReferencedEnvImages } from "./image-sites.js";
 import { readLockFile, writeLockFile } from "./lockfile.js";
 import { canonicalReference, type ImageReference, parseReference, pinnedReference } from "./reference.js";
 import { buildRelatedImages } from "./related-images.js";
@@ -35,6 +35,16 @@ function failureReason(error: Error): string {
   return error.message;
 }
 
+/** Images by tag in env vars pinning cannot see (only RELATED_IMAGE_ variables are image sites). */
+function warnUnpinnable(csv: Record<string, unknown>, reporter: Reporter): void {
+  for (const { where, image, variable } of tagReferencedEnvImages(csv)) {
+    reporter.warn(
+      `${where}: ${image} is an image by tag outside a RELATED_IMAGE_ variable, so it stays unpinned; ` +
+        `set it as RELATED_IMAGE_<NAME> and give ${variable} the value $(RELATED_IMAGE_<NAME>)`,
+    );
+  }
+}
+
 export async function pinBundleImages(
   input: Array<Record<string, unknown>>,
   options: PinOptions,
@@ -54,6 +64,7 @@ export async function pinBundleImages(
   const sites: ImageSite[] = [];
   const problems: SiteProblem[] = [];
   for (const object of objects) findImageSites(object, sites, problems);
+  warnUnpinnable(csvs[0]!, reporter);
 
   // Parse every site; group by canonical reference.
   const failures: string[] = problems.map((p) => `${p.where}: ${p.problem}`);

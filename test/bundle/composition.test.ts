@@ -301,10 +301,14 @@ describe("relatedImages and WATCH_NAMESPACE", () => {
         };
       };
     };
+    // Every image of the CSV, sorted by name (the same list --use-image-digests pins).
     expect(spec.relatedImages).toEqual([
-      { name: "demo-operator-controller-manager-my-db", image: "example.com/db:1" },
       { name: "cache", image: "example.com/cache:1" },
+      { name: "demo-operator-controller-manager-my-db", image: "example.com/db:1" },
       { name: "demo-operator-worker-worker-my-db", image: "example.com/db:2" },
+      { name: "manager", image: "example.com/manager:v1" },
+      { name: "sidecar", image: "example.com/sidecar:v1" },
+      { name: "worker", image: "example.com/worker:v1" },
     ]);
     expect(spec.install.spec.deployments[0]!.spec.template.spec.containers[0]!.env).toContainEqual({
       name: "WATCH_NAMESPACE",
@@ -320,7 +324,7 @@ describe("relatedImages and WATCH_NAMESPACE", () => {
     const { dir, run } = await bundleStream([deployment]);
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toContain(
-      "Deployment demo-operator-controller-manager, container manager: RELATED_IMAGE_DB uses valueFrom; related images need a literal value",
+      'deployment demo-operator-controller-manager, container manager, env RELATED_IMAGE_DB: "valueFrom" cannot be pinned or listed in relatedImages; give the image as "value"',
     );
     await expect(readdir(join(dir, "bundle"))).rejects.toThrow();
   });

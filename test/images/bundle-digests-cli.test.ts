@@ -66,9 +66,24 @@ describe("tsop bundle --use-image-digests", () => {
 
   it("pins the manager, the init container and RELATED_IMAGE env to skopeo's digests", async () => {
     const { dir, auth } = await project();
+    // Without the flag: the same relatedImages entries (one builder), by tag.
+    const plain = await runTsop(
+      bundleArgs(auth).filter((a) => a !== "--use-image-digests"),
+      {
+        cwd: dir,
+        env: { HOME: dir, CI: "1" },
+      },
+    );
+    expect(plain.exitCode, plain.stderr).toBe(0);
+    const unpinned = parse(await readFile(join(dir, CSV), "utf8")).spec.relatedImages;
     const result = await runTsop(bundleArgs(auth), { cwd: dir, env: { HOME: dir, CI: "1" } });
     expect(result.stderr).not.toContain("error");
     expect(result.exitCode).toBe(0);
+    // An image by tag in a variable pinning does not read is pointed out.
+    expect(result.stderr).toContain(
+      "deployment memcached-operator-controller-manager, container manager, env MEMCACHED_IMAGE: memcached:1.4.36-alpine is an image by tag outside a RELATED_IMAGE_ variable, so it stays unpinned",
+    );
+    expect(plain.stderr).not.toContain("stays unpinned");
     const csv = parse(await readFile(join(dir, CSV), "utf8"));
     const pod = csv.spec.install.spec.deployments[0].spec.template.spec;
     const h = registry.host;
@@ -85,6 +100,11 @@ describe("tsop bundle --use-image-digests", () => {
       { name: "manager", image: pinned(IMAGES[0]!) },
       { name: "memcached", image: pinned(IMAGES[2]!) },
       { name: "migrate", image: pinned(IMAGES[1]!) },
+    ]);
+    expect(unpinned).toEqual([
+      { name: "manager", image: `${h}/${IMAGES[0]}` },
+      { name: "memcached", image: `${h}/${IMAGES[2]}` },
+      { name: "migrate", image: `${h}/${IMAGES[1]}` },
     ]);
   });
 

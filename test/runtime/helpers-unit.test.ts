@@ -81,6 +81,25 @@ describe("relatedImage", () => {
     expect(() => relatedImage("memcached", undefined, {})).toThrow(/RELATED_IMAGE_MEMCACHED is not set/);
     expect(() => relatedImageEnvName("--")).toThrow(/invalid image name/);
   });
+
+  it("reads a variable of the operator's own that maps a RELATED_IMAGE_ one", () => {
+    const fedora = "quay.io/fedora/fedora@sha256:0123";
+    // In a pod the kubelet has expanded $(RELATED_IMAGE_FEDORA); outside one tsop expands it the same way.
+    expect(relatedImage({ variable: "DFA_BUSYBOX_IMAGE" }, undefined, { DFA_BUSYBOX_IMAGE: fedora })).toBe(
+      fedora,
+    );
+    const unexpanded = { DFA_BUSYBOX_IMAGE: "$(RELATED_IMAGE_FEDORA)", RELATED_IMAGE_FEDORA: fedora };
+    expect(relatedImage({ variable: "DFA_BUSYBOX_IMAGE" }, "busybox:1", unexpanded)).toBe(fedora);
+    expect(relatedImage({ variable: "DFA_BUSYBOX_IMAGE" }, "busybox:1", {})).toBe("busybox:1");
+    expect(() =>
+      relatedImage({ variable: "DFA_BUSYBOX_IMAGE" }, undefined, {
+        DFA_BUSYBOX_IMAGE: "$(RELATED_IMAGE_FEDORA)",
+      }),
+    ).toThrow(
+      "no image configured for DFA_BUSYBOX_IMAGE: DFA_BUSYBOX_IMAGE refers to an unset variable ($(RELATED_IMAGE_FEDORA))",
+    );
+    expect(() => relatedImage({ variable: "not a name" })).toThrow(/is not an environment variable name/);
+  });
 });
 
 describe("logger", () => {
