@@ -46,7 +46,9 @@ const RULES: readonly MergeKeyRule[] = [
 ];
 
 /** Primitive lists with patchStrategy merge: items are kept as a set. */
-const SET_LISTS: ReadonlyArray<{ field: string; parent: string }> = [{ field: "finalizers", parent: "metadata" }];
+const SET_LISTS: ReadonlyArray<{ field: string; parent: string }> = [
+  { field: "finalizers", parent: "metadata" },
+];
 
 /**
  * The merge key of the list `field` held by `parent` in an object of `kind`, or undefined for an
