@@ -13,7 +13,7 @@ import type { Server } from "node:net";
 import { parse, stringify } from "yaml";
 import { KubeClient } from "../../../src/kube/client.js";
 import type { KubeObject } from "../../../src/kube/objects.js";
-import { DEFAULT_POD_STAGES } from "../../../src/testing/real/kwok.js";
+import { DEFAULT_POD_STAGES } from "../../../src/testing/index.js";
 import { Reaper } from "../../../src/testing/real/reaper.js";
 import { ImageStore, isMapped, MAPPED_REPOSITORIES } from "./images.js";
 import { AddressBook, startEgressProxy, startSocksProxy, writeEgressConfig } from "./network.js";
