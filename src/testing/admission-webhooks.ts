@@ -137,7 +137,7 @@ function review(call: AdmissionCall, object: KObj | undefined): KObj {
   };
 }
 
-function post(webhook: KObj, body: KObj): Promise<KObj> {
+export function postReview(webhook: KObj, body: KObj): Promise<KObj> {
   const config = (webhook.clientConfig ?? {}) as KObj;
   if (typeof config.url !== "string") {
     const service = config.service as KObj | undefined;
@@ -199,7 +199,7 @@ function denied(name: string, status: KObj | undefined): ApiError {
 async function callOne(hook: Hook, call: AdmissionCall, object: KObj | undefined): Promise<KObj | undefined> {
   const name = String(hook.webhook.name);
   try {
-    const answer = await post(hook.webhook, review(call, object));
+    const answer = await postReview(hook.webhook, review(call, object));
     const response = answer.response as KObj | undefined;
     if (!response || typeof response.allowed !== "boolean")
       throw new Error("the response has no response.allowed");

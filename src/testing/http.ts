@@ -5,6 +5,7 @@ import YAML from "yaml";
 import { type Engine, groupVersion, type PatchType, scaleOf, withReplicas } from "./engine.js";
 import { faultAnswer, type Faults, type MatchedRequest } from "./faults.js";
 import { hasAdmissionWebhooks, runAdmissionWebhooks, warningHeaders } from "./admission-webhooks.js";
+import { conversionWebhookOf, convertForRead } from "./conversion-webhooks.js";
 import { deepEqual, jsonPatch, mergePatch } from "./patch.js";
 import { apiGroup, apiGroupList, apiResourceList } from "./resources.js";
 import { selectorMatcher } from "./selectors.js";
@@ -383,7 +384,8 @@ async function resource(
       return 200;
     }
     if (verb === "get") {
-      const obj = engine.get(def, p.namespace, p.name);
+      const stored = engine.getStored(def, p.namespace, p.name);
+      const obj = sub ? engine.present(def, stored) : (await convertForRead(engine, def, [stored]))[0]!;
       if (sub === "scale") {
         send(res, 200, scaleOf(def, engine.getStored(def, p.namespace, p.name)));
         return 200;
@@ -397,6 +399,12 @@ async function resource(
       limit,
       continueToken: q.get("continue") ?? undefined,
     });
+    if (conversionWebhookOf(engine, def)) {
+      const stored = (list.items as KObj[]).map((o) =>
+        engine.getStored(def, o.metadata?.namespace ?? "", o.metadata?.name),
+      );
+      list.items = await convertForRead(engine, def, stored);
+    }
     send(
       res,
       200,

@@ -1,7 +1,7 @@
 // The one slow test: what a user does after `tsop init` — a real `npm install` (tsop itself as a
 // file: dependency), two kinds (one cluster-scoped), then the scaffolded project's own build, test
 // and lint, and finally its operator binary running against tsop's in-memory API server.
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { execa } from "execa";
@@ -59,12 +59,44 @@ describe("a scaffolded project", () => {
         expect(created.exitCode, created.stderr).toBe(0);
       }
 
+      // Webhooks for Memcached: defaulting, validation, and conversion with v1alpha1 as the stored hub.
+      const v2 = await runTsop(
+        ["create", "api", "--group", "cache", "--version", "v2", "--kind", "Memcached", "--controller=false"],
+        { cwd: dir },
+      );
+      expect(v2.exitCode, v2.stderr).toBe(0);
+      const hub = join(dir, "src/api/v1alpha1/memcached.ts");
+      await writeFile(
+        hub,
+        (await readFile(hub, "utf8"))
+          .replace("PrinterColumn, Status }", "PrinterColumn, Status, StorageVersion }")
+          .replace("@Status()\n", "@Status()\n@StorageVersion()\n"),
+      );
+      const webhooks = await runTsop(
+        [
+          "create",
+          "webhook",
+          "--group",
+          "cache",
+          "--version",
+          "v1alpha1",
+          "--kind",
+          "Memcached",
+          "--defaulting",
+          "--programmatic-validation",
+          "--conversion",
+        ],
+        { cwd: dir },
+      );
+      expect(webhooks.exitCode, webhooks.stderr).toBe(0);
+
       await npm(dir, "run", "build");
       const crds = await readdir(join(dir, "config/crd/bases"));
       expect(crds.sort()).toEqual(["cache.example.com_memcacheds.yaml", "infra.example.com_clusters.yaml"]);
       const tests = await npm(dir, "test");
-      // Both scaffolded reconciler tests ran (4 cases each) against tsop/testing.
-      expect(tests).toMatch(/Tests\s+8 passed/);
+      // Both scaffolded reconciler tests (4 cases each) and the webhook test (4 cases: defaulting,
+      // a rejection, an accepted object, conversion) ran against tsop/testing.
+      expect(tests).toMatch(/Tests\s+12 passed/);
       await npm(dir, "run", "lint");
 
       // The workload the reconciler creates passes Pod Security "restricted".
@@ -101,7 +133,8 @@ describe("a scaffolded project", () => {
           "--metrics-bind-address=0",
           "--health-probe-bind-address=0",
         ],
-        { cwd: dir, reject: false, all: true },
+        // No serving certificate outside a cluster: run without the webhook server, as `npm start` would.
+        { cwd: dir, reject: false, all: true, env: { ENABLE_WEBHOOKS: "false" } },
       );
       try {
         await client.create({

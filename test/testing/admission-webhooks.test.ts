@@ -36,6 +36,18 @@ beforeAll(async () => {
       req.on("end", () => {
         const review = JSON.parse(body) as Review;
         const path = req.url ?? "";
+        if (path === "/convert") {
+          calls.push({ path, operation: "CONVERT", name: "", object: review.request.objects });
+          res.writeHead(200, { "Content-Type": "application/json" });
+          res.end(
+            JSON.stringify({
+              apiVersion: "apiextensions.k8s.io/v1",
+              kind: "ConversionReview",
+              response: convert(review),
+            }),
+          );
+          return;
+        }
         calls.push({
           path,
           operation: review.request.operation,
@@ -68,6 +80,21 @@ afterAll(async () => {
   await cluster?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** The scripted conversion: v1 spec.size is v2 spec.replicas; "fail" in a name fails the review. */
+function convert(review: Review) {
+  const { uid, desiredAPIVersion, objects } = review.request;
+  if (objects.some((o: Review["request"]) => o.metadata.name.includes("fail")))
+    return { uid, convertedObjects: [], result: { status: "Failure", message: "cannot convert fail" } };
+  const convertedObjects = objects.map((o: Review["request"]) => {
+    const { size, replicas, ...rest } = o.spec;
+    const spec = desiredAPIVersion.endsWith("/v2")
+      ? { ...rest, replicas: size }
+      : { ...rest, size: replicas };
+    return { ...o, apiVersion: desiredAPIVersion, spec };
+  });
+  return { uid, convertedObjects, result: { status: "Success" } };
+}
 
 const patchOf = (ops: unknown) => ({
   patchType: "JSONPatch",
@@ -214,5 +241,61 @@ describe("admission webhooks in the in-memory server", () => {
     await http(cluster, "POST", "/api/v1/namespaces/hooked/configmaps", configMap({}, { checked: "yes" }));
     expect(calls.map((c) => c.path).sort()).toEqual(["/ns", "/obj"]);
     await configure([], []);
+  });
+
+  it("converts objects read at another version through the CRD's conversion webhook", async () => {
+    const version = (name: string, storage: boolean, field: string) => ({
+      name,
+      served: true,
+      storage,
+      schema: {
+        openAPIV3Schema: {
+          type: "object",
+          properties: { spec: { type: "object", properties: { [field]: { type: "integer" } } } },
+        },
+      },
+    });
+    const crd = await http(cluster, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
+      metadata: { name: "widgets.example.com" },
+      spec: {
+        group: "example.com",
+        names: { kind: "Widget", listKind: "WidgetList", plural: "widgets", singular: "widget" },
+        scope: "Namespaced",
+        versions: [version("v1", true, "size"), version("v2", false, "replicas")],
+        conversion: {
+          strategy: "Webhook",
+          webhook: { conversionReviewVersions: ["v1"], clientConfig: { url: `${base}/convert`, caBundle } },
+        },
+      },
+    });
+    expect(crd.status).toBe(201);
+    for (let i = 0; i < 100 && (await http(cluster, "GET", "/apis/example.com/v2")).status !== 200; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    const widget = (name: string) => ({
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: { name },
+      spec: { size: 3 },
+    });
+    expect(
+      (await http(cluster, "POST", "/apis/example.com/v1/namespaces/default/widgets", widget("w"))).status,
+    ).toBe(201);
+
+    const v2 = await http(cluster, "GET", "/apis/example.com/v2/namespaces/default/widgets/w");
+    expect(v2.body).toMatchObject({ apiVersion: "example.com/v2", kind: "Widget", spec: { replicas: 3 } });
+    const list = await http(cluster, "GET", "/apis/example.com/v2/namespaces/default/widgets");
+    expect(list.body.items.map((o: { spec: unknown }) => o.spec)).toEqual([{ replicas: 3 }]);
+    calls.length = 0;
+    expect(
+      (await http(cluster, "GET", "/apis/example.com/v1/namespaces/default/widgets/w")).body.spec,
+    ).toEqual({ size: 3 });
+    expect(calls).toEqual([]);
+
+    await http(cluster, "POST", "/apis/example.com/v1/namespaces/default/widgets", widget("fail"));
+    const failed = await http(cluster, "GET", "/apis/example.com/v2/namespaces/default/widgets/fail");
+    expect(failed.status).toBe(500);
+    expect(failed.body.message).toBe(
+      "Internal error occurred: conversion webhook for example.com/v2, Kind=Widget failed: cannot convert fail",
+    );
   });
 });
