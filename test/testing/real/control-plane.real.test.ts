@@ -3,6 +3,7 @@
 import { execa } from "execa";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import { request } from "node:https";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RealTestCluster, startTestCluster } from "../../../src/testing/index.js";
@@ -106,5 +107,37 @@ describe('startTestCluster({ controlPlane: "real" })', () => {
     }
     expect(allowed.exitCode, allowed.stderr).toBe(0);
     expect(allowed.stderr).not.toContain("Forbidden");
+  });
+
+  it("passes identity on through the fault proxy: a client cannot claim groups with X-Remote-* headers", async () => {
+    const yaml = cluster.kubeconfigFor("mallory");
+    const field = (name: string) =>
+      Buffer.from(new RegExp(`${name}: (\\S+)`).exec(yaml)![1]!, "base64").toString();
+    const whoami = (headers: Record<string, string>) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(
+          `${cluster.url}/apis/authentication.k8s.io/v1/selfsubjectreviews`,
+          {
+            method: "POST",
+            ca: cluster.caCertificate,
+            cert: field("client-certificate-data"),
+            key: field("client-key-data"),
+            headers: { "content-type": "application/json", ...headers },
+          },
+          (res) => {
+            let body = "";
+            res.on("data", (d) => (body += String(d)));
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        req.on("error", reject);
+        req.end(JSON.stringify({ apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" }));
+      });
+    const review = await whoami({ "X-Remote-User": "admin", "X-Remote-Group": "system:masters" });
+    expect(review.status, review.body).toBe(201);
+    expect(JSON.parse(review.body).status.userInfo).toEqual({
+      username: "mallory",
+      groups: ["system:authenticated"],
+    });
   });
 });
