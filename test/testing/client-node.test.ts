@@ -54,8 +54,8 @@ describe("KubeConfig", () => {
 });
 
 describe("TLS", () => {
-  it("serves HTTPS with a CA the kubeconfig carries (TLS verification stays on)", async () => {
-    const secure = await startTestCluster({ tls: true });
+  it("serves HTTPS by default with a CA the kubeconfig carries (TLS verification stays on)", async () => {
+    const secure = await startTestCluster();
     try {
       expect(secure.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
       expect(secure.kubeconfig).toContain("certificate-authority-data:");
@@ -66,6 +66,17 @@ describe("TLS", () => {
       expect(ns.metadata?.name).toBe("kube-system");
     } finally {
       await secure.stop();
+    }
+  });
+
+  it("serves plain HTTP with tls: false (the kubeconfig then skips verification)", async () => {
+    const plain = await startTestCluster({ tls: false });
+    try {
+      expect(plain.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(plain.caCertificate).toBeUndefined();
+      expect(plain.kubeconfig).toContain("insecure-skip-tls-verify: true");
+    } finally {
+      await plain.stop();
     }
   });
 });
