@@ -7,6 +7,8 @@ import { formatTable, renderData } from "./output.js";
 interface CleanupFlags extends ClusterFlags {
   timeout: number;
   deleteCrds?: boolean;
+  /** operator-sdk's spelling: everything tsop and OLM created, CRDs included. */
+  deleteAll?: boolean;
   dryRun?: boolean;
   output: "table" | "json" | "yaml";
 }
@@ -17,8 +19,9 @@ export function cleanupCommand(): Command {
     .argument("<package>", "OLM package name of the operator")
     .option(
       "--delete-crds",
-      "also delete the CRDs the operator owns, and with them every custom resource (never CRDs it only requires)",
+      "also delete the CRDs the operator owns, and with them every custom resource (never CRDs it only requires); operator-sdk: --delete-all",
     )
+    .addOption(new Option("--delete-all", "operator-sdk's name for --delete-crds").hideHelp())
     .option("--dry-run", "list what would be deleted and change nothing")
     .addOption(timeoutOption("5m", "how long to wait for the deletions"))
     .addOption(
@@ -42,7 +45,7 @@ export function cleanupCommand(): Command {
         reporter: ctx.reporter,
         packageName: pkg,
         timeoutMs: flags.timeout,
-        deleteCrds: flags.deleteCrds,
+        deleteCrds: flags.deleteCrds ?? flags.deleteAll,
         dryRun: flags.dryRun,
         signal,
       }),

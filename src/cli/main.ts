@@ -13,6 +13,7 @@ import { initCommand } from "./init.js";
 import { olmCommand } from "./olm.js";
 import { cleanupCommand } from "./cleanup.js";
 import { deployCommand, installCommand, undeployCommand, uninstallCommand } from "./devloop.js";
+import { operatorSdkSpelling } from "./operator-sdk.js";
 import { runCommand } from "./run.js";
 import { versionCommand } from "./version.js";
 
@@ -62,7 +63,10 @@ export async function run(argv: readonly string[]): Promise<number> {
   const firstCommand = argv.findIndex((arg) => !arg.startsWith("-"));
   const program = buildProgram({ versionFlag: firstCommand < 0 || argv.indexOf("--version") < firstCommand });
   try {
-    await program.parseAsync([...argv], { from: "user" });
+    const spelling = operatorSdkSpelling(argv);
+    if (spelling instanceof Error) throw spelling;
+    if (spelling) process.stderr.write(`${spelling.note}\n`);
+    await program.parseAsync(spelling?.argv ?? [...argv], { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : ExitCode.ok;
   } catch (error) {
     return reportError(error);

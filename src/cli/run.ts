@@ -10,7 +10,11 @@ import { runLocalCommand } from "./devloop.js";
 
 interface PullFlags {
   skipTlsVerify?: boolean;
-  plainHttp?: boolean;
+  /** operator-sdk's spelling of --skip-tls-verify. */
+  skipTls?: boolean;
+  plainHttp?: boolean | string;
+  /** operator-sdk's spelling of --plain-http. */
+  useHttp?: boolean;
   registryConfig?: string;
 }
 
@@ -63,9 +67,14 @@ function sharedFlags(command: Command): Command {
     )
     .option(
       "--skip-tls-verify",
-      "skip TLS verification when tsop pulls the bundle image (not for the cluster's pulls)",
+      "skip TLS verification when tsop pulls the bundle image, not for the cluster's pulls (operator-sdk: --skip-tls)",
     )
-    .option("--plain-http", "pull the bundle image over plain HTTP (local registries)")
+    .addOption(new Option("--skip-tls", "operator-sdk's name for --skip-tls-verify").hideHelp())
+    .option(
+      "--plain-http [registries]",
+      "pull the bundle image over plain HTTP: from every registry, or only the comma-separated host[:port] list (operator-sdk: --use-http)",
+    )
+    .addOption(new Option("--use-http", "operator-sdk's name for --plain-http").hideHelp())
     .option(
       "--registry-config <file>",
       "registry credentials file for tsop's pull (default: docker/podman auth files)",
@@ -85,6 +94,17 @@ const RUN_ROLLBACK = {
   leftoverHint: "tsop cleanup <package>",
 };
 
+/** --plain-http alone (every registry), --plain-http=<hosts>, or operator-sdk's --use-http. */
+function plainHttpOf(flags: PullFlags): boolean | string[] | undefined {
+  if (typeof flags.plainHttp === "string") {
+    return flags.plainHttp
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
+  }
+  return flags.plainHttp ?? flags.useHttp;
+}
+
 function baseOptions(flags: SharedFlags, ctx: CliContext, signal: AbortSignal) {
   return {
     kubeconfig: flags.kubeconfig,
@@ -98,8 +118,8 @@ function baseOptions(flags: SharedFlags, ctx: CliContext, signal: AbortSignal) {
     serviceAccount: flags.serviceAccount,
     initImage: flags.initImage,
     securityContext: flags.securityContextConfig,
-    skipTlsVerify: flags.skipTlsVerify,
-    plainHttp: flags.plainHttp,
+    skipTlsVerify: flags.skipTlsVerify ?? flags.skipTls,
+    plainHttp: plainHttpOf(flags),
     registryConfig: flags.registryConfig,
     csvFailedGraceMs: flags.csvFailedGrace,
     signal,

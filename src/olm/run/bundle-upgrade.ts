@@ -43,7 +43,7 @@ export interface BundleUpgradeOptions extends ClusterOptions {
   serviceAccount?: string;
   securityContext?: SecurityContextConfig;
   skipTlsVerify?: boolean;
-  plainHttp?: boolean;
+  plainHttp?: boolean | string[];
   registryConfig?: string;
   rollbackOnFailure?: boolean;
   csvFailedGraceMs?: number;

@@ -45,7 +45,7 @@ export interface RunBundleOptions extends ClusterOptions {
   securityContext?: SecurityContextConfig;
   /** For tsop's own pull of the bundle image. */
   skipTlsVerify?: boolean;
-  plainHttp?: boolean;
+  plainHttp?: boolean | string[];
   registryConfig?: string;
   dryRun?: boolean;
   keepOnFailure?: boolean;

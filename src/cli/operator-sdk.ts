@@ -1,0 +1,52 @@
+// operator-sdk's command names that tsop spells differently: instead of commander's "unknown
+// command" or "too many arguments", say what the tsop way is. (Flags with the same meaning are
+// accepted as hidden aliases where the commands define them: --use-http, --skip-tls, --delete-all.)
+import { UsageError } from "../common/errors.js";
+
+interface Translation {
+  /** The operator-sdk words, e.g. ["generate", "bundle"]. */
+  words: string[];
+  message: string;
+  /** The tsop words replacing `words`, to echo the user's command line translated. */
+  tsop?: string[];
+  hint?: string;
+}
+
+const TRANSLATIONS: Translation[] = [
+  {
+    words: ["generate", "bundle"],
+    tsop: ["bundle"],
+    message: "operator-sdk's `generate bundle` is `tsop bundle` in tsop (same job: CSV, CRDs, metadata)",
+  },
+  {
+    words: ["generate", "kustomize", "manifests"],
+    message:
+      "tsop has no `generate kustomize manifests`: `tsop bundle` creates the base CSV in config/manifests/bases on its first run",
+    hint: "run tsop bundle --version <semver> (add --interactive to be asked for the CSV fields again)",
+  },
+  {
+    words: ["scorecard"],
+    message:
+      "tsop has no scorecard: `tsop bundle` writes tests/scorecard/config.yaml into the bundle, which operator-sdk's scorecard runs",
+    hint: "run operator-sdk scorecard ./bundle against your cluster",
+  },
+];
+
+/**
+ * argv with operator-sdk's spelling translated (an alias with the same meaning, e.g. `generate
+ * bundle` → `bundle`) and a note saying so; or a usage error telling the tsop way when there is no
+ * counterpart; or undefined when argv is not an operator-sdk-only spelling.
+ */
+export function operatorSdkSpelling(
+  argv: readonly string[],
+): { argv: string[]; note: string } | UsageError | undefined {
+  const words = argv.filter((a) => !a.startsWith("-"));
+  for (const t of TRANSLATIONS) {
+    if (!t.words.every((w, i) => words[i] === w)) continue;
+    if (!t.tsop) return new UsageError(t.message, t.hint ? { hint: t.hint } : {});
+    const rest = [...argv];
+    for (const w of t.words) rest.splice(rest.indexOf(w), 1);
+    return { argv: [...t.tsop, ...rest], note: `note: ${t.message}` };
+  }
+  return undefined;
+}
