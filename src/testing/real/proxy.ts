@@ -112,6 +112,7 @@ export async function startFaultProxy(apiserverUrl: string, pki: Pki): Promise<F
         if (matched.watch) {
           res.flushHeaders();
           const cut = () => {
+            watches.delete(cut);
             answer.destroy();
             res.end();
           };
