@@ -5,11 +5,17 @@ import {
   ApiException,
   AppsV1Api,
   BatchV1Api,
+  CertificatesV1Api,
   CoreV1Api,
   KubeConfig,
   RbacAuthorizationV1Api,
   type V1Deployment,
 } from "@kubernetes/client-node";
+import { execa } from "execa";
+import { X509Certificate } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RealTestCluster, startTestCluster } from "../../../src/testing/index.js";
 
@@ -203,5 +209,57 @@ describe('startTestCluster({ controlPlane: "real", workloads: true })', () => {
     expect(Buffer.from(secret.data!["ca.crt"]!, "base64").toString()).toBe(cluster.caCertificate);
     const review = await kc.makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace: "apps" });
     expect(review.items.map((c) => c.metadata?.name)).toContain("kube-root-ca.crt");
+  });
+
+  it("signs an approved CertificateSigningRequest with the cluster CA (--cluster-signing-*)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "tsop-csr-"));
+    try {
+      // openssl as an independent maker of the PKCS#10 request.
+      await execa("openssl", [
+        "req",
+        "-new",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-subj",
+        "/O=auditors/CN=bob",
+        "-keyout",
+        join(dir, "bob.key"),
+        "-out",
+        join(dir, "bob.csr"),
+      ]);
+      const request = await readFile(join(dir, "bob.csr"));
+      const certificates = kc.makeApiClient(CertificatesV1Api);
+      await certificates.createCertificateSigningRequest({
+        body: {
+          metadata: { name: "bob" },
+          spec: {
+            request: request.toString("base64"),
+            signerName: "kubernetes.io/kube-apiserver-client",
+            usages: ["client auth"],
+          },
+        },
+      });
+      const approve = await execa(
+        "kubectl",
+        ["--kubeconfig", cluster.kubeconfigPath, "certificate", "approve", "bob"],
+        {
+          reject: false,
+          env: { HOME: dir },
+        },
+      );
+      expect(approve.exitCode, approve.stderr).toBe(0);
+      const signed = await eventually(
+        () => certificates.readCertificateSigningRequest({ name: "bob" }),
+        (csr) => Boolean(csr.status?.certificate),
+      );
+      const cert = new X509Certificate(Buffer.from(signed.status!.certificate!, "base64"));
+      expect(cert.subject).toBe("O=auditors\nCN=bob");
+      expect(cert.checkIssued(new X509Certificate(cluster.caCertificate))).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
