@@ -48,18 +48,91 @@ function certificateUser(req: IncomingMessage): { name: string; groups: string[]
   return { name: String(subject.CN), groups: o === undefined ? [] : Array.isArray(o) ? o : [o] };
 }
 
+interface Upstream {
+  url: URL;
+  /** Trusts the cluster CA; presents no client certificate (bearer tokens pass through). */
+  plain: Agent;
+  /** Presents the front-proxy client certificate (for X-Remote-* identities). */
+  frontProxy: Agent;
+  /** Cuts of the watches open through the proxy. */
+  watches: Set<() => void>;
+}
+
+/** Sends the request on to the apiserver with the client's identity and streams the answer back. */
+function forward(
+  upstream: Upstream,
+  req: IncomingMessage,
+  res: ServerResponse,
+  certUser: { name: string; groups: string[] } | undefined,
+  watch: boolean,
+  onStatus: (status: number) => void,
+): void {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined && !DROPPED.has(name) && !IDENTITY.test(name)) headers[name] = value;
+  }
+  headers.host = upstream.url.host;
+  if (certUser) {
+    headers["x-remote-user"] = certUser.name;
+    if (certUser.groups.length > 0) headers["x-remote-group"] = certUser.groups;
+  }
+  const out = request(
+    {
+      host: upstream.url.hostname,
+      port: upstream.url.port,
+      method: req.method,
+      path: req.url,
+      headers,
+      agent: certUser ? upstream.frontProxy : upstream.plain,
+    },
+    (answer) => {
+      const responseHeaders = { ...answer.headers };
+      for (const name of Object.keys(responseHeaders)) if (DROPPED.has(name)) delete responseHeaders[name];
+      res.writeHead(answer.statusCode ?? 502, responseHeaders);
+      if (watch) {
+        res.flushHeaders();
+        const cut = () => {
+          upstream.watches.delete(cut);
+          answer.destroy();
+          res.end();
+        };
+        upstream.watches.add(cut);
+        res.on("close", () => {
+          upstream.watches.delete(cut);
+          answer.destroy();
+        });
+      }
+      answer.pipe(res);
+      onStatus(answer.statusCode ?? 502);
+    },
+  );
+  out.on("error", (error) => {
+    if (!res.headersSent) {
+      res.writeHead(502, { "Content-Type": "text/plain" });
+      res.end(`fault proxy: the apiserver did not answer: ${error.message}\n`);
+    } else res.destroy();
+  });
+  res.on("close", () => {
+    if (!res.writableFinished) out.destroy();
+  });
+  req.pipe(out);
+}
+
 export async function startFaultProxy(apiserverUrl: string, pki: Pki): Promise<FaultProxy> {
-  const upstream = new URL(apiserverUrl);
   const faults = new Faults();
   const requests: RequestRecord[] = [];
   const watches = new Set<() => void>();
-  const plain = new Agent({ ca: pki.ca.cert, keepAlive: true });
-  const frontProxy = new Agent({
-    ca: pki.ca.cert,
-    cert: pki.frontProxyClient.cert,
-    key: pki.frontProxyClient.key,
-    keepAlive: true,
-  });
+  const upstream: Upstream = {
+    url: new URL(apiserverUrl),
+    plain: new Agent({ ca: pki.ca.cert, keepAlive: true }),
+    frontProxy: new Agent({
+      ca: pki.ca.cert,
+      cert: pki.frontProxyClient.cert,
+      key: pki.frontProxyClient.key,
+      keepAlive: true,
+    }),
+    watches,
+  };
 
   const record = (entry: RequestRecord) => {
     requests.push(entry);
@@ -87,55 +160,9 @@ export async function startFaultProxy(apiserverUrl: string, pki: Pki): Promise<F
       record({ method, path: url.pathname + url.search, status: answer.status, user });
       return;
     }
-    const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined && !DROPPED.has(name) && !IDENTITY.test(name)) headers[name] = value;
-    }
-    headers.host = upstream.host;
-    if (certUser) {
-      headers["x-remote-user"] = certUser.name;
-      if (certUser.groups.length > 0) headers["x-remote-group"] = certUser.groups;
-    }
-    const out = request(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        method,
-        path: req.url,
-        headers,
-        agent: certUser ? frontProxy : plain,
-      },
-      (answer) => {
-        const responseHeaders = { ...answer.headers };
-        for (const name of Object.keys(responseHeaders)) if (DROPPED.has(name)) delete responseHeaders[name];
-        res.writeHead(answer.statusCode ?? 502, responseHeaders);
-        if (matched.watch) {
-          res.flushHeaders();
-          const cut = () => {
-            watches.delete(cut);
-            answer.destroy();
-            res.end();
-          };
-          watches.add(cut);
-          res.on("close", () => {
-            watches.delete(cut);
-            answer.destroy();
-          });
-        }
-        answer.pipe(res);
-        record({ method, path: url.pathname + url.search, status: answer.statusCode ?? 502, user });
-      },
+    forward(upstream, req, res, certUser, matched.watch, (status) =>
+      record({ method, path: url.pathname + url.search, status, user }),
     );
-    out.on("error", (error) => {
-      if (!res.headersSent) {
-        res.writeHead(502, { "Content-Type": "text/plain" });
-        res.end(`fault proxy: the apiserver did not answer: ${error.message}\n`);
-      } else res.destroy();
-    });
-    res.on("close", () => {
-      if (!res.writableFinished) out.destroy();
-    });
-    req.pipe(out);
   }
 
   const server: Server = createServer(
@@ -178,8 +205,8 @@ export async function startFaultProxy(apiserverUrl: string, pki: Pki): Promise<F
         server.closeAllConnections();
         for (const s of sockets) s.destroy();
       });
-      plain.destroy();
-      frontProxy.destroy();
+      upstream.plain.destroy();
+      upstream.frontProxy.destroy();
     },
   };
 }
