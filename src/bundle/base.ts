@@ -4,7 +4,7 @@
 // the yaml Document API so the user's comments and key order survive.
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { isMap, parseAllDocuments } from "yaml";
+import { isMap } from "yaml";
 import { InvalidInputError, TsopError, UsageError } from "../common/errors.js";
 import { writeFileAtomic } from "../common/fs.js";
 import type { Reporter } from "../common/reporter.js";
@@ -20,6 +20,7 @@ import {
 import { BASE_FIELDS, type BaseField, configValueText, displayForm, type FieldContext } from "./fields.js";
 import { servedGvks } from "./collect.js";
 import { schemaDescriptors } from "./descriptors.js";
+import { parseEditableDocuments } from "../common/yaml.js";
 
 export interface PromptQuestion {
   message: string;
@@ -185,7 +186,7 @@ async function parseField(
 }
 
 function findCsvDocument(text: string, path: string) {
-  const docs = parseAllDocuments(text);
+  const docs = parseEditableDocuments(text);
   const list = Array.isArray(docs) ? docs : [docs];
   for (const doc of list) {
     if (doc.errors.length > 0) throw yamlSyntaxError(doc.errors[0]!, path, text);

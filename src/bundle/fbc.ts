@@ -1,7 +1,7 @@
 // A file-based catalog fragment (olm.package, olm.channel, olm.bundle) for one bundle, as
 // `opm render` would describe it; `tsop run bundle` and catalog builds consume it.
-import { stringify } from "yaml";
 import { asRecords, isRecord, type KubeObject, podSpecOf, str } from "../manifests/index.js";
+import { stringifyYaml } from "../common/yaml.js";
 
 export interface FbcOptions {
   packageName: string;
@@ -76,6 +76,6 @@ export function fbcDocuments(options: FbcOptions): Record<string, unknown>[] {
 
 export function renderFbc(options: FbcOptions): string {
   return fbcDocuments(options)
-    .map((doc) => `---\n${stringify(doc, { lineWidth: 0, indentSeq: false })}`)
+    .map((doc) => `---\n${stringifyYaml(doc, { lineWidth: 0, indentSeq: false })}`)
     .join("");
 }

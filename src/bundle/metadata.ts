@@ -2,6 +2,7 @@
 // (operator-sdk §2.12), kept in sync because both are rendered from one list.
 import { isAbsolute, relative } from "node:path";
 import { tsopVersion } from "../common/version.js";
+import { yamlScalar } from "../common/yaml.js";
 
 export interface MetadataOptions {
   packageName: string;
@@ -61,14 +62,6 @@ function sections(options: MetadataOptions): Section[] {
     });
   }
   return out;
-}
-
-function yamlScalar(value: string): string {
-  return /^[\w./+,:-]+$/.test(value) &&
-    !/^(true|false|null|yes|no|on|off|~|[\d.+-]+)$/i.test(value) &&
-    !value.includes(": ")
-    ? value
-    : JSON.stringify(value);
 }
 
 export function annotationsYaml(options: MetadataOptions): string {

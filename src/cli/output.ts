@@ -10,8 +10,8 @@ export function outputOption(choices: readonly OutputFormat[]): Option {
 
 export async function renderData(data: unknown, format: "json" | "yaml"): Promise<string> {
   if (format === "json") return `${JSON.stringify(data, null, 2)}\n`;
-  const { stringify } = await import("yaml");
-  return stringify(data, { lineWidth: 0 });
+  const { stringifyYaml } = await import("../common/yaml.js");
+  return stringifyYaml(data, { lineWidth: 0 });
 }
 
 /** Formats rows as an aligned table with a header, as kubectl does. */

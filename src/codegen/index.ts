@@ -22,6 +22,7 @@ import { loadProgram } from "./program.js";
 import { collectRbac } from "./rbac/collect.js";
 import { deriveRbac } from "./rbac/derive.js";
 import { bucketRules, roleObjects } from "./rbac/normalize.js";
+import { checkSources } from "./source-checks.js";
 import { collectWebhooks, webhookConfigurations } from "./webhook/collect.js";
 
 export { CodegenError, type Diagnostic, formatDiagnostic } from "./diagnostics.js";
@@ -78,6 +79,7 @@ export async function generate(options: GenerateOptions, reporter: Reporter): Pr
       );
     }
   }
+  checkSources(loaded.sourceFiles, loaded.checker, diags);
   const classes = classesOf(loaded.sourceFiles);
   const resources = collectResources(classes, loaded.checker, diags);
   const rendered: RenderedFile[] = [];

@@ -2,6 +2,7 @@
 // spellings, and the class decorators (resources, RBAC). Each entry has a name, where it is allowed,
 // a parse function, help text and how it applies. crd/ and rbac/ read only this table; so do
 // `tsop generate --list-markers` and docs/generate.md.
+import { re2Error } from "../common/re2.js";
 import type { Message } from "./diagnostics.js";
 import { msg } from "./messages.js";
 import { type Schema, VALIDATIONS, type ValidationRule } from "./schema-types.js";
@@ -341,18 +342,16 @@ export const TAGS: readonly TagMarker<unknown>[] = [
     name: "pattern",
     places: BOTH,
     usage: "@pattern <regex>  (or a JSON string for regexes with spaces)",
-    help: "Regular expression the string must match (ECMA-262 as the API server checks it).",
+    help: "Regular expression the string must match (Go RE2 syntax, as the API server checks it).",
     decorator: "Pattern",
     priority: 10,
     parse(text: string) {
       const s = parseString(text);
       if (s instanceof ParseFailure) return s;
-      try {
-        new RegExp(s, "u");
-      } catch (e) {
-        return new ParseFailure(`invalid regular expression: ${(e as Error).message}`);
-      }
-      return s;
+      const error = re2Error(s);
+      return error === undefined
+        ? s
+        : new ParseFailure(`not a regular expression the API server accepts (Go RE2 syntax): ${error}`);
     },
     apply: setter("pattern", TEXTUAL, "a textual value"),
   },
@@ -419,9 +418,9 @@ export const TAGS: readonly TagMarker<unknown>[] = [
   },
   {
     name: "schemaless",
-    places: ["field"],
+    places: BOTH,
     usage: "@schemaless",
-    help: "Emits an empty schema for the field (combine with @schemaType / @preserveUnknownFields).",
+    help: "Emits an empty schema, never walking the type (combine with @schemaType object / @preserveUnknownFields).",
     decorator: "Schemaless",
     priority: 0,
     parse: parseFlag,

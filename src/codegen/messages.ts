@@ -44,10 +44,12 @@ export const msg = {
     message: `union '${text}' cannot be expressed in a structural schema`,
     hint: "use one object type with optional members and @exactlyOneOf / @atMostOneOf on it, or IntOrString for number | string",
   }),
-  mixedEnum: (text: string): Message => ({
+  mixedEnum: (text: string, kinds: readonly string[]): Message => ({
     code: "TSOP1015",
-    message: `enum '${text}' mixes strings and numbers`,
-    hint: "a schema enum needs one type: use only string or only numeric members",
+    message: `enum '${text}' mixes ${kinds.join(" and ")}`,
+    hint: kinds.includes("booleans")
+      ? `a schema enum needs one type: make every member a string (e.g. "true" | "false" | "auto"), or split the field`
+      : "a schema enum needs one type: use only string or only numeric members",
   }),
   typeParameter: (name: string): Message => ({
     code: "TSOP1016",
@@ -68,6 +70,25 @@ export const msg = {
     code: "TSOP1019",
     message: `cannot resolve type '${text}'`,
     hint: "check the import and the tsconfig (paths, include); `tsc --noEmit` shows the TypeScript error",
+  }),
+  unresolvedModule: (name: string): Message => ({
+    code: "TSOP1019",
+    message: `cannot resolve module '${name}'`,
+    hint:
+      name === "tsop" || name.startsWith("tsop/")
+        ? 'tsop\'s declarations come from node_modules/tsop: run `npm install` in the project (or map "tsop" with tsconfig paths)'
+        : `install it (\`npm install\`), or fix the import and the tsconfig (paths); \`tsc --noEmit\` shows the same error`,
+  }),
+  decoratorOnNonClass: (name: string, place: string): Message => ({
+    code: "TSOP1034",
+    message: `@${name} on ${place}: tsop's class decorators only work on classes, so nothing would be generated from it`,
+    hint: `declare it as \`export class … extends KubeObject<Spec, Status> {}\` with @${name}`,
+  }),
+  kubebuilderMarker: (marker: string, equivalent: string): Message => ({
+    code: "TSOP1038",
+    severity: "warning",
+    message: `kubebuilder marker '${marker}' is ignored: tsop reads JSDoc tags and decorators`,
+    hint: `tsop's equivalent: ${equivalent}`,
   }),
   float: (where: string): Message =>
     warn({

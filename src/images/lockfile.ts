@@ -2,10 +2,11 @@
 // Locked entries are used without asking the registry (offline runs, images not pushed yet);
 // --refresh re-resolves them. Written sorted, only when its content changes.
 import { readFile } from "node:fs/promises";
-import { parse, stringify } from "yaml";
+import { parse } from "yaml";
 import { InvalidInputError } from "../common/errors.js";
 import { writeFileAtomic } from "../common/fs.js";
 import { canonicalReference, digestProblem, parseReference } from "./reference.js";
+import { stringifyYaml } from "../common/yaml.js";
 
 const HEADER = [
   "# Image digests pinned by `tsop bundle --use-image-digests` (reference -> manifest digest).",
@@ -64,7 +65,7 @@ export async function readLockFile(path: string): Promise<DigestLock> {
 
 export function renderLockFile(lock: DigestLock): string {
   const images = Object.fromEntries([...lock.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return `${HEADER}\n${stringify({ images }, { lineWidth: 0 })}`;
+  return `${HEADER}\n${stringifyYaml({ images }, { lineWidth: 0 })}`;
 }
 
 /** Writes the lock file when its content differs; returns whether it wrote. */

@@ -2,9 +2,10 @@
 // writing follows the Kubernetes tooling style (sorted keys, sequences flush with their key) so
 // output is byte-stable.
 import { readFile } from "node:fs/promises";
-import { parseAllDocuments, parseDocument, stringify, type YAMLError } from "yaml";
+import { parseAllDocuments, parseDocument, type YAMLError } from "yaml";
 import { InvalidInputError } from "../common/errors.js";
 import { isRecord, type KubeObject, type LoadedObject } from "./object.js";
+import { stringifyYaml } from "../common/yaml.js";
 
 /**
  * A YAML syntax error as a clean error naming file:line:column (the position is in the message,
@@ -104,7 +105,7 @@ export async function readDocuments(path: string, displayName = path): Promise<L
 
 /** One YAML document in the Kubernetes tooling style: sorted keys, 2-space indent. */
 export function toYaml(value: unknown): string {
-  return stringify(value, {
+  return stringifyYaml(value, {
     sortMapEntries: true,
     indentSeq: false,
     lineWidth: 0,

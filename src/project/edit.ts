@@ -1,8 +1,9 @@
 // Writes PROJECT text. A new file is rendered from scratch; later changes go through the yaml
 // Document API so the user's comments, key order and extra keys survive.
-import { isMap, isSeq, parseDocument, stringify } from "yaml";
+import { isMap, isSeq } from "yaml";
 import { InvalidInputError } from "../common/errors.js";
 import { LAYOUT, type Project, type ProjectResource } from "./types.js";
+import { parseEditableDocument, stringifyYaml } from "../common/yaml.js";
 
 const HEADER = [
   "# tsop project facts: `tsop create api` adds to resources; generate and bundle read this file.",
@@ -24,7 +25,7 @@ export function renderNewProject(project: NewProject): string {
     version: "3",
   };
   for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
-  return `${HEADER.join("\n")}\n${stringify(body, { indentSeq: false })}`;
+  return `${HEADER.join("\n")}\n${stringifyYaml(body, { indentSeq: false })}`;
 }
 
 /** The PROJECT entry for a resource, with keys in a fixed order. */
@@ -51,7 +52,7 @@ function resourceEntry(resource: ProjectResource): Record<string, unknown> {
 
 /** Appends a resource to PROJECT text, keeping everything else as written. */
 export function addResourceToProject(text: string, file: string, resource: ProjectResource): string {
-  const doc = parseDocument(text);
+  const doc = parseEditableDocument(text);
   const resources = doc.get("resources", true);
   if (resources === undefined || resources === null || (isSeq(resources) && resources.items.length === 0)) {
     // `resources: []` is a flow sequence; replace it so the result reads as block YAML.
@@ -69,7 +70,7 @@ export function addResourceToProject(text: string, file: string, resource: Proje
 
 /** Updates the entry of the same group/version/kind (controller, api, path, webhooks), keeping other keys and comments. */
 export function updateResourceInProject(text: string, file: string, resource: ProjectResource): string {
-  const doc = parseDocument(text);
+  const doc = parseEditableDocument(text);
   const resources = doc.get("resources", true);
   const entry = isSeq(resources)
     ? resources.items.find(

@@ -6,6 +6,7 @@ import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import Handlebars from "handlebars";
 import { TsopError } from "../common/errors.js";
+import { yamlScalar } from "../common/yaml.js";
 
 export const TEMPLATES_DIR = fileURLToPath(new URL("../../templates/", import.meta.url));
 
@@ -25,13 +26,25 @@ export async function renderTemplate(template: string, data: object): Promise<st
     cache.set(template, compiled);
   }
   try {
-    return compiled(data);
+    return compiled({ ...data, yaml: yamlValues(data) });
   } catch (error) {
     throw new TsopError(`template ${template} could not be rendered: ${(error as Error).message}`, {
       cause: error,
       hint: "this is a bug in tsop's templates",
     });
   }
+}
+
+/**
+ * `{{yaml.name}}`: the value as a YAML scalar, quoted when a YAML 1.1 reader would misread it
+ * (`kind: On`, `newTag: 1.0`). A lookup, not a helper, so strict mode still names a missing value.
+ */
+function yamlValues(data: object): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(data)) {
+    if (value === null || typeof value !== "object") out[key] = yamlScalar(value);
+  }
+  return out;
 }
 
 /** Every template file under templates/<dir>, relative to templates/ (sorted, '/' separators). */

@@ -1,10 +1,11 @@
 // Edits of YAML files the user owns (kustomizations), through the yaml Document API so comments,
 // key order and formatting elsewhere in the file are kept. Adding an item that is there is a no-op.
-import { isMap, isScalar, isSeq, parseAllDocuments, parseDocument } from "yaml";
+import { isMap, isScalar, isSeq } from "yaml";
 import { InvalidInputError } from "../common/errors.js";
+import { parseEditableDocument, parseEditableDocuments } from "../common/yaml.js";
 
 export function appendToYamlList(text: string, file: string, key: string, item: string): string {
-  const doc = parseDocument(text);
+  const doc = parseEditableDocument(text);
   if (doc.errors.length > 0) {
     throw new InvalidInputError(`${file} is not valid YAML: ${doc.errors[0]!.message}`, {
       location: { file },
@@ -43,7 +44,7 @@ export function addDeploymentEnv(
   name: string,
   value: string,
 ): string {
-  const docs = parseAllDocuments(text);
+  const docs = parseEditableDocuments(text);
   if (!Array.isArray(docs)) return text;
   let changed = false;
   for (const doc of docs) {

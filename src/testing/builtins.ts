@@ -11,6 +11,36 @@ const is = (def: ResourceDef, group: string, resource: string) =>
 
 let nextClusterIp = 10;
 
+const STRING_MAPS: Record<string, string[]> = {
+  configmaps: ["data", "binaryData"],
+  secrets: ["data", "stringData"],
+};
+
+function jsonTypeName(value: unknown): string {
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "boolean") return "bool";
+  return typeof value === "object" ? "object" : typeof value;
+}
+
+/**
+ * Why the real server could not decode this built-in object (its Go struct has map[string]string
+ * there: a number or boolean in a ConfigMap's data is a 400, not a value), or undefined.
+ */
+export function decodeProblem(def: ResourceDef, obj: KObj): string | undefined {
+  const fields = def.builtin && def.group === "" ? STRING_MAPS[def.resource] : undefined;
+  for (const field of fields ?? []) {
+    const map = obj[field];
+    if (map === undefined || map === null) continue;
+    if (typeof map !== "object" || Array.isArray(map))
+      return `json: cannot unmarshal ${jsonTypeName(map)} into Go struct field ${def.kind}.${field} of type map[string]string`;
+    for (const value of Object.values(map as Record<string, unknown>)) {
+      if (value === null || typeof value === "string") continue;
+      return `json: cannot unmarshal ${jsonTypeName(value)} into Go struct field ${def.kind}.${field} of type string`;
+    }
+  }
+  return undefined;
+}
+
 function defaultContainers(containers: unknown): void {
   if (!Array.isArray(containers)) return;
   for (const c of containers as KObj[]) {

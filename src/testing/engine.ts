@@ -3,6 +3,7 @@
 // managedFields), independent of HTTP so the background controllers share it.
 import { randomUUID } from "node:crypto";
 import { applyConfig, builtinListKeys, type ListKeys, recordUpdate, schemaListKeys } from "./fields.js";
+import { decodeProblem } from "./builtins.js";
 import { nameRuleFor, randomSuffix, validateLabels, validateName } from "./names.js";
 import { deepEqual, jsonPatch, mergePatch, strategicMergePatch } from "./patch.js";
 import { labelSelectorToString } from "./selectors.js";
@@ -111,6 +112,11 @@ export class Engine {
 
   /** A request body in def's version turned into the stored form. */
   private intake(def: ResourceDef, body: KObj): KObj {
+    const undecodable = decodeProblem(def, body);
+    if (undecodable !== undefined)
+      throw badRequest(
+        `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${undecodable}`,
+      );
     if (def.group === "events.k8s.io") return fromEventsV1(body);
     return { ...body, apiVersion: groupVersion(def), kind: def.kind };
   }

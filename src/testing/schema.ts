@@ -1,6 +1,7 @@
 // Custom resources against a CRD version's openAPIV3Schema, in the apiserver's order: null values of
 // non-nullable fields dropped, defaults applied, unknown fields pruned, then validation with the
 // apiextensions field paths and messages.
+import { compileRe2, re2Error } from "../common/re2.js";
 import { canonical } from "./patch.js";
 import {
   type FieldError,
@@ -156,9 +157,9 @@ export function validateValue(
     if (typeof schema.pattern === "string") {
       let re: RegExp | undefined;
       try {
-        re = new RegExp(schema.pattern, "u");
+        re = compileRe2(schema.pattern);
       } catch {
-        re = undefined;
+        re = undefined; // CRDs with invalid patterns are refused when created
       }
       if (re && !re.test(value)) invalid(`should match '${schema.pattern}'`);
     }
@@ -312,11 +313,15 @@ export function structuralErrors(schema: unknown, path: string): FieldError[] {
     if (isObject(node.additionalProperties))
       walk(node.additionalProperties, `${at}.additionalProperties`, "object fields");
     if (typeof node.pattern === "string") {
-      try {
-        new RegExp(node.pattern, "u");
-      } catch {
-        errors.push(invalidValue(`${at}.pattern`, node.pattern, "must be a valid regular expression"));
-      }
+      const error = re2Error(node.pattern);
+      if (error !== undefined)
+        errors.push(
+          invalidValue(
+            `${at}.pattern`,
+            node.pattern,
+            `must be a valid regular expression, but isn't: ${error}`,
+          ),
+        );
     }
   };
   walk(schema, path, "root");

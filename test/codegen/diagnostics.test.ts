@@ -139,6 +139,14 @@ const CASES: Case[] = [
     message: "enum '\"a\" | 1' mixes strings and numbers",
   },
   {
+    name: "enum mixing booleans and strings",
+    code: "TSOP1015",
+    source: spec('  mode?: boolean | "auto";'),
+    at: "mode?:",
+    message: "mixes strings and booleans",
+  },
+
+  {
     name: "free type parameter",
     code: "TSOP1016",
     source: [
@@ -239,6 +247,21 @@ const CASES: Case[] = [
     message: "@maxItems: expected a number, got 'many'",
   },
   {
+    name: "pattern RE2 rejects (lookahead)",
+    code: "TSOP1032",
+    source: spec("  /** @pattern ^(?=a)b$ */\n  name?: string;"),
+    at: "@pattern",
+    message:
+      "@pattern: not a regular expression the API server accepts (Go RE2 syntax): error parsing regexp: invalid or unsupported Perl syntax: `(?=`",
+  },
+  {
+    name: "pattern RE2 rejects (backreference)",
+    code: "TSOP1032",
+    source: spec("  /** @pattern ^(a)\\1$ */\n  name?: string;"),
+    at: "@pattern",
+    message: "error parsing regexp: invalid escape sequence: `\\1`",
+  },
+  {
     name: "bad CEL reason",
     code: "TSOP1032",
     source: spec('  /** @validation rule="self > 0" reason=Bogus */\n  count?: Int32;'),
@@ -259,6 +282,36 @@ const CASES: Case[] = [
     source: spec("  /** @atMostOneOf a;b */\n  name?: string;"),
     at: "@atMostOneOf",
     message: "@atMostOneOf cannot be used on a property",
+  },
+  {
+    name: "@CustomResource on an interface (TypeScript would ignore it)",
+    code: "TSOP1034",
+    source: [
+      'import { CustomResource } from "tsop";',
+      '@CustomResource({ group: "things.tsop.dev", version: "v1" })',
+      "export interface Thing { spec?: { a?: string } }",
+      "",
+    ].join("\n"),
+    at: "@CustomResource(",
+    message: "@CustomResource on interface Thing: tsop's class decorators only work on classes",
+  },
+  {
+    name: "kubebuilder validation marker (warning with the tsop spelling)",
+    code: "TSOP1038",
+    source: spec("  // +kubebuilder:validation:MinLength=1\n  name?: string;"),
+    at: "+kubebuilder",
+    message: "kubebuilder marker '+kubebuilder:validation:MinLength=1' is ignored",
+    warning: true,
+  },
+  {
+    name: "kubebuilder XValidation marker in a JSDoc block",
+    code: "TSOP1038",
+    source: spec(
+      '  /**\n   * +kubebuilder:validation:XValidation:rule="self > 0",message="positive"\n   */\n  n?: Int32;',
+    ),
+    at: "+kubebuilder",
+    message: "is ignored: tsop reads JSDoc tags and decorators",
+    warning: true,
   },
   {
     name: "listMapKey without listType map",
@@ -551,6 +604,44 @@ describe("codegen diagnostics", () => {
       }
     });
   }
+
+  it("TSOP1038 gives the tsop spelling of kubebuilder markers", async () => {
+    const source = spec(
+      [
+        '  // +kubebuilder:validation:XValidation:rule="self > 0",message="must be positive"',
+        "  // +kubebuilder:default=5",
+        "  // +kubebuilder:validation:items:MaxLength=3",
+        "  // +listType=set",
+        "  // +optional",
+        "  n?: Int32;",
+      ].join("\n"),
+    );
+    const outcome = await runGenerate({ "api/types.ts": source });
+    expect(outcome.error).toBeUndefined();
+    const hints = outcome.diagnostics.filter((d) => d.code === "TSOP1038").map((d) => d.hint);
+    expect(hints).toEqual([
+      'tsop\'s equivalent: @validation rule="self > 0" message="must be positive"',
+      "tsop's equivalent: @default 5",
+      "tsop's equivalent: @items maxLength 3",
+      "tsop's equivalent: @listType set",
+      "tsop's equivalent: `?` on the property (or @optional)",
+    ]);
+  });
+
+  it("TSOP1019 names 'tsop' and npm install when node_modules is missing (instead of generating nothing)", async () => {
+    const source = resource("  a?: string;");
+    const outcome = await runGenerate({
+      "api/types.ts": source,
+      "tsconfig.json": JSON.stringify({
+        compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true },
+        include: ["api"],
+      }),
+    });
+    expectDiagnostic(outcome, "api/types.ts", source, "TSOP1019", '"tsop"', "cannot resolve module 'tsop'");
+    expect(outcome.diagnostics.find((d) => d.code === "TSOP1019")?.hint).toContain("npm install");
+    expect(outcome.error).toBeDefined();
+    expect(outcome.after).toEqual(outcome.before);
+  });
 
   it("reports every problem of a run, sorted by position, and writes nothing", async () => {
     const source = spec("  a: any;\n  b?: bigint;\n  /** @minimum x */\n  c?: Int32;");

@@ -10,6 +10,7 @@ import { parseAllDocuments } from "yaml";
 import { generate } from "../../src/codegen/index.js";
 import { MemoryReporter } from "../../src/common/reporter.js";
 import { readTree, testdir } from "../support/testdir.js";
+import { expectYaml11Safe } from "../support/yaml11.js";
 
 const FIXTURES = fileURLToPath(new URL("../../fixtures/codegen/", import.meta.url));
 
@@ -59,6 +60,7 @@ describe("golden CRD and RBAC outputs", () => {
         },
         reporter,
       );
+      await expectYaml11Safe(out);
       const produced = await readTree(out);
       const expectedDir = join(dir, "expected");
       if (process.env.UPDATE_GOLDEN) {

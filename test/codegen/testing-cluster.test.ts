@@ -147,6 +147,29 @@ describe("generated CRDs on tsop/testing", () => {
     expect(unserved.status).toBe(404);
   });
 
+  it("hazards: patterns are evaluated by RE2's rules (POSIX classes, \\pL, inline flags, \\Q…\\E)", async () => {
+    const g = "hazards.tsop.dev";
+    const cases: Array<[string, Record<string, unknown>, boolean]> = [
+      ["URL with a POSIX class", { homepage: "https://example.com/a" }, true],
+      ["URL with a space", { homepage: "https://example.com/a b" }, false],
+      ["letters of any script", { word: "Ωμέγα" }, true],
+      ["a digit is not a letter", { word: "a1" }, false],
+      ["(?i) matches upper case", { branch: "RELEASE-Next" }, true],
+      ["(?i) still anchors", { branch: "hotfix-1" }, false],
+      ["\\Q…\\E is literal", { literal: "1.0]" }, true],
+      ["\\Q…\\E does not treat . as any", { literal: "1x0" }, false],
+    ];
+    for (const [i, [what, spec, valid]] of cases.entries()) {
+      const res = await create(g, "v1", "switches", {
+        apiVersion: `${g}/v1`,
+        kind: "Switch",
+        metadata: { name: `s${i}` },
+        spec,
+      });
+      expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(valid ? 201 : 422);
+    }
+  });
+
   it("enums and plural names are served as generated", async () => {
     const ok = await create("testdata.tsop.dev", "v1", "enums", {
       apiVersion: "testdata.tsop.dev/v1",

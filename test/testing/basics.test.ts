@@ -205,6 +205,42 @@ describe("CRUD of built-in kinds", () => {
     });
   });
 
+  it("refuses ConfigMap and Secret data that are not strings, as the real server's decoder does", async () => {
+    const bool = await http(cluster, "POST", "/api/v1/namespaces/default/configmaps", {
+      ...configMap("flags"),
+      data: { enabled: true },
+    });
+    expect(bool.status).toBe(400);
+    expect(bool.body).toMatchObject({
+      reason: "BadRequest",
+      message:
+        'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal bool into Go struct field ConfigMap.data of type string',
+    });
+    const number = await http(cluster, "POST", "/api/v1/namespaces/default/secrets", {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "n", namespace: "default" },
+      stringData: { port: 8080 },
+    });
+    expect(number.status).toBe(400);
+    expect(number.body.message).toContain("cannot unmarshal number into Go struct field Secret.stringData");
+    const ok = await http(
+      cluster,
+      "POST",
+      "/api/v1/namespaces/default/configmaps",
+      configMap("flags", { on: "off" }),
+    );
+    expect(ok.status).toBe(201);
+    const patched = await http(
+      cluster,
+      "PATCH",
+      "/api/v1/namespaces/default/configmaps/flags",
+      { data: { on: false } },
+      { contentType: "application/merge-patch+json" },
+    );
+    expect(patched.status).toBe(400);
+  });
+
   it("names group resources in messages (deployments.apps)", async () => {
     const r = await http(cluster, "GET", "/apis/apps/v1/namespaces/default/deployments/nope");
     expect(r.body).toMatchObject({

@@ -487,13 +487,16 @@ export class SchemaBuilder {
     if (!this.named.has(key)) {
       const entry: NamedSchema = { key, name, schema: {}, decl };
       this.named.set(key, entry);
+      const fromTsop = isTsopFile(decl.getSourceFile().fileName);
+      const markers = fromTsop ? undefined : collectMarkers(decl, "type", this.checker, this.diags);
+      // A @schemaless type is opaque: its members are never walked (nor checked).
+      const opaque = markers?.own.some((m) => m.marker.name === "schemaless" && m.value === true);
       this.building.add(decl);
-      const schema = build();
+      const schema = opaque ? {} : build();
       this.building.delete(decl);
       const description = descriptionOf(decl);
       if (description) schema.description = description;
-      if (!isTsopFile(decl.getSourceFile().fileName)) {
-        const markers = collectMarkers(decl, "type", this.checker, this.diags);
+      if (markers) {
         this.applyTypeMarkers(schema, markers.own, markers.items);
       } else if (name === "Condition") {
         overlayCondition(schema);
@@ -534,7 +537,13 @@ export class SchemaBuilder {
 
   private enumOf(values: Array<string | number | boolean>, text: string, site: Site): Schema {
     const kinds = new Set(values.map((v) => typeof v));
-    if (kinds.size > 1) return this.fail(site, msg.mixedEnum(text));
+    if (kinds.size > 1) {
+      const names = { string: "strings", number: "numbers", boolean: "booleans" } as Record<string, string>;
+      const mixed = ["string", "number", "boolean"]
+        .filter((k) => kinds.has(k as never))
+        .map((k) => names[k] as string);
+      return this.fail(site, msg.mixedEnum(text, mixed));
+    }
     return literalSchema(values);
   }
 
@@ -660,13 +669,14 @@ export class SchemaBuilder {
       !refersToTypeParameter(c, decl.type)
     )
       node = decl.type;
-    const schema = this.forType(type, node, site);
     const fromTsop = isTsopFile(decl.getSourceFile().fileName);
+    const markers = fromTsop ? undefined : collectMarkers(decl, "field", c, this.diags);
+    const opaque = markers?.own.some((m) => m.marker.name === "schemaless" && m.value === true);
+    const schema = opaque ? {} : this.forType(type, node, site);
     const description = descriptionOf(decl);
     if (description) schema.description = description;
     let required = !optional;
-    if (!fromTsop) {
-      const markers = collectMarkers(decl, "field", c, this.diags);
+    if (markers) {
       applyMarkers(
         schema,
         markers.own,
@@ -725,6 +735,8 @@ function isDataProperty(symbol: ts.Symbol): boolean {
   if (symbol.flags & (ts.SymbolFlags.Method | ts.SymbolFlags.Accessor | ts.SymbolFlags.Prototype))
     return false;
   const decl = symbol.valueDeclaration;
+  // `#secret` fields are not own enumerable properties: JSON.stringify never sends them.
+  if (decl && "name" in decl && decl.name && ts.isPrivateIdentifier(decl.name as ts.Node)) return false;
   if (
     decl &&
     ts.canHaveModifiers(decl) &&

@@ -1,5 +1,6 @@
 // Checks a JSON value (a @default) against a structural schema the way the API server would,
 // for the keywords tsop emits. Returns the first problem as text, or undefined.
+import { compileRe2 } from "../../common/re2.js";
 import type { Schema } from "../schema-types.js";
 
 export function checkValue(schema: Schema, value: unknown, path = ""): string | undefined {
@@ -96,7 +97,7 @@ function checkScalarRules(schema: Schema, value: unknown, at: string): string | 
       return `${at} is shorter than ${schema.minLength}`;
     if (schema.maxLength !== undefined && length > schema.maxLength)
       return `${at} is longer than ${schema.maxLength}`;
-    if (schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(value))
+    if (schema.pattern !== undefined && !compileRe2(schema.pattern).test(value))
       return `${at} ${JSON.stringify(value)} does not match ${schema.pattern}`;
   }
   return undefined;

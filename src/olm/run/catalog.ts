@@ -3,11 +3,12 @@
 // bundle carrying its manifests as olm.bundle.object properties. Serialised deterministically
 // (sorted keys) and packed into gzip ConfigMap payloads that each stay below the 1 MiB limit.
 import { gunzipSync, gzipSync } from "node:zlib";
-import { parseAllDocuments, stringify } from "yaml";
+import { parseAllDocuments } from "yaml";
 import { InvalidInputError } from "../../common/errors.js";
 import type { KubeObject } from "../../kube/objects.js";
 import type { InstallableBundle as LoadedBundle } from "../../bundle/load/index.js";
 import { RUN_CHANNEL } from "./names.js";
+import { stringifyYaml } from "../../common/yaml.js";
 
 export type Blob = Record<string, unknown>;
 
@@ -157,7 +158,7 @@ export function catalogDocuments(content: CatalogContent): Blob[] {
 
 /** YAML documents, each prefixed with `---`, keys sorted: byte-identical for the same content. */
 export function serializeCatalog(content: CatalogContent): string[] {
-  return catalogDocuments(content).map((doc) => `---\n${stringify(doc, { lineWidth: 0 })}`);
+  return catalogDocuments(content).map((doc) => `---\n${stringifyYaml(doc, { lineWidth: 0 })}`);
 }
 
 /** Reads back what serializeCatalog wrote (from the ConfigMaps of an earlier run). */
