@@ -1,6 +1,6 @@
 // `tsop version`: tsop's version and the versions of what it pins.
 import { Command } from "./commander.js";
-import { CATALOG_INIT_IMAGE, OLM_VERSION, OPM_IMAGE } from "../common/pins.js";
+import { CATALOG_INIT_IMAGE, KUBERNETES_SCHEMAS_VERSION, OLM_VERSION, OPM_IMAGE } from "../common/pins.js";
 import { tsopVersion } from "../common/version.js";
 import { cliContext } from "./context.js";
 import { outputOption, renderData } from "./output.js";
@@ -12,6 +12,7 @@ export function versionInfo() {
     olm: OLM_VERSION,
     opmImage: OPM_IMAGE,
     catalogInitImage: CATALOG_INIT_IMAGE,
+    kubernetes: KUBERNETES_SCHEMAS_VERSION,
   };
 }
 
@@ -30,6 +31,7 @@ export function versionCommand(): Command {
           `OLM (default for olm install) ${info.olm}`,
           `opm image (run bundle) ${info.opmImage}`,
           `catalog init image ${info.catalogInitImage}`,
+          `Kubernetes (built-in type schemas of generate) ${info.kubernetes}`,
         ].join("\n"),
       );
     });

@@ -9,6 +9,7 @@ import { applyMarkers, collectMarkers, descriptionOf, type FoundMarker } from ".
 import type { SchemaKind } from "../markers.js";
 import { msg } from "../messages.js";
 import { isTsopFile, resolveAlias } from "../program.js";
+import { builtinDefinition, definitionOfClientNodeModel, shortDefinitionName } from "../k8s/builtins.js";
 import type { Schema, ValidationRule } from "../schema-types.js";
 import { VALIDATIONS } from "../schema-types.js";
 import {
@@ -209,6 +210,8 @@ export class SchemaBuilder {
       const fixed = fixedSchema(name);
       if (fixed) return fixed;
     }
+    const builtin = fromClientNode(decl) ? definitionOfClientNodeModel(name) : undefined;
+    if (builtin) return this.builtinRef(builtin, decl);
     if (fromDependency(decl) && name === "V1ObjectMeta") return { type: "object" };
     if (fromDependency(decl) && name === "IntOrString") return brandSchema("int-or-string");
     if (sym.flags & ts.SymbolFlags.TypeParameter) return this.fail(site, msg.typeParameter(name));
@@ -431,6 +434,8 @@ export class SchemaBuilder {
     }
     const objectFlags = (type as ts.ObjectType).objectFlags ?? 0;
     if (symbol && decl && (ts.isInterfaceDeclaration(decl) || ts.isClassDeclaration(decl))) {
+      const builtin = fromClientNode(decl) ? definitionOfClientNodeModel(symbol.name) : undefined;
+      if (builtin) return this.builtinRef(builtin, decl);
       if (
         isTsopFile(decl.getSourceFile().fileName) ||
         (fromDependency(decl) && symbol.name === "V1ObjectMeta")
@@ -472,6 +477,37 @@ export class SchemaBuilder {
   }
 
   // ------------------------------------------------------------------ named schemas
+
+  /**
+   * A built-in Kubernetes type: its schema comes from the pinned Kubernetes OpenAPI (validations,
+   * list and map types, formats, defaults) instead of the client's .d.ts. The definitions it
+   * references become named schemas too; `decl` (the client-node declaration) positions messages.
+   */
+  private builtinRef(definition: string, decl: ts.Node): Schema {
+    const key = `k8s:${definition}`;
+    if (!this.named.has(key)) {
+      const entry: NamedSchema = { key, name: shortDefinitionName(definition), schema: {}, decl };
+      this.named.set(key, entry);
+      entry.schema = this.builtinRefs(builtinDefinition(definition) ?? {}, decl);
+    }
+    return { $ref: key };
+  }
+
+  /** Turns the `$ref`s of a built-in schema into references to (registered) named schemas. */
+  private builtinRefs(schema: Schema, decl: ts.Node): Schema {
+    if (schema.$ref !== undefined) {
+      const { $ref, ...rest } = schema;
+      return { ...this.builtinRef($ref, decl), ...rest };
+    }
+    if (schema.properties) {
+      for (const [name, child] of Object.entries(schema.properties))
+        schema.properties[name] = this.builtinRefs(child, decl);
+    }
+    if (schema.items) schema.items = this.builtinRefs(schema.items, decl);
+    if (schema.additionalProperties && typeof schema.additionalProperties === "object")
+      schema.additionalProperties = this.builtinRefs(schema.additionalProperties, decl);
+    return schema;
+  }
 
   private refToDecl(decl: ts.Node, name: string, build: () => Schema): Schema {
     let key = this.declKeys.get(decl);
@@ -720,6 +756,11 @@ function typeText(site: Site): string {
 function fromDependency(node: ts.Node): boolean {
   const name = node.getSourceFile().fileName;
   return /[\\/]node_modules[\\/]/.test(name) && !isTsopFile(name) && !isLibFile(node);
+}
+
+/** Declared by @kubernetes/client-node (its generated models). */
+function fromClientNode(node: ts.Node): boolean {
+  return /[\\/]node_modules[\\/]@kubernetes[\\/]client-node[\\/]/.test(node.getSourceFile().fileName);
 }
 
 function isErrorType(type: ts.Type): boolean {
