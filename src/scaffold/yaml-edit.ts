@@ -75,8 +75,8 @@ export function addDeploymentEnv(
 /** Block style for edited kustomizations: multi-line strings (inline patches) stay literal blocks. */
 const OWNED_STYLE = { indentSeq: false, lineWidth: 0, blockQuote: "literal" } as const;
 
-function parseOwned(text: string, file: string): ReturnType<typeof parseDocument> {
-  const doc = parseDocument(text);
+function parseOwned(text: string, file: string): ReturnType<typeof parseEditableDocument> {
+  const doc = parseEditableDocument(text);
   if (doc.errors.length > 0) {
     throw new InvalidInputError(`${file} is not valid YAML: ${doc.errors[0]!.message}`, {
       location: { file },
@@ -162,7 +162,7 @@ export function addReplacementTargets(
  * Deployment container.
  */
 export function ensureVolumeLists(text: string, file: string, container: string): string {
-  const docs = parseAllDocuments(text);
+  const docs = parseEditableDocuments(text);
   if (!Array.isArray(docs)) return text;
   let changed = false;
   for (const doc of docs) {
