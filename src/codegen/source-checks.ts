@@ -37,7 +37,8 @@ function checkImports(sf: ts.SourceFile, checker: ts.TypeChecker, diags: Diagnos
     const specifier = statement.moduleSpecifier;
     if (!specifier || !ts.isStringLiteral(specifier)) continue;
     const name = specifier.text;
-    const isTsop = name === "tsop" || name.startsWith("tsop/");
+    // Only the package root carries the decorators and schema types (tsop/testing is not read).
+    const isTsop = name === "tsop";
     if (!isTsop && (!declaresResources || name.startsWith(".") || isNodeBuiltin(name))) continue;
     if (checker.getSymbolAtLocation(specifier)) continue;
     diags.at(specifier, msg.unresolvedModule(name));
