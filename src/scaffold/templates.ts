@@ -42,7 +42,7 @@ export async function renderTemplate(template: string, data: object): Promise<st
 function yamlValues(data: object): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(data)) {
-    if (value === null || typeof value !== "object") out[key] = yamlScalar(value);
+    if (value !== undefined && (value === null || typeof value !== "object")) out[key] = yamlScalar(value);
   }
   return out;
 }
