@@ -33,6 +33,7 @@ import { annotationsYaml, builderName, bundleDockerfile, type MetadataOptions } 
 import { msg, whyNotCarried } from "./messages.js";
 import { projectDir } from "../project/index.js";
 import { runChecks } from "./validate/index.js";
+import { checkImageReference } from "../images/reference.js";
 import { memoryTree, readBundle } from "./load/index.js";
 import { readTreeFiles, type WriteResult, writeBundleDir } from "./write.js";
 
@@ -217,6 +218,16 @@ export async function bundle(options: BundleOptions, reporter: Reporter): Promis
   const image =
     options.image ??
     (options.file === undefined ? ((cv.image as string | undefined) ?? config.project?.image) : undefined);
+  if (image !== undefined) {
+    const where =
+      options.image !== undefined
+        ? "--image"
+        : cv.image !== undefined
+          ? `image in ${config.file}`
+          : "image in PROJECT";
+    checkImageReference(String(image), where);
+  }
+  if (options.bundleImage !== undefined) checkImageReference(options.bundleImage, "--bundle-image");
 
   if (!options.skipGenerate && options.file === undefined) await runGenerate(root, reporter);
 

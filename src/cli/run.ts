@@ -150,6 +150,11 @@ export function runCommand(): Command {
         .default("text"),
     );
   bundle.action(async (image: string, flags: BundleFlags, command: Command) => {
+    await checkImages([
+      [image, "<bundle-image>"],
+      [flags.indexImage, "--index-image"],
+      [flags.initImage, "--init-image"],
+    ]);
     const ctx = await cliContext(command);
     const { withInterrupt } = await import("../common/interrupt.js");
     const { runBundle } = await import("../olm/run/index.js");
@@ -190,6 +195,7 @@ export function runCommand(): Command {
       new Option("-o, --output <format>", "output format").choices(["text", "yaml", "json"]).default("text"),
     );
   upgrade.action(async (image: string, flags: UpgradeFlags, command: Command) => {
+    await checkImages([[image, "<bundle-image>"]]);
     const ctx = await cliContext(command);
     const { withInterrupt } = await import("../common/interrupt.js");
     const { bundleUpgrade } = await import("../olm/run/index.js");
@@ -207,4 +213,10 @@ export function runCommand(): Command {
   });
 
   return run.addCommand(runLocalCommand()).addCommand(bundle).addCommand(upgrade);
+}
+
+/** Image references from the command line: a usage error (exit 2) before any cluster or registry. */
+async function checkImages(refs: Array<[string | undefined, string]>): Promise<void> {
+  const { checkImageReference } = await import("../images/reference.js");
+  for (const [ref, where] of refs) if (ref !== undefined) checkImageReference(ref, where);
 }

@@ -2,7 +2,7 @@
 // grammar and ParseNormalizedNamed): docker.io is the default registry, single-component names on
 // Docker Hub get `library/`, `index.docker.io` means docker.io, a tag defaults to `latest` only when
 // no digest is given. Errors say which part of the reference is wrong.
-import { InvalidInputError } from "../common/errors.js";
+import { InvalidInputError, UsageError } from "../common/errors.js";
 
 export const DOCKER_HUB = "docker.io";
 /** Where Docker Hub's registry API actually lives. */
@@ -29,6 +29,31 @@ export class InvalidReferenceError extends InvalidInputError {
     super(`invalid image reference "${reference}": ${reason}`, {
       hint: "Use [registry[:port]/]repository[:tag][@sha256:<64 hex digits>], e.g. quay.io/org/operator:v1.2.3.",
     });
+  }
+}
+
+/**
+ * Checks an image reference the user gave (a flag, a config value) with distribution's grammar:
+ * a usage error naming where it came from, before any registry or cluster is contacted.
+ */
+export function checkImageReference(reference: string, where: string): string {
+  try {
+    parseReference(reference);
+  } catch (error) {
+    if (!(error instanceof InvalidReferenceError)) throw error;
+    throw new UsageError(`${where}: ${error.message}`, { ...(error.hint ? { hint: error.hint } : {}) });
+  }
+  return reference;
+}
+
+/** The reason an image reference is invalid, or undefined (for checks that report findings). */
+export function imageReferenceProblem(reference: string): string | undefined {
+  try {
+    parseReference(reference);
+    return undefined;
+  } catch (error) {
+    if (error instanceof InvalidReferenceError) return error.reason;
+    throw error;
   }
 }
 

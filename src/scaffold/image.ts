@@ -1,5 +1,6 @@
 // The operator image reference given to init: split into name and tag for config/manager's
 // kustomize `images` entry.
+import { imageReferenceProblem } from "../images/reference.js";
 
 const COMPONENT = "[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*";
 const NAME = new RegExp(`^(?:[a-zA-Z0-9.-]+(?::[0-9]+)?/)?${COMPONENT}(?:/${COMPONENT})*$`);
@@ -23,8 +24,10 @@ export function splitImage(image: string): ImageParts | undefined {
 
 export function checkImage(image: string): string | undefined {
   if (image.includes("@")) return `--image "${image}" has a digest; give a tag (e.g. :0.0.1)`;
-  if (splitImage(image) === undefined) {
-    return `--image "${image}" is not an image reference (e.g. quay.io/example/memcached-operator:0.0.1)`;
+  // Distribution's grammar too: it also bounds the name to 255 characters.
+  const problem = imageReferenceProblem(image);
+  if (splitImage(image) === undefined || problem) {
+    return `--image "${image}" is not an image reference${problem ? ` (${problem})` : ""} (e.g. quay.io/example/memcached-operator:0.0.1)`;
   }
   return undefined;
 }

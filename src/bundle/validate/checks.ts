@@ -18,6 +18,7 @@ import { FEATURE_PREFIX, FEATURES } from "../features.js";
 import { SUPPORTED_KINDS } from "../files.js";
 import { ANNOTATION } from "../metadata.js";
 import type { Check, CheckContext, Finding, LoadedBundle } from "./types.js";
+import { imageReferenceProblem } from "../../images/reference.js";
 import { csvView, finding, kubeVersion, nameProblem, strictSemver, validPullSpec } from "./util.js";
 import { webhookDefinitionFindings } from "./webhooks.js";
 
@@ -246,6 +247,30 @@ function removedApiCheck(id: string, release: string) {
       return out;
     },
   };
+}
+
+/** Container images of the CSV's deployments and the containerImage annotation: [field path, image]. */
+function csvImageSites(csv: Record<string, unknown>): Array<[string, string]> {
+  const sites: Array<[string, string]> = [];
+  const meta = isRecord(csv.metadata) ? csv.metadata : {};
+  const annotation = isRecord(meta.annotations) ? meta.annotations.containerImage : undefined;
+  if (typeof annotation === "string" && annotation !== "")
+    sites.push(["metadata.annotations.containerImage", annotation]);
+  const spec = isRecord(csv.spec) ? csv.spec : {};
+  const install = isRecord(spec.install) && isRecord(spec.install.spec) ? spec.install.spec : {};
+  asRecords(install.deployments).forEach((d, i) => {
+    const pod =
+      isRecord(d.spec) && isRecord(d.spec.template) && isRecord(d.spec.template.spec)
+        ? d.spec.template.spec
+        : {};
+    for (const list of ["initContainers", "containers"]) {
+      asRecords(pod[list]).forEach((c, j) => {
+        if (typeof c.image === "string")
+          sites.push([`spec.install.spec.deployments[${i}].spec.template.spec.${list}[${j}].image`, c.image]);
+      });
+    }
+  });
+  return sites;
 }
 
 export const CHECKS: Check[] = [
@@ -892,31 +917,37 @@ export const CHECKS: Check[] = [
   },
   {
     suite: "default",
-    ...csvChecks("RI-01", "error", "relatedImages entries have a valid image pull spec", (v) =>
-      asRecords(v.spec.relatedImages).flatMap((r, i) => {
-        const image = str(r.image);
-        if (!image)
-          return [
-            finding(
-              "RI-01",
-              "error",
-              `relatedImages[${i}] has an empty image field`,
-              v.file.file,
-              `spec.relatedImages[${i}].image`,
-            ),
-          ];
-        return validPullSpec(image)
-          ? []
-          : [
-              finding(
-                "RI-01",
-                "error",
-                `relatedImages[${i}] has an invalid image pullspec "${image}"`,
-                v.file.file,
-                `spec.relatedImages[${i}].image`,
-              ),
+    ...csvChecks(
+      "RI-01",
+      "error",
+      "relatedImages, container images and containerImage are valid image references",
+      (v) => [
+        ...asRecords(v.spec.relatedImages).flatMap((r, i) => {
+          const image = str(r.image);
+          const path = `spec.relatedImages[${i}].image`;
+          if (!image)
+            return [
+              finding("RI-01", "error", `relatedImages[${i}] has an empty image field`, v.file.file, path),
             ];
-      }),
+          return validPullSpec(image)
+            ? []
+            : [
+                finding(
+                  "RI-01",
+                  "error",
+                  `relatedImages[${i}] has an invalid image pullspec "${image}"`,
+                  v.file.file,
+                  path,
+                ),
+              ];
+        }),
+        ...csvImageSites(v.csv).flatMap(([path, image]) => {
+          const problem = imageReferenceProblem(image);
+          return problem
+            ? [finding("RI-01", "error", `invalid image reference "${image}": ${problem}`, v.file.file, path)]
+            : [];
+        }),
+      ],
     ),
   },
   // CRDs.

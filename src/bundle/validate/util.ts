@@ -1,6 +1,7 @@
 // Small helpers the checks share.
 import semver from "semver";
 import { isRecord, type KubeObject, str } from "../../manifests/index.js";
+import { imageReferenceProblem } from "../../images/reference.js";
 import type { BundleFile, Finding, Level, LoadedBundle } from "./types.js";
 
 export interface CsvView {
@@ -54,8 +55,7 @@ export function kubeVersion(value: string): string | undefined {
 }
 
 /** Is the image reference a syntactically valid pull spec? */
+/** An image pull spec by distribution's reference grammar (the one tsop uses everywhere). */
 export function validPullSpec(ref: string): boolean {
-  return /^(?:[a-zA-Z0-9.-]+(?::\d+)?\/)?[a-z0-9]+(?:[._-][a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/.test(
-    ref,
-  );
+  return imageReferenceProblem(ref) === undefined;
 }
