@@ -35,7 +35,7 @@ export function cleanupCommand(): Command {
     const { cleanup } = await import("../olm/run/index.js");
     const { withInterrupt } = await import("../common/interrupt.js");
     const interrupt = { rollback: "stopping the cleanup (run it again to finish)" };
-    const result = await withInterrupt(interrupt, (signal) =>
+    const run = withInterrupt(interrupt, (signal) =>
       cleanup({
         kubeconfig: flags.kubeconfig,
         context: flags.context,
@@ -50,6 +50,21 @@ export function cleanupCommand(): Command {
         signal,
       }),
     );
+    // With -o json|yaml a script always gets a result on stdout, also when the cleanup fails.
+    const result = await run.catch(async (error: unknown) => {
+      if (flags.output !== "table") {
+        const { ExitCode } = await import("../common/errors.js");
+        const failed = {
+          packageName: pkg,
+          ...(flags.namespace ? { namespace: flags.namespace } : {}),
+          failed: true,
+          error: (error as Error).message,
+          exitCode: (error as { exitCode?: number }).exitCode ?? ExitCode.failure,
+        };
+        ctx.out(await renderData(failed, flags.output));
+      }
+      throw error;
+    });
     if (flags.output !== "table") return ctx.out(await renderData(result, flags.output));
     if (result.items.length === 0) return;
     ctx.out(

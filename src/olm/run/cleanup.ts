@@ -117,13 +117,17 @@ export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
         )
         .flatMap((c) => [...crdNames(c, "owned"), ...crdNames(c, "required")]),
     );
+    const crdsToDelete: KubeObject[] = [];
     for (const name of [...owned].sort()) {
       const ref: ObjectRef = { apiVersion: CRD, kind: "CustomResourceDefinition", name };
-      if (!(await client.get(ref))) continue;
+      const crd = await client.get(ref);
+      if (!crd) continue;
       if (usedElsewhere.has(name))
         kept.push({ ...item(ref, "kept"), reason: "another operator's CSV owns or requires it" });
-      else if (options.deleteCrds) targets.push(ref);
-      else
+      else if (options.deleteCrds) {
+        targets.push(ref);
+        crdsToDelete.push(crd);
+      } else
         kept.push({
           ...item(ref, "kept"),
           reason: "owned CRD; pass --delete-crds to delete it (and every custom resource of it)",
@@ -143,6 +147,9 @@ export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
         items: [...ordered.map((r) => item(r, "would delete")), ...kept],
       };
     }
+    // Custom resources first, while the operator still runs to release their finalizers; else
+    // deleting the CRD leaves them (and the CRD) Terminating for good once the operator is gone.
+    const customResources = await deleteCustomResources(client, crdsToDelete, options);
     reporter.info(`Deleting ${ordered.length} object(s) of package ${pkg} in namespace ${namespace}`);
     const outcome = await deleteAndWait(client, ordered, {
       reporter,
@@ -165,11 +172,76 @@ export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
       namespace,
       packageName: pkg,
       dryRun: false,
-      items: [...outcome.deleted.map((r) => item(r, "deleted")), ...kept],
+      items: [
+        ...customResources.map((r) => item(r, "deleted")),
+        ...outcome.deleted.map((r) => item(r, "deleted")),
+        ...kept,
+      ],
     };
   } finally {
     if (conn.owned) client.close();
   }
+}
+
+/**
+ * Deletes every custom resource of the CRDs about to go and waits until they are gone. Ones that
+ * stay (a finalizer the operator does not release) stop the cleanup before the operator and the
+ * CRD are deleted, naming each one and how to release it.
+ */
+async function deleteCustomResources(
+  client: Awaited<ReturnType<typeof connect>>["client"],
+  crds: KubeObject[],
+  options: CleanupOptions,
+): Promise<ObjectRef[]> {
+  const refs: ObjectRef[] = [];
+  for (const crd of crds) {
+    const { group, kind, version } = crdIdentity(crd);
+    if (!version) continue;
+    const list = await client
+      .list(`${group}/${version}`, kind, { namespace: "" })
+      .catch(() => ({ items: [] }));
+    refs.push(...list.items.map((o) => refOf({ ...o, apiVersion: `${group}/${version}`, kind })));
+  }
+  if (refs.length === 0) return [];
+  options.reporter.info(`Deleting ${refs.length} custom resource(s) while the operator still runs`);
+  const outcome = await deleteAndWait(client, refs, {
+    reporter: options.reporter,
+    timeoutMs: options.timeoutMs,
+    what: "the custom resources to be deleted (their finalizers need the operator)",
+    signal: options.signal,
+  });
+  throwIfInterrupted(options.signal);
+  if (outcome.left.length === 0) return outcome.deleted;
+  const blocking: string[] = [];
+  for (const ref of refs) {
+    const still = await client.get(ref).catch(() => undefined);
+    if (!still) continue;
+    const plural = crds.find(
+      (c) => crdIdentity(c).kind === ref.kind && crdIdentity(c).group === ref.apiVersion.split("/")[0],
+    );
+    const resource = plural ? (plural.metadata.name ?? ref.kind) : ref.kind;
+    blocking.push(
+      `${describeRef(ref)} (finalizers: ${(still.metadata.finalizers ?? []).join(", ") || "none"})\n      release: kubectl patch ${resource} ${ref.name}${ref.namespace ? ` -n ${ref.namespace}` : ""} --type=merge -p '{"metadata":{"finalizers":null}}'`,
+    );
+  }
+  const { TimeoutError } = await import("../../common/errors.js");
+  throw new TimeoutError(
+    `cleanup stopped before removing the operator: these custom resources were not deleted (the operator did not release their finalizers):\n${blocking.map((b) => `  - ${b}`).join("\n")}`,
+    {
+      hint: "fix the operator and run the cleanup again, or release each resource with the kubectl patch shown (skipping the operator's own clean-up), then run it again",
+    },
+  );
+}
+
+function crdIdentity(crd: KubeObject): { group: string; kind: string; version: string | undefined } {
+  const spec = (crd.spec ?? {}) as {
+    group?: string;
+    names?: { kind?: string };
+    versions?: Array<{ name?: string; served?: boolean; storage?: boolean }>;
+  };
+  const versions = spec.versions ?? [];
+  const version = (versions.find((v) => v.storage) ?? versions.find((v) => v.served))?.name;
+  return { group: spec.group ?? "", kind: spec.names?.kind ?? "", version };
 }
 
 /** The package OLM recorded in the CSV's properties annotation, if any. */
