@@ -6,7 +6,6 @@ import { execFileSync } from "node:child_process";
 import { cp, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parse } from "yaml";
 import { type RealTestCluster, startTestCluster } from "../../src/testing/index.js";
 import { REPO_ROOT, runTsop } from "../support/cli.js";
 import { rigBinary } from "../support/rig.js";
