@@ -110,7 +110,6 @@ describe("run bundle plan", () => {
       "/configs",
       "-p",
       "50051",
-      "--cache-dir=/tmp/cache",
     ]);
     expect(pod.spec.containers[0].readinessProbe).toMatchObject({ grpc: { port: 50051 } });
     expect(pod.spec.initContainers[0].image).toBe("quay.io/operator-framework/opm:v1.47.0");

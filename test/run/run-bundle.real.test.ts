@@ -135,7 +135,10 @@ describe("real OLM: run bundle", () => {
     );
     expect(run.exitCode, run.stderr).toBe(4);
     expect(run.stderr).toMatch(/constraints not satisfiable/i);
-    expect(run.stderr).toContain("certificates.cert.example.com");
+    // OLM's own words: the API the bundle requires, which no catalog provides.
+    expect(run.stderr).toContain(
+      "bundle memcached-operator.v0.0.1 requires an operator providing an API with group: cert.example.com, version: v1, kind: Certificate",
+    );
     let left: string[] = [];
     for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
       left = added(before, await snapshot(bed.cluster.kubeconfigPath));

@@ -4,6 +4,8 @@
 // CRDs those CSVs own (never CRDs they only require, never CRDs another operator uses). Deletes in
 // a safe order and waits until everything is gone; --dry-run only lists.
 import { throwIfInterrupted } from "../../common/interrupt.js";
+import type { Reporter } from "../../common/reporter.js";
+import type { KubeClient } from "../../kube/client.js";
 import type { KubeObject, ObjectRef } from "../../kube/objects.js";
 import { describeRef, refOf } from "../../kube/objects.js";
 import { type ClusterOptions, connect, listIn, requireOlm, servedBundles } from "./cluster.js";
@@ -158,6 +160,10 @@ export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
       signal: options.signal,
     });
     throwIfInterrupted(options.signal);
+    if (outcome.left.length === 0) {
+      const operator = await removeOperatorObject(client, pkg, namespace, reporter, options.timeoutMs);
+      if (operator) outcome.deleted.push(operator);
+    }
     if (outcome.left.length > 0) {
       const { TimeoutError } = await import("../../common/errors.js");
       throw new TimeoutError(
@@ -242,6 +248,29 @@ function crdIdentity(crd: KubeObject): { group: string; kind: string; version: s
   const versions = spec.versions ?? [];
   const version = (versions.find((v) => v.storage) ?? versions.find((v) => v.served))?.name;
   return { group: spec.group ?? "", kind: spec.names?.kind ?? "", version };
+}
+
+/**
+ * OLM's Operator object for the package in this namespace (operators.coreos.com/v1, cluster-scoped,
+ * named "<package>.<namespace>"): OLM creates it for the installed components and never deletes it.
+ * Removed once its components are gone (earlier, OLM would create it again).
+ */
+export async function removeOperatorObject(
+  client: KubeClient,
+  pkg: string,
+  namespace: string,
+  reporter: Reporter,
+  timeoutMs: number,
+): Promise<ObjectRef | undefined> {
+  const ref: ObjectRef = { apiVersion: V1, kind: "Operator", name: `${pkg}.${namespace}` };
+  const existing = await client.get(ref).catch(() => undefined);
+  if (!existing) return undefined;
+  const outcome = await deleteAndWait(client, [ref], {
+    reporter,
+    timeoutMs: Math.min(timeoutMs, 60_000),
+    what: `OLM's Operator object ${ref.name} to be deleted`,
+  });
+  return outcome.left.length === 0 ? ref : undefined;
 }
 
 /** The package OLM recorded in the CSV's properties annotation, if any. */

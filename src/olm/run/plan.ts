@@ -152,7 +152,9 @@ function registryPod(
     name: "registry-grpc",
     image: options.indexImage,
     command: ["/bin/opm"],
-    args: ["serve", CONFIGS_DIR, "-p", String(GRPC_PORT), "--cache-dir=/tmp/cache"],
+    // No --cache-dir: with one, opm (v1.47) enforces a cache built beforehand and exits at once
+    // ("integrity check failed"); without, it builds its cache under $TMPDIR (the /tmp volume).
+    args: ["serve", CONFIGS_DIR, "-p", String(GRPC_PORT)],
     ports: [{ name: "grpc", containerPort: GRPC_PORT, protocol: "TCP" }],
     // Ready means opm answers gRPC health checks, not merely that the process started.
     readinessProbe: { grpc: { port: GRPC_PORT }, initialDelaySeconds: 1, periodSeconds: 5 },

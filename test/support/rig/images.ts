@@ -106,7 +106,7 @@ export class ImageStore {
     return {
       ...base,
       entrypoint: ["/bin/opm"],
-      cmd: ["serve", "/configs", "--cache-dir=/tmp/cache"],
+      cmd: ["serve", "/configs", "-p", "50051"],
     };
   }
 

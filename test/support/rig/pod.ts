@@ -5,7 +5,7 @@
 // to a declared port ("50051", "--secure-port=5443", ":8080") are rewritten to the local port, and
 // the address book maps podIP:containerPort to it.
 import { existsSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { connect } from "node:net";
 import { join } from "node:path";
 import type { KubeClient } from "../../../src/kube/client.js";
@@ -82,6 +82,10 @@ export class RunnerPod {
 
   private async run(): Promise<void> {
     await mkdir(this.dir, { recursive: true });
+    // Processes share the host network: "localhost" is a loopback address of this pod's own, so
+    // programs that bind fixed localhost ports (opm's pprof on localhost:6060) do not collide.
+    const loopback = this.podIP.replace(/^10\./, "127.");
+    await writeFile(join(this.dir, "hosts"), `${loopback}\tlocalhost ${this.pod.metadata.name}\n`);
     for (const c of this.containers("containers"))
       for (const p of c.ports ?? []) this.ports.set(p.containerPort, await this.ctx.freePort());
     await this.patchStatus({
@@ -217,6 +221,12 @@ export class RunnerPod {
       containerPath: m.mountPath,
       readOnly: m.readOnly ?? false,
     }));
+    mounts.push({
+      hostPath: join(this.dir, "hosts"),
+      containerPath: "/etc/hosts",
+      readOnly: true,
+      file: true,
+    });
     const env = this.envOf(c, image);
     const original = expand(commandLine(c, image), env);
     const argv = this.rewritePorts(c, original);

@@ -10,6 +10,8 @@ export interface Mount {
   hostPath: string;
   containerPath: string;
   readOnly: boolean;
+  /** A single file (e.g. /etc/hosts) rather than a directory. */
+  file?: boolean;
 }
 
 export interface ContainerProcess {
@@ -38,7 +40,11 @@ export function sandboxScript(spec: RunSpec): string {
   lines.push(`mount --rbind /dev ${target("/dev")}`);
   lines.push(`mount -t proc proc ${target("/proc")}`);
   for (const m of spec.mounts) {
-    lines.push(`mkdir -p ${target(m.containerPath)}`);
+    if (m.file) {
+      lines.push(`mkdir -p "$(dirname ${target(m.containerPath)})"`, `touch ${target(m.containerPath)}`);
+    } else {
+      lines.push(`mkdir -p ${target(m.containerPath)}`);
+    }
     lines.push(`mount --bind ${quote(m.hostPath)} ${target(m.containerPath)}`);
     if (m.readOnly) lines.push(`mount -o remount,bind,ro ${target(m.containerPath)}`);
   }
