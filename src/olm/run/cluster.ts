@@ -145,6 +145,8 @@ export async function failRun(
     refs: { catalog?: ObjectRef; pod?: ObjectRef; subscription?: ObjectRef };
     rollback: ObjectRef[];
     keepOnFailure: boolean;
+    /** The package whose Subscription the run created: OLM's Operator object for it goes too. */
+    packageName?: string;
   },
 ): Promise<TsopError> {
   const phaseError = error instanceof PhaseError ? error : new PhaseError("preparing", error);
@@ -165,6 +167,13 @@ export async function failRun(
       timeoutMs: 60_000,
       what: "the objects this run created to be deleted",
     });
+    const namespace = options.refs.subscription?.namespace;
+    if (outcome.left.length === 0 && options.packageName && namespace) {
+      const { removeOperatorObject } = await import("./cleanup.js");
+      await removeOperatorObject(client, options.packageName, namespace, reporter, 60_000).catch(
+        () => undefined,
+      );
+    }
     summary =
       outcome.left.length === 0
         ? messages.cleanedUp(outcome.deleted.length)

@@ -240,7 +240,12 @@ export async function runBundle(options: RunBundleOptions): Promise<RunBundleRes
           }
         }
       }
-      throw await failRun(session, error, { refs, rollback, keepOnFailure: options.keepOnFailure ?? false });
+      throw await failRun(session, error, {
+        refs,
+        rollback,
+        keepOnFailure: options.keepOnFailure ?? false,
+        packageName: bundle.packageName,
+      });
     }
   } finally {
     if (conn?.owned) conn.client.close();
