@@ -105,12 +105,7 @@ describe("run bundle plan", () => {
     const pod = plan.catalog.pod;
     expect(restrictedViolations(pod)).toEqual([]);
     expect(pod.spec.containers[0].image).toBe("quay.io/operator-framework/opm:v1.47.0");
-    expect(pod.spec.containers[0].args).toEqual([
-      "serve",
-      "/configs",
-      "-p",
-      "50051",
-    ]);
+    expect(pod.spec.containers[0].args).toEqual(["serve", "/configs", "-p", "50051"]);
     expect(pod.spec.containers[0].readinessProbe).toMatchObject({ grpc: { port: 50051 } });
     expect(pod.spec.initContainers[0].image).toBe("quay.io/operator-framework/opm:v1.47.0");
     // OpenShift restricted-v2 rejects a fixed UID outside the namespace's range: none is set.
