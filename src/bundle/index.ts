@@ -70,6 +70,8 @@ export interface BundleOptions {
   file?: string;
   stdin?: string;
   skipGenerate?: boolean;
+  /** kustomize's load restrictor for the config/ tree (default rootOnly). */
+  loadRestrictor?: "rootOnly" | "none";
   useImageDigests?: boolean;
   features?: string;
   categories?: string[];
@@ -239,6 +241,7 @@ export async function bundle(options: BundleOptions, reporter: Reporter): Promis
     ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
     optional: [base],
     notes: readerNotes,
+    ...(options.loadRestrictor ? { loadRestrictor: options.loadRestrictor } : {}),
   });
   for (const note of readerNotes) reporter.debug(note);
   const c = collect(loaded);

@@ -30,6 +30,7 @@ interface BundleFlags extends RegistryFlags {
   refreshDigests?: boolean;
   features?: string;
   categories?: string;
+  loadRestrictor?: "rootOnly" | "none";
   output: "text" | "json";
   [field: string]: unknown;
 }
@@ -56,6 +57,13 @@ const FIELD_FLAGS: Array<[string, string, string]> = [
     "supported install modes: OwnNamespace, SingleNamespace, MultiNamespace, AllNamespaces",
   ],
 ];
+
+/** kustomize's --load-restrictor values. */
+function loadRestrictor(value: string): "rootOnly" | "none" {
+  if (value === "LoadRestrictionsRootOnly") return "rootOnly";
+  if (value === "LoadRestrictionsNone") return "none";
+  throw new InvalidArgumentError("use LoadRestrictionsRootOnly or LoadRestrictionsNone (as kustomize build)");
+}
 
 function list(value: string | undefined): string[] | undefined {
   return value === undefined
@@ -111,6 +119,12 @@ function bundleGenerateCommand(command: Command): Command {
     .option("-y, --yes", "accept defaults instead of asking")
     .option("-f, --file <file>", "read rendered manifests from a multi-document file, or - for stdin")
     .option("--skip-generate", "do not run `tsop generate` first")
+    .addOption(
+      new Option(
+        "--load-restrictor <mode>",
+        "as kustomize build: LoadRestrictionsRootOnly (default) refuses files outside a kustomization's directory; LoadRestrictionsNone allows them",
+      ).argParser(loadRestrictor),
+    )
     .option("--features <list>", "OpenShift features, e.g. disconnected=true,fips-compliant=false")
     .option("--categories <list>", "comma-separated OperatorHub categories")
     .option(
@@ -168,6 +182,7 @@ function bundleGenerateCommand(command: Command): Command {
           ...(flags.file !== undefined ? { file: flags.file } : {}),
           ...(flags.file === "-" ? { stdin: await readStdin() } : {}),
           skipGenerate: Boolean(flags.skipGenerate),
+          ...(flags.loadRestrictor !== undefined ? { loadRestrictor: flags.loadRestrictor } : {}),
           useImageDigests: Boolean(flags.useImageDigests),
           registry: {
             ...registryOptions(flags, ctx.cwd),

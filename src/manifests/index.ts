@@ -1,15 +1,18 @@
 // Reading an operator project's manifests into typed objects, without kustomize.
-// Stages: yaml.ts (multi-document streams with origins) → kustomize.ts (resources, patches via
-// jsonpatch.ts/smp.ts, namespace, prefixes with name references, labels, images, replacements via
-// fieldpath.ts) → a flat list of objects with the file each came from.
+// Stages: yaml.ts (multi-document streams with origins) → kustomize.ts (resources within the load
+// restrictor, generators.ts, patches via jsonpatch.ts/smp.ts, namespace, prefixes with name
+// references, labels, images, replacements via fieldpath.ts) → hash.ts name suffixes → a flat
+// list of objects with the file each came from.
 import { join, resolve } from "node:path";
 import { InvalidInputError } from "../common/errors.js";
-import { buildKustomization } from "./kustomize.js";
+import { addNameHashes, buildKustomization } from "./kustomize.js";
+import type { LoadRestrictor } from "./load-restrictor.js";
 import type { LoadedObject } from "./object.js";
 import { parseDocuments, readDocuments } from "./yaml.js";
 
 export * from "./object.js";
 export { podSpecOf, splitImage } from "./kustomize.js";
+export { LOAD_RESTRICTORS, type LoadRestrictor } from "./load-restrictor.js";
 export {
   parseDocuments,
   parseYaml,
@@ -31,6 +34,8 @@ export interface LoadManifestsOptions {
   optional?: string[];
   /** Receives notes about parts of the kustomizations that were not applied. */
   notes?: string[];
+  /** kustomize's load restrictor: rootOnly (default, as `kustomize build`) or none. */
+  loadRestrictor?: LoadRestrictor;
 }
 
 export async function loadManifests(options: LoadManifestsOptions): Promise<LoadedObject[]> {
@@ -44,6 +49,8 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
     root: options.cwd,
     optional: new Set((options.optional ?? []).map((p) => resolve(options.cwd, p))),
     ...(options.notes ? { notes: options.notes } : {}),
+    ...(options.loadRestrictor ? { loadRestrictor: options.loadRestrictor } : {}),
   });
+  addNameHashes(resources);
   return resources.map(({ object, origin }) => ({ object, origin }));
 }

@@ -116,7 +116,7 @@ export function applyJsonPatch(
       }
     } catch (error) {
       throw new InvalidInputError(
-        `${source}: patch operation ${index + 1} (${op.op} ${op.path}): ${(error as Error).message}`,
+        `patch operation ${index + 1} (${op.op} ${op.path}): ${(error as Error).message}`,
         {
           location: { file: source },
           hint: "fix the patch, or the resource it targets",

@@ -1,7 +1,9 @@
 // Renders a kustomization directory the way `kustomize build` does for the subset operator
 // projects use, without the kustomize binary: resources (files and directories), patches
-// (strategic merge and JSON 6902, with targets), namespace, namePrefix/nameSuffix with name
-// references fixed up, labels, images and replacements. Anything else fails loudly.
+// (strategic merge and JSON 6902, with targets), configMapGenerator/secretGenerator with
+// kustomize's hashed names (generators.ts, hash.ts), namespace, namePrefix/nameSuffix with name
+// references fixed up, labels, images, replicas and replacements, within kustomize's load
+// restrictor (load-restrictor.ts). Any other kustomization field fails loudly, naming it.
 import { readFile, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { parseAllDocuments } from "yaml";
@@ -23,6 +25,9 @@ import {
   str,
   versionOf,
 } from "./object.js";
+import { runGenerators } from "./generators.js";
+import { contentHash } from "./hash.js";
+import { KustomizationFiles, type LoadRestrictor } from "./load-restrictor.js";
 import { mergeMap } from "./smp.js";
 import { parseDocuments, parseYaml, readDocuments } from "./yaml.js";
 
@@ -30,38 +35,37 @@ import { parseDocuments, parseYaml, readDocuments } from "./yaml.js";
 export interface Resource extends LoadedObject {
   names: string[];
   namespaces: string[];
+  /** A generated ConfigMap/Secret that takes its content hash as a name suffix. */
+  hash?: boolean;
 }
 
 const KUSTOMIZATION_FILES = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
-const UNSUPPORTED_FIELDS = [
+/** Every kustomization field the reader applies; any other field is refused by name. */
+const SUPPORTED_FIELDS = new Set([
+  "apiVersion",
+  "kind",
+  "metadata",
+  "resources",
+  "bases",
+  "crds",
   "configMapGenerator",
   "secretGenerator",
-  "helmCharts",
-  "helmChartInflationGenerator",
-  "components",
-  "generators",
-  "transformers",
-  "validators",
-  "openapi",
-  "vars",
-];
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
+  "generatorOptions",
+  "patches",
+  "patchesStrategicMerge",
+  "patchesJson6902",
+  "namespace",
+  "namePrefix",
+  "nameSuffix",
+  "commonLabels",
+  "labels",
+  "commonAnnotations",
+  "images",
+  "replicas",
+  "replacements",
+  "configurations",
+  "sortOptions",
+]);
 
 async function findKustomization(dir: string): Promise<string | undefined> {
   for (const name of KUSTOMIZATION_FILES) {
@@ -82,105 +86,25 @@ export interface BuildContext {
   optional?: ReadonlySet<string>;
   /** Collects notes about what the reader left out (e.g. kustomize `configurations`). */
   notes?: string[];
+  /** kustomize's load restrictor (default rootOnly, as `kustomize build`). */
+  loadRestrictor?: LoadRestrictor;
 }
 
-/** Builds the kustomization in `dir` into a list of resources. */
+/**
+ * Builds the kustomization in `dir` into a list of resources, in kustomize's order: resources
+ * (bases built first), generators, patches, then namespace, prefixes/suffixes with name
+ * references, labels, annotations, images, replicas and replacements.
+ */
 export async function buildKustomization(
   dir: string,
   ctx: BuildContext,
   stack: string[] = [],
 ): Promise<Resource[]> {
-  const file = await findKustomization(dir);
   const shown = (p: string) => relative(ctx.root, p) || ".";
-  if (!file) {
-    throw new InvalidInputError(`no kustomization.yaml in ${shown(dir)}`, {
-      hint: "point tsop at a directory with a kustomization.yaml, or pass the rendered manifests with -f",
-    });
-  }
-  if (stack.includes(dir))
-    throw new InvalidInputError(`kustomization cycle: ${[...stack, dir].map(shown).join(" -> ")}`);
-  const k = parseYaml(await readFile(file, "utf8"), shown(file));
-  if (!isRecord(k))
-    throw new InvalidInputError(`${shown(file)} is not a mapping`, { location: { file: shown(file) } });
-  for (const field of UNSUPPORTED_FIELDS) {
-    if (k[field] !== undefined) {
-      throw new UsageError(
-        `${shown(file)}: "${field}" is not supported by tsop's built-in kustomize reader`,
-        {
-          location: { file: shown(file) },
-          hint: "render the tree yourself and pass it with: kustomize build config/manifests | tsop bundle -f -",
-        },
-      );
-    }
-  }
-
-  if (k.configurations !== undefined) {
-    ctx.notes?.push(
-      `${shown(file)}: "configurations" is not read; tsop applies the usual name references and namespaces itself (use -f with kustomize output if you rely on custom ones)`,
-    );
-  }
-
-  let resources: Resource[] = [];
-  for (const entry of [...asArray(k.resources), ...asArray(k.bases), ...asArray(k.crds)]) {
-    const ref = str(entry);
-    if (/^[a-z]+:\/\//i.test(ref) || ref.startsWith("github.com/")) {
-      throw new UsageError(`${shown(file)}: remote resource "${ref}" is not supported`, {
-        location: { file: shown(file) },
-        hint: "vendor the resource into the project, or pass rendered manifests with -f",
-      });
-    }
-    const path = join(dir, ref);
-    if (await isDirectory(path)) resources.push(...(await buildKustomization(path, ctx, [...stack, dir])));
-    else if (!(await exists(path))) {
-      if (ctx.optional?.has(path)) continue;
-      throw new InvalidInputError(`${shown(file)} lists ${ref}, which does not exist (${shown(path)})`, {
-        location: { file: shown(file) },
-        hint: `${shown(dir)}/${ref}`.includes("crd")
-          ? "run `tsop generate` to write the CRDs, or remove the entry"
-          : "create the file, or remove the entry from resources",
-      });
-    } else {
-      for (const loaded of await readDocuments(path, shown(path))) {
-        resources.push({
-          ...loaded,
-          names: [nameOf(loaded.object)],
-          namespaces: [namespaceOf(loaded.object)],
-        });
-      }
-    }
-  }
-
-  const patchSource = async (p: Record<string, unknown>): Promise<{ text: string; source: string }> => {
-    if (typeof p.path === "string") {
-      const path = join(dir, p.path);
-      try {
-        return { text: await readFile(path, "utf8"), source: shown(path) };
-      } catch {
-        throw new InvalidInputError(`${shown(file)}: patch file ${p.path} not found`, {
-          location: { file: shown(file) },
-        });
-      }
-    }
-    return { text: str(p.patch), source: `${shown(file)} (inline patch)` };
-  };
-
-  for (const entry of asArray(k.patchesStrategicMerge)) {
-    const ref = str(entry);
-    const inline = ref.includes("\n") || ref.includes(":");
-    const { text, source } = inline
-      ? { text: ref, source: `${shown(file)} (inline patch)` }
-      : await patchSource({ path: ref });
-    resources = applyPatch(resources, text, source, undefined);
-  }
-  for (const p of asRecords(k.patches)) {
-    const { text, source } = await patchSource(p);
-    resources = applyPatch(resources, text, source, isRecord(p.target) ? p.target : undefined);
-  }
-  for (const p of asRecords(k.patchesJson6902)) {
-    const { text, source } = await patchSource(p);
-    resources = applyPatch(resources, text, source, isRecord(p.target) ? p.target : undefined);
-  }
-
+  const { k, files } = await readKustomization(dir, ctx, stack, shown);
+  let resources = await loadResources(k, files, ctx, [...stack, dir], shown);
+  await runGenerators(k, resources, (ref) => files.read(ref), files.file);
+  resources = await applyPatches(k, resources, files, shown);
   if (typeof k.namespace === "string" && k.namespace !== "") setNamespace(resources, k.namespace);
   const prefix = str(k.namePrefix);
   const suffix = str(k.nameSuffix);
@@ -193,9 +117,140 @@ export async function buildKustomization(
     }
   }
   for (const image of asRecords(k.images)) setImage(resources, image);
-  for (const replacement of await replacementsOf(k, dir, shown))
-    applyReplacement(resources, replacement, shown(file));
+  for (const replica of asRecords(k.replicas)) setReplicas(resources, replica);
+  for (const replacement of await replacementsOf(k, files, shown))
+    applyReplacement(resources, replacement, files.file);
   return resources;
+}
+
+/**
+ * kustomize's last step of a build: generated ConfigMaps and Secrets take their content hash as a
+ * name suffix, and every reference to them follows.
+ */
+export function addNameHashes(resources: Resource[]): void {
+  const renamed = new Map<string, Map<string, string>>();
+  for (const r of resources) {
+    if (!r.hash) continue;
+    const kind = kindOf(r.object);
+    const meta = metadataOf(r.object);
+    const old = str(meta.name);
+    meta.name = `${old}-${contentHash(r.object)}`;
+    r.names.push(old);
+    if (!renamed.has(kind)) renamed.set(kind, new Map());
+    renamed.get(kind)!.set(old, str(meta.name));
+  }
+  if (renamed.size > 0) fixReferences(resources, renamed);
+}
+
+async function readKustomization(
+  dir: string,
+  ctx: BuildContext,
+  stack: string[],
+  shown: (p: string) => string,
+): Promise<{ k: Record<string, unknown>; files: KustomizationFiles }> {
+  const file = await findKustomization(dir);
+  if (!file) {
+    throw new InvalidInputError(`no kustomization.yaml in ${shown(dir)}`, {
+      hint: "point tsop at a directory with a kustomization.yaml, or pass the rendered manifests with -f",
+    });
+  }
+  if (stack.includes(dir))
+    throw new InvalidInputError(`kustomization cycle: ${[...stack, dir].map(shown).join(" -> ")}`);
+  const k = parseYaml(await readFile(file, "utf8"), shown(file));
+  if (!isRecord(k))
+    throw new InvalidInputError("the kustomization is not a mapping", { location: { file: shown(file) } });
+  for (const field of Object.keys(k)) {
+    if (SUPPORTED_FIELDS.has(field)) continue;
+    throw new UsageError(`kustomize "${field}" is not supported by tsop's built-in kustomize reader`, {
+      location: { file: shown(file) },
+      hint: `render the tree with kustomize and pass the result: kustomize build ${shown(dir)} | tsop bundle -f -`,
+    });
+  }
+  if (k.configurations !== undefined) {
+    ctx.notes?.push(
+      `${shown(file)}: "configurations" is not read; tsop applies the usual name references and namespaces itself (use -f with kustomize output if you rely on custom ones)`,
+    );
+  }
+  return { k, files: new KustomizationFiles(dir, shown(file), ctx.loadRestrictor ?? "rootOnly", shown) };
+}
+
+/** The kustomization's resources: files (within the load restrictor) and directories (built). */
+async function loadResources(
+  k: Record<string, unknown>,
+  files: KustomizationFiles,
+  ctx: BuildContext,
+  stack: string[],
+  shown: (p: string) => string,
+): Promise<Resource[]> {
+  const resources: Resource[] = [];
+  for (const entry of [...asArray(k.resources), ...asArray(k.bases), ...asArray(k.crds)]) {
+    const ref = str(entry);
+    if (/^[a-z]+:\/\//i.test(ref) || ref.startsWith("github.com/")) {
+      throw new UsageError(`remote resource "${ref}" is not supported`, {
+        location: { file: files.file },
+        hint: "vendor the resource into the project, or pass rendered manifests with -f",
+      });
+    }
+    const path = join(files.dir, ref);
+    if (await files.isDirectory(ref)) {
+      resources.push(...(await buildKustomization(path, ctx, stack)));
+      continue;
+    }
+    if (!(await files.exists(ref))) {
+      if (ctx.optional?.has(path)) continue;
+      throw new InvalidInputError(`resource ${ref} does not exist (${shown(path)})`, {
+        location: { file: files.file },
+        hint: `${shown(files.dir)}/${ref}`.includes("crd")
+          ? "run `tsop generate` to write the CRDs, or remove the entry"
+          : "create the file, or remove the entry from resources",
+      });
+    }
+    for (const loaded of await readDocuments(await files.resolve(ref), shown(path))) {
+      resources.push({ ...loaded, names: [nameOf(loaded.object)], namespaces: [namespaceOf(loaded.object)] });
+    }
+  }
+  return resources;
+}
+
+async function applyPatches(
+  k: Record<string, unknown>,
+  input: Resource[],
+  files: KustomizationFiles,
+  shown: (p: string) => string,
+): Promise<Resource[]> {
+  const patchSource = async (p: Record<string, unknown>): Promise<{ text: string; source: string }> => {
+    if (typeof p.path === "string")
+      return {
+        text: (await files.read(p.path, "patch file")).toString("utf8"),
+        source: shown(join(files.dir, p.path)),
+      };
+    return { text: str(p.patch), source: `${files.file} (inline patch)` };
+  };
+  let resources = input;
+  for (const entry of asArray(k.patchesStrategicMerge)) {
+    const ref = str(entry);
+    const inline = ref.includes("\n") || ref.includes(":");
+    const { text, source } = inline
+      ? { text: ref, source: `${files.file} (inline patch)` }
+      : await patchSource({ path: ref });
+    resources = applyPatch(resources, text, source, undefined);
+  }
+  for (const p of [...asRecords(k.patches), ...asRecords(k.patchesJson6902)]) {
+    const { text, source } = await patchSource(p);
+    resources = applyPatch(resources, text, source, isRecord(p.target) ? p.target : undefined);
+  }
+  return resources;
+}
+
+/** kustomize `replicas`: the replica count of Deployments, ReplicaSets and StatefulSets by name. */
+function setReplicas(resources: Resource[], replica: Record<string, unknown>): void {
+  for (const r of resources) {
+    if (!["Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"].includes(kindOf(r.object)))
+      continue;
+    if (![nameOf(r.object), ...r.names].includes(str(replica.name))) continue;
+    if (!isRecord(r.object.spec)) r.object.spec = {};
+    (r.object.spec as Record<string, unknown>).replicas = replica.count;
+  }
 }
 
 function parsePatch(text: string, source: string): unknown {
@@ -214,7 +269,7 @@ function applyPatch(
   const parsed = parsePatch(text, source);
   if (Array.isArray(parsed) && parsed.length > 0 && isRecord(parsed[0]) && "op" in parsed[0]) {
     if (!target)
-      throw new InvalidInputError(`${source}: a JSON 6902 patch needs a target`, {
+      throw new InvalidInputError("a JSON 6902 patch needs a target", {
         location: { file: source },
       });
     return resources.map((r) =>
@@ -246,12 +301,9 @@ function applyPatch(
       return { ...r, object: mergeMap(r.object, body) };
     });
     if (!hit && !target) {
-      throw new InvalidInputError(
-        `${source}: patch for ${str(patch.kind)} ${nameOf(patch)} matches no resource`,
-        {
-          location: { file: source },
-        },
-      );
+      throw new InvalidInputError(`patch for ${str(patch.kind)} ${nameOf(patch)} matches no resource`, {
+        location: { file: source },
+      });
     }
   }
   return out;
@@ -345,6 +397,12 @@ function referenceSites(
     for (const v of asRecords(pod.volumes)) {
       if (isRecord(v.configMap)) sites.push({ kind: "ConfigMap", holder: v.configMap, key: "name" });
       if (isRecord(v.secret)) sites.push({ kind: "Secret", holder: v.secret, key: "secretName" });
+      const projected = isRecord(v.projected) ? asRecords(v.projected.sources) : [];
+      for (const source of projected) {
+        if (isRecord(source.configMap))
+          sites.push({ kind: "ConfigMap", holder: source.configMap, key: "name" });
+        if (isRecord(source.secret)) sites.push({ kind: "Secret", holder: source.secret, key: "name" });
+      }
     }
     for (const s of asRecords(pod.imagePullSecrets)) sites.push({ kind: "Secret", holder: s, key: "name" });
     for (const c of [...asRecords(pod.containers), ...asRecords(pod.initContainers)]) {
@@ -414,6 +472,11 @@ function rename(resources: Resource[], prefix: string, suffix: string): void {
     if (!renamed.has(kind)) renamed.set(kind, new Map());
     renamed.get(kind)!.set(old, next);
   }
+  fixReferences(resources, renamed);
+}
+
+/** Points every name reference (kind → old name → new name) at the new names. */
+function fixReferences(resources: Resource[], renamed: Map<string, Map<string, string>>): void {
   for (const r of resources) {
     for (const site of referenceSites(r.object)) {
       const value = str(site.holder[site.key]);
@@ -494,22 +557,14 @@ function overrideImage(ref: string, image: Record<string, unknown>): string {
 
 async function replacementsOf(
   k: Record<string, unknown>,
-  dir: string,
+  files: KustomizationFiles,
   shown: (p: string) => string,
 ): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = [];
   for (const entry of asRecords(k.replacements)) {
     if (typeof entry.path === "string") {
-      const path = join(dir, entry.path);
-      let text: string;
-      try {
-        text = await readFile(path, "utf8");
-      } catch (error) {
-        throw new InvalidInputError(
-          `cannot read replacements file ${shown(path)}: ${(error as Error).message}`,
-        );
-      }
-      const parsed = parseYaml(text, shown(path));
+      const text = (await files.read(entry.path, "replacements file")).toString("utf8");
+      const parsed = parseYaml(text, shown(join(files.dir, entry.path)));
       out.push(...asRecords(Array.isArray(parsed) ? parsed : [parsed]));
     } else out.push(entry);
   }
@@ -521,7 +576,7 @@ function applyReplacement(resources: Resource[], replacement: Record<string, unk
   const from = resources.filter((r) => matches(r, source));
   if (from.length !== 1) {
     throw new InvalidInputError(
-      `${file}: replacement source ${str(source.kind)} ${str(source.name)} matches ${from.length} resources (need exactly 1)`,
+      `replacement source ${str(source.kind)} ${str(source.name)} matches ${from.length} resources (need exactly 1)`,
       { location: { file } },
     );
   }

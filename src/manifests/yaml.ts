@@ -81,7 +81,7 @@ export function parseDocuments(text: string, file: string): LoadedObject[] {
   parseYamlDocuments(text, file).forEach(({ value }, index) => {
     if (value === null || value === undefined) return;
     if (!isRecord(value)) {
-      throw new InvalidInputError(`${file}: document ${index + 1} is not a mapping (a Kubernetes object)`, {
+      throw new InvalidInputError(`document ${index + 1} is not a mapping (a Kubernetes object)`, {
         location: { file },
       });
     }
@@ -95,7 +95,7 @@ export async function readDocuments(path: string, displayName = path): Promise<L
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    throw new InvalidInputError(`cannot read ${displayName}: ${(error as Error).message}`, {
+    throw new InvalidInputError(`cannot read the file: ${(error as Error).message}`, {
       location: { file: displayName },
       cause: error,
     });

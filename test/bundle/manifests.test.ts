@@ -2,6 +2,7 @@
 // prefixes with name references, labels, images, replacements, and the errors for what it
 // does not do.
 import { describe, expect, test } from "vitest";
+import { formatLocation, TsopError } from "../../src/common/errors.js";
 import { isRecord, loadManifests } from "../../src/manifests/index.js";
 import { testdir } from "../support/testdir.js";
 
@@ -145,15 +146,15 @@ describe("kustomize reader", () => {
     expect(cm.metadata.annotations).toEqual({ "example.com/ns": ".ns1" });
   });
 
-  test("errors name the file: missing resource, bad patch, unsupported features, YAML syntax", async () => {
+  test("errors name the file once: missing resource, bad patch, unsupported features, YAML syntax", async () => {
     const cases: Array<[Record<string, string>, RegExp]> = [
       [
         { "k/kustomization.yaml": "resources: [gone.yaml]\n" },
-        /k\/kustomization.yaml lists gone.yaml, which does not exist/,
+        /^k\/kustomization.yaml: resource gone.yaml does not exist \(k\/gone.yaml\)$/,
       ],
       [
         { "k/kustomization.yaml": "resources: [../nowhere]\n" },
-        /k\/kustomization.yaml lists ..\/nowhere, which does not exist/,
+        /^k\/kustomization.yaml: resource ..\/nowhere does not exist \(nowhere\)$/,
       ],
       [
         {
@@ -161,25 +162,33 @@ describe("kustomize reader", () => {
             "resources: [d.yaml]\npatches:\n- target: {kind: Deployment}\n  patch: '[{op: remove, path: /spec/nothing}]'\n",
           "k/d.yaml": deployment,
         },
-        /k\/kustomization.yaml \(inline patch\): patch operation 1 \(remove \/spec\/nothing\): path "\/spec\/nothing" does not exist/,
+        /^k\/kustomization.yaml \(inline patch\): patch operation 1 \(remove \/spec\/nothing\): path "\/spec\/nothing" does not exist$/,
       ],
       [
-        { "k/kustomization.yaml": "configMapGenerator: [{name: x}]\n" },
-        /"configMapGenerator" is not supported by tsop's built-in kustomize reader/,
+        { "k/kustomization.yaml": "components: [../c]\n" },
+        /^k\/kustomization.yaml: kustomize "components" is not supported by tsop's built-in kustomize reader$/,
+      ],
+      [
+        { "k/kustomization.yaml": "helmCharts: [{name: x}]\n" },
+        /^k\/kustomization.yaml: kustomize "helmCharts" is not supported/,
       ],
       [
         { "k/kustomization.yaml": "resources: [https://github.com/x/y]\n" },
-        /remote resource "https:\/\/github.com\/x\/y" is not supported/,
+        /^k\/kustomization.yaml: remote resource "https:\/\/github.com\/x\/y" is not supported$/,
       ],
       [
         { "k/kustomization.yaml": "resources: [bad.yaml]\n", "k/bad.yaml": "a: [1,\n" },
-        /invalid YAML in k\/bad.yaml/,
+        /^invalid YAML in k\/bad.yaml/,
       ],
-      [{ "k/other.yaml": "" }, /no kustomization.yaml in k/],
+      [{ "k/other.yaml": "" }, /^no kustomization.yaml in k$/],
     ];
     for (const [files, message] of cases) {
       const dir = await testdir(files);
-      await expect(loadManifests({ cwd: dir, dir: "k" })).rejects.toThrow(message);
+      const error = await loadManifests({ cwd: dir, dir: "k" }).catch((e: unknown) => e);
+      // What the CLI prints: the location, then the message (which must not repeat it).
+      expect(error).toBeInstanceOf(TsopError);
+      const { location, message: text } = error as TsopError;
+      expect(location ? `${formatLocation(location)}: ${text}` : text).toMatch(message);
     }
   });
 
@@ -208,8 +217,11 @@ describe("kustomize reader", () => {
     const fromStdin = await loadManifests({ cwd: dir, file: "-", stdin: `---\n${deployment}---\n` });
     expect(fromStdin).toHaveLength(1);
     expect(isRecord(fromStdin[0]!.object.spec)).toBe(true);
-    await expect(loadManifests({ cwd: dir, file: "-", stdin: "- just\n- a list\n" })).rejects.toThrow(
-      "<stdin>: document 1 is not a mapping",
+    const notMapping = (await loadManifests({ cwd: dir, file: "-", stdin: "- just\n- a list\n" }).catch(
+      (e: unknown) => e,
+    )) as TsopError;
+    expect(`${formatLocation(notMapping.location!)}: ${notMapping.message}`).toBe(
+      "<stdin>: document 1 is not a mapping (a Kubernetes object)",
     );
   });
 });
