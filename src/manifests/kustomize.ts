@@ -198,8 +198,7 @@ async function loadResources(
     }
     if (!(await files.exists(ref))) {
       if (ctx.optional?.has(path)) continue;
-      throw new InvalidInputError(`resource ${ref} does not exist (${shown(path)})`, {
-        location: { file: files.file },
+      throw new InvalidInputError(`${files.file} lists ${ref}, which does not exist (${shown(path)})`, {
         hint: `${shown(files.dir)}/${ref}`.includes("crd")
           ? "run `tsop generate` to write the CRDs, or remove the entry"
           : "create the file, or remove the entry from resources",

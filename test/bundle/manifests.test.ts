@@ -150,11 +150,11 @@ describe("kustomize reader", () => {
     const cases: Array<[Record<string, string>, RegExp]> = [
       [
         { "k/kustomization.yaml": "resources: [gone.yaml]\n" },
-        /^k\/kustomization.yaml: resource gone.yaml does not exist \(k\/gone.yaml\)$/,
+        /^k\/kustomization.yaml lists gone.yaml, which does not exist \(k\/gone.yaml\)$/,
       ],
       [
         { "k/kustomization.yaml": "resources: [../nowhere]\n" },
-        /^k\/kustomization.yaml: resource ..\/nowhere does not exist \(nowhere\)$/,
+        /^k\/kustomization.yaml lists ..\/nowhere, which does not exist \(nowhere\)$/,
       ],
       [
         {
