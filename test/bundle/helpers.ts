@@ -1,7 +1,8 @@
 // Shared helpers of the bundle tests: copy a fixture project into a temp dir, run the built CLI
 // there, read YAML back.
-import { cp, mkdir, readdir, readFile, symlink } from "node:fs/promises";
+import { appendFile, cp, mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { expect } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { REPO_ROOT, runTsop } from "../support/cli.js";
 import { testdir } from "../support/testdir.js";
@@ -117,3 +118,44 @@ spec:
         description: Demo is a demo.
         type: object
 `;
+
+/** init + create api, with one namespaced @Rbac rule on the controller. */
+export async function scaffoldWithNamespacedRbac(dir: string): Promise<void> {
+  const init = await tsop(dir, [
+    "init",
+    "--domain",
+    "example.com",
+    "--project-name",
+    "nsperm-operator",
+    "--skip-install",
+    "-y",
+    ".",
+  ]);
+  expect(init.exitCode, init.stderr).toBe(0);
+  const api = await tsop(dir, [
+    "create",
+    "api",
+    "--group",
+    "cache",
+    "--version",
+    "v1alpha1",
+    "--kind",
+    "Memcached",
+  ]);
+  expect(api.exitCode, api.stderr).toBe(0);
+  await linkNodeModules(dir);
+  const controller = join(dir, "src/controllers/memcached.controller.ts");
+  const source = await readFile(controller, "utf8");
+  await writeFile(
+    controller,
+    source.replace(
+      "export class MemcachedReconciler",
+      '@Rbac({ groups: [""], resources: ["configmaps"], verbs: ["get", "list", "watch"], namespace: "system" })\nexport class MemcachedReconciler',
+    ),
+  );
+  const config = join(dir, "tsop.bundle.yaml");
+  await appendFile(
+    config,
+    "description: Runs memcached.\nproviderName: Example\nmaintainers: Jane <jane@example.com>\n",
+  );
+}

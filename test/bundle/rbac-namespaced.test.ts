@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { expect, test } from "vitest";
 import { testdir } from "../support/testdir.js";
-import { linkNodeModules, readYaml, tsop } from "./helpers.js";
+import { readYaml, scaffoldWithNamespacedRbac, tsop } from "./helpers.js";
 
 const UNBOUND_ROLE = `apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
@@ -16,47 +16,6 @@ rules:
   resources: [secrets]
   verbs: [get]
 `;
-
-/** init + create api, with one namespaced @Rbac rule on the controller. */
-export async function scaffoldWithNamespacedRbac(dir: string): Promise<void> {
-  const init = await tsop(dir, [
-    "init",
-    "--domain",
-    "example.com",
-    "--project-name",
-    "nsperm-operator",
-    "--skip-install",
-    "-y",
-    ".",
-  ]);
-  expect(init.exitCode, init.stderr).toBe(0);
-  const api = await tsop(dir, [
-    "create",
-    "api",
-    "--group",
-    "cache",
-    "--version",
-    "v1alpha1",
-    "--kind",
-    "Memcached",
-  ]);
-  expect(api.exitCode, api.stderr).toBe(0);
-  await linkNodeModules(dir);
-  const controller = join(dir, "src/controllers/memcached.controller.ts");
-  const source = await readFile(controller, "utf8");
-  await writeFile(
-    controller,
-    source.replace(
-      "export class MemcachedReconciler",
-      '@Rbac({ groups: [""], resources: ["configmaps"], verbs: ["get", "list", "watch"], namespace: "system" })\nexport class MemcachedReconciler',
-    ),
-  );
-  const config = join(dir, "tsop.bundle.yaml");
-  await appendFile(
-    config,
-    "description: Runs memcached.\nproviderName: Example\nmaintainers: Jane <jane@example.com>\n",
-  );
-}
 
 test(
   "a namespaced @Rbac rule is bound and lands in CSV permissions; an unbound Role is reported",

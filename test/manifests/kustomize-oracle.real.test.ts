@@ -1,0 +1,189 @@
+// kustomize as the oracle of tsop's built-in reader: for every config/ tree in the fixtures, every
+// kustomization of a scaffolded project (after `tsop generate`), and a corpus of generator and
+// load-restrictor cases, `kustomize build <dir>` and tsop's reader give the same objects (as data,
+// order aside), or both refuse the tree.
+import { execFile } from "node:child_process";
+import { mkdir, readdir, stat, writeFile } from "node:fs/promises";
+import { join, relative } from "node:path";
+import { promisify } from "node:util";
+import { parseAllDocuments } from "yaml";
+import { describe, expect, test } from "vitest";
+import { loadManifests } from "../../src/manifests/index.js";
+import { scaffoldWithNamespacedRbac, tsop } from "../bundle/helpers.js";
+import { REPO_ROOT } from "../support/cli.js";
+import { rigBinary } from "../support/rig.js";
+import { testdir } from "../support/testdir.js";
+
+const run = promisify(execFile);
+
+type Outcome = { ok: true; objects: string[] } | { ok: false; error: string };
+
+/** Objects as sorted-key JSON strings, sorted: equal multisets compare equal. */
+function canonical(objects: unknown[]): string[] {
+  const sortKeys = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(sortKeys)
+      : v && typeof v === "object"
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+          )
+        : v;
+  return objects.map((o) => JSON.stringify(sortKeys(o))).sort();
+}
+
+async function kustomizeBuild(dir: string): Promise<Outcome> {
+  try {
+    const { stdout } = await run(rigBinary("kustomize"), ["build", dir], { maxBuffer: 64 << 20 });
+    return { ok: true, objects: canonical(parseAllDocuments(stdout).map((d) => d.toJS())) };
+  } catch (error) {
+    return { ok: false, error: String((error as { stderr?: string }).stderr ?? error) };
+  }
+}
+
+async function tsopBuild(root: string, dir: string): Promise<Outcome> {
+  try {
+    const loaded = await loadManifests({ cwd: root, dir: relative(root, dir) });
+    return { ok: true, objects: canonical(loaded.map((l) => l.object)) };
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+}
+
+/** Every directory under `root` holding a kustomization.yaml. */
+async function kustomizations(root: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (dir: string) => {
+    const entries = await readdir(dir, { withFileTypes: true });
+    if (entries.some((e) => e.isFile() && e.name === "kustomization.yaml")) out.push(dir);
+    for (const e of entries) if (e.isDirectory() && e.name !== "node_modules") await walk(join(dir, e.name));
+  };
+  await walk(root);
+  return out.sort();
+}
+
+/** Both agree: the same objects, or both refuse. */
+async function expectAgreement(root: string, dir: string): Promise<void> {
+  const [theirs, ours] = await Promise.all([kustomizeBuild(dir), tsopBuild(root, dir)]);
+  const where = relative(root, dir) || ".";
+  if (!theirs.ok) {
+    expect(ours.ok, `${where}: kustomize refused (${theirs.error.trim()}) but tsop built it`).toBe(false);
+    return;
+  }
+  expect(ours.ok ? undefined : ours.error, `${where}: tsop refused what kustomize builds`).toBeUndefined();
+  expect(ours.ok && ours.objects, where).toEqual(theirs.objects);
+}
+
+describe("tsop's kustomize reader equals kustomize build", () => {
+  test("every config/ tree in the fixtures", async () => {
+    const dirs = await kustomizations(join(REPO_ROOT, "fixtures"));
+    expect(dirs.length).toBeGreaterThan(10);
+    for (const dir of dirs) await expectAgreement(REPO_ROOT, dir);
+  });
+
+  test("every kustomization of a scaffolded project, after tsop generate", async () => {
+    const dir = await testdir();
+    await scaffoldWithNamespacedRbac(dir);
+    const generate = await tsop(dir, ["generate"]);
+    expect(generate.exitCode, generate.stderr).toBe(0);
+    const bundle = await tsop(dir, ["bundle", "--version", "0.0.1"]);
+    expect(bundle.exitCode, bundle.stderr).toBe(0);
+    const dirs = await kustomizations(join(dir, "config"));
+    expect(dirs.map((d) => relative(dir, d))).toContain("config/manifests");
+    for (const d of dirs) await expectAgreement(dir, d);
+  });
+
+  test("generators, behaviors, options and the load restrictor", async () => {
+    const parent = await testdir();
+    const cases: Record<string, Record<string, string | Buffer>> = {
+      literalsFilesEnvs: {
+        "kustomization.yaml": [
+          "namePrefix: p-",
+          "namespace: ns",
+          "resources: [deploy.yaml]",
+          "configMapGenerator:",
+          "- name: settings",
+          "  envs: [app.env]",
+          "  files: [motd.txt, greeting=motd.txt, blob.bin]",
+          "  literals: [MODE=fast, 'QUOTED=\"x y\"', \"HTML=<a href='x'>&amp;</a>\"]",
+          "- name: frozen",
+          "  literals: [A=1]",
+          "  options: {immutable: true, labels: {tier: x}, annotations: {note: 'y'}}",
+          "- name: plain",
+          "  literals: [A=1]",
+          "  options: {disableNameSuffixHash: true}",
+          "secretGenerator:",
+          "- name: creds",
+          "  literals: [user=admin, password=s3cr3t]",
+          "  files: [blob.bin]",
+          "- name: tls",
+          "  type: kubernetes.io/tls",
+          "  files: [tls.crt=motd.txt, tls.key=motd.txt]",
+          "generatorOptions: {labels: {generated: 'yes'}, annotations: {by: tsop}}",
+          "",
+        ].join("\n"),
+        "app.env": "# comment\n\nLEVEL=debug\nEMPTY=\n  SPACED=a b \nLAST=x=y\n",
+        "motd.txt": "hello\nworld\n",
+        "blob.bin": Buffer.from([0, 159, 146, 150, 255]),
+        "deploy.yaml": [
+          "apiVersion: apps/v1",
+          "kind: Deployment",
+          "metadata: {name: app}",
+          "spec:",
+          "  selector: {matchLabels: {app: a}}",
+          "  template:",
+          "    metadata: {labels: {app: a}}",
+          "    spec:",
+          "      containers:",
+          "      - name: c",
+          "        image: busybox",
+          "        envFrom: [{configMapRef: {name: settings}}, {secretRef: {name: creds}}]",
+          "        env: [{name: A, valueFrom: {configMapKeyRef: {name: frozen, key: A}}}]",
+          "      volumes:",
+          "      - {name: tls, secret: {secretName: tls}}",
+          "      - name: both",
+          "        projected: {sources: [{configMap: {name: plain}}, {secret: {name: creds}}]}",
+          "",
+        ].join("\n"),
+      },
+      "overlay/base": {
+        "kustomization.yaml": "configMapGenerator:\n- name: cfg\n  literals: [A=1, B=2]\n",
+      },
+      "overlay/merge": {
+        "kustomization.yaml":
+          "namePrefix: o-\nresources: [../base]\nconfigMapGenerator:\n- name: cfg\n  behavior: merge\n  literals: [B=3, C=4]\n",
+      },
+      "overlay/replace": {
+        "kustomization.yaml":
+          "resources: [../base]\nconfigMapGenerator:\n- name: cfg\n  behavior: replace\n  literals: [Z=9]\n  options: {disableNameSuffixHash: true}\n",
+      },
+      "restrictor/inside": {
+        "kustomization.yaml": "resources: [../outside.yaml]\n",
+      },
+      "restrictor/patch": {
+        "kustomization.yaml": "resources: [cm.yaml]\npatches: [{path: ../outside.yaml}]\n",
+        "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: evil}\n",
+      },
+      "restrictor/generator": {
+        "kustomization.yaml": "configMapGenerator:\n- name: leak\n  files: [../outside.yaml]\n",
+      },
+      restrictor: {
+        "outside.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: evil}\ndata: {x: 'y'}\n",
+      },
+    };
+    for (const [dir, files] of Object.entries(cases)) {
+      for (const [name, content] of Object.entries(files)) {
+        await mkdir(join(parent, dir), { recursive: true });
+        await writeFile(join(parent, dir, name), content);
+      }
+    }
+    for (const dir of Object.keys(cases)) {
+      if (!(await stat(join(parent, dir, "kustomization.yaml")).catch(() => undefined))) continue;
+      await expectAgreement(parent, join(parent, dir));
+    }
+    // The cases above must exercise both outcomes.
+    expect((await kustomizeBuild(join(parent, "restrictor/inside"))).ok).toBe(false);
+    expect((await kustomizeBuild(join(parent, "literalsFilesEnvs"))).ok).toBe(true);
+  });
+});
