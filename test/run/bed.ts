@@ -1,14 +1,14 @@
 // Helpers for the real-tier run-bundle tests: bundles built from fixtures/run with an edited CSV and
 // pushed by the built CLI to a real registry on 127.0.0.1, and a snapshot of every object in the
 // cluster taken with kubectl (an oracle independent of tsop's client).
-import { cp, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { parse, stringify } from "yaml";
 import type { KubeObject } from "../../src/kube/objects.js";
 import { runTsop } from "../support/cli.js";
 import type { TestRegistry } from "../support/registry.js";
-import { testdir } from "../support/testdir.js";
 import { fixtureDir } from "./fixtures.js";
 
 const CSV_FILE = "manifests/memcached-operator.clusterserviceversion.yaml";
@@ -20,13 +20,15 @@ export async function pushBundle(
   version: "0.0.1" | "0.0.2",
   edit: (csv: KubeObject) => void = () => undefined,
 ): Promise<string> {
-  const dir = await testdir();
+  // A plain temp dir (not testdir()): the benchmark pushes bundles outside vitest too.
+  const dir = await mkdtemp(join(tmpdir(), "tsop-bed-bundle-"));
   await cp(fixtureDir(version), dir, { recursive: true });
   const csv = parse(await readFile(join(dir, CSV_FILE), "utf8")) as KubeObject;
   edit(csv);
   await writeFile(join(dir, CSV_FILE), stringify(csv));
   const image = `${registry.host}/${name}:v${version}`;
   const pushed = await runTsop(["bundle", "push", image, "--dir", dir, "--plain-http"]);
+  await rm(dir, { recursive: true, force: true });
   if (pushed.exitCode !== 0) throw new Error(`tsop bundle push ${image} failed:\n${pushed.stderr}`);
   return image;
 }
