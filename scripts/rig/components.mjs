@@ -136,7 +136,9 @@ export const COMPONENTS = [
   {
     name: "operator-sdk",
     version: OPERATOR_SDK_VERSION,
-    install: `github.com/operator-framework/operator-sdk/cmd/operator-sdk@${OPERATOR_SDK_VERSION}`,
+    // A wrapper module for the same reason as opm: the proxy refuses operator-sdk's version list.
+    wrapper: { require: { "github.com/operator-framework/operator-sdk": OPERATOR_SDK_VERSION } },
+    package: "github.com/operator-framework/operator-sdk/cmd/operator-sdk",
     tags: ["containers_image_openpgp"],
   },
   {

@@ -76,7 +76,9 @@ function buildArgs(c) {
 function run(cmd, args, options) {
   const r = spawnSync(cmd, args, { stdio: ["ignore", "inherit", "inherit"], ...options });
   if (r.error || r.status !== 0) {
-    throw new Error(`\`${cmd} ${args.join(" ")}\` failed (${r.error?.message ?? `exit ${r.status ?? r.signal}`})`);
+    throw new Error(
+      `\`${cmd} ${args.join(" ")}\` failed (${r.error?.message ?? `exit ${r.status ?? r.signal}`})`,
+    );
   }
 }
 
@@ -107,7 +109,9 @@ function build(c) {
   mkdirSync(stage, { recursive: true });
   try {
     if (c.install) {
-      run(GO, ["install", ...buildArgs(c), c.install], { env: { ...goEnv(c), GOBIN: stage, GOFLAGS: "-buildvcs=false" } });
+      run(GO, ["install", ...buildArgs(c), c.install], {
+        env: { ...goEnv(c), GOBIN: stage, GOFLAGS: "-buildvcs=false" },
+      });
       const built = c.install.split("@")[0].split("/").pop();
       const binary = /^v\d+$/.test(built) ? c.install.split("@")[0].split("/").at(-2) : built;
       if (binary !== c.name) renameSync(join(stage, binary), join(stage, c.name));
@@ -145,7 +149,9 @@ function main(argv) {
       const names = rest.length ? rest : COMPONENTS.map((c) => c.name);
       const started = Date.now();
       for (const name of names) process.stdout.write(`${name}\t${build(component(name))}\n`);
-      process.stderr.write(`rig: ${names.length} component(s) ready in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+      process.stderr.write(
+        `rig: ${names.length} component(s) ready in ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
+      );
       return;
     }
     case "list": {

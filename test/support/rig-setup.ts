@@ -11,11 +11,14 @@ export default function setup(): void {
   const rig = join(REPO_ROOT, "scripts/rig/index.mjs");
   let listing: string;
   try {
-    listing = execFileSync(process.execPath, [rig, "build"], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+    listing = execFileSync(process.execPath, [rig, "build"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    });
   } catch (error) {
     throw new Error(
       `The real test bed could not be built (npm run rig -- build failed: ${(error as Error).message}). ` +
-        "The real tier needs Go 1.24+ and the Go module proxy; see README \"Test bed\".",
+        'The real tier needs Go 1.24+ and the Go module proxy; see README "Test bed".',
     );
   }
   const dir = execFileSync(process.execPath, [rig, "dir"], { encoding: "utf8" }).trim();
