@@ -12,7 +12,12 @@ const hasScript = await execa("script", ["--version"], { reject: false }).then(
   () => false,
 );
 
-describe.skipIf(!hasScript)("tsop init on a terminal", () => {
+// Missing `script` fails loudly (`bash .ci/run` installs bsdutils) rather than skipping.
+describe("tsop init on a terminal", () => {
+  it("has `script` (util-linux) to make a pseudo-terminal", () => {
+    expect(hasScript, "install bsdutils (apt-get install bsdutils) for the terminal tests").toBe(true);
+  });
+
   it("asks for the missing domain and project name, re-asking after an invalid answer", async () => {
     const parent = await testdir();
     const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(TSOP_BIN)} init "Bad Dir" --skip-install`;
