@@ -54,8 +54,8 @@ export class NoKindMatchError extends TsopError {
 }
 /** The connection failed before any HTTP answer. */
 export class ClusterUnreachableError extends TsopError {}
-/** Loading the kubeconfig or the credentials failed. */
-export class KubeConfigError extends TsopError {}
+/** Loading the kubeconfig or the credentials failed: the runtime's ConfigError. */
+export { ConfigError as KubeConfigError } from "../runtime/errors.js";
 
 export function isNotFound(error: unknown): boolean {
   return error instanceof NotFoundError || error instanceof NoKindMatchError;

@@ -5,7 +5,7 @@ import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
 import type { Connection } from "./config.js";
-import { execCredential, forgetExecCredential } from "./exec-credential.js";
+import { execCredential, forgetExecCredential } from "../runtime/exec-credential.js";
 
 export interface HttpResponse {
   statusCode: number;
@@ -47,7 +47,8 @@ export async function transportFor(conn: Connection): Promise<TransportOptions> 
   const { cluster, user } = conn;
   const tls: https.RequestOptions = {};
   const headers: Record<string, string> = {};
-  const kc = conn.kubeConfig;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- client-node's option appliers are private
+  const kc = conn.kubeConfig as any;
   // Certificates, CA, server name, token (incl. token files and auth providers) from client-node;
   // exec plugins are run by tsop (see exec-credential.ts).
   const opts: https.RequestOptions & { headers?: Record<string, string> } = { headers: {} };

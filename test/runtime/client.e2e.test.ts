@@ -128,7 +128,7 @@ current-context: far
 
   it("names the missing context, file, or config", async () => {
     await expect(loadKubeConfig({ kubeconfig: cluster.kubeconfigPath, context: "nope" })).rejects.toThrow(
-      /context "nope" not found/,
+      /context "nope" is not in the kubeconfig/,
     );
     await expect(loadKubeConfig({ kubeconfig: join(tmp, "missing") })).rejects.toThrow(/does not exist/);
     await expect(loadKubeConfig({ env: { HOME: tmp } })).rejects.toThrow(/no kubeconfig found/);

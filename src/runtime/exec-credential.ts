@@ -3,7 +3,7 @@
 // Without a terminal the plugin gets no stdin (EOF) and spec.interactive=false; with one, it
 // inherits stdin/stderr as kubectl allows. Results are cached until their expirationTimestamp.
 import { spawn } from "node:child_process";
-import { KubeConfigError } from "./errors.js";
+import { ConfigError } from "./errors.js";
 import { messages } from "./messages.js";
 
 export interface ExecConfig {
@@ -41,7 +41,7 @@ export async function execCredential(
     return cached;
   }
   if (!exec?.command) {
-    throw new KubeConfigError(`user "${userName}" has an exec credential stanza without a command`, {
+    throw new ConfigError(`user "${userName}" has an exec credential stanza without a command`, {
       hint: "fix the users[].user.exec entry in the kubeconfig",
     });
   }
@@ -49,7 +49,7 @@ export async function execCredential(
   const interactive = mode !== "Never" && options.interactive;
   if (mode === "Always" && !interactive) {
     const m = messages.execNeedsTerminal(exec.command);
-    throw new KubeConfigError(m.message, { hint: m.hint });
+    throw new ConfigError(m.message, { hint: m.hint });
   }
   const apiVersion = exec.apiVersion ?? "client.authentication.k8s.io/v1";
   const info: Record<string, unknown> = { apiVersion, kind: "ExecCredential", spec: { interactive } };
@@ -66,7 +66,7 @@ export async function execCredential(
     parsed = JSON.parse(stdout);
   } catch {
     const m = messages.execFailed(exec.command, "it did not print an ExecCredential JSON object");
-    throw new KubeConfigError(m.message, { hint: m.hint });
+    throw new ConfigError(m.message, { hint: m.hint });
   }
   const status = parsed.status ?? {};
   if (!status.token && !(status.clientCertificateData && status.clientKeyData)) {
@@ -74,7 +74,7 @@ export async function execCredential(
       exec.command,
       "its ExecCredential has neither a token nor a client certificate",
     );
-    throw new KubeConfigError(m.message, { hint: m.hint });
+    throw new ConfigError(m.message, { hint: m.hint });
   }
   cache.set(userName, status);
   return status;
@@ -106,7 +106,7 @@ function run(
         : setTimeout(() => {
             child.kill("SIGTERM");
             const m = messages.execTimeout(command, Math.round(timeoutMs / 1000));
-            reject(new KubeConfigError(m.message, { hint: m.hint }));
+            reject(new ConfigError(m.message, { hint: m.hint }));
           }, timeoutMs);
     child.on("error", (error) => {
       if (timer) clearTimeout(timer);
@@ -114,14 +114,14 @@ function run(
         command,
         (error as NodeJS.ErrnoException).code === "ENOENT" ? "command not found" : error.message,
       );
-      reject(new KubeConfigError(m.message, { hint: m.hint }));
+      reject(new ConfigError(m.message, { hint: m.hint }));
     });
     child.on("close", (code) => {
       if (timer) clearTimeout(timer);
       if (code !== 0) {
         const detail = err.trim().split("\n").slice(-3).join(" ") || `exit code ${code}`;
         const m = messages.execFailed(command, detail);
-        reject(new KubeConfigError(m.message, { hint: m.hint }));
+        reject(new ConfigError(m.message, { hint: m.hint }));
         return;
       }
       resolve(out);
