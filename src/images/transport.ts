@@ -12,7 +12,7 @@ import {
 import { Agent as HttpsAgent, type AgentOptions, request as httpsRequest } from "node:https";
 import type { Duplex } from "node:stream";
 import { connect as tlsConnect, rootCertificates } from "node:tls";
-import { describeProxy, proxyAuthorization, proxyFor } from "./proxy.js";
+import { describeProxy, proxyAuthorization, proxyFor } from "../common/proxy.js";
 
 export type HttpMethod = "GET" | "HEAD" | "PUT" | "POST" | "PATCH" | "DELETE";
 

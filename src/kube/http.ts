@@ -3,7 +3,7 @@
 // environment (HTTPS_PROXY, HTTP_PROXY, NO_PROXY; loopback is never proxied, as in Go).
 import http from "node:http";
 import https from "node:https";
-import { isIP } from "node:net";
+import { proxyFor } from "../common/proxy.js";
 import type { Connection } from "./config.js";
 import { execCredential, forgetExecCredential } from "../runtime/exec-credential.js";
 
@@ -13,27 +13,8 @@ export interface HttpResponse {
   body: Buffer;
 }
 
-/** Picks the proxy for a URL the way Go's ProxyFromEnvironment does. */
-export function proxyFor(url: string, env: NodeJS.ProcessEnv): string | undefined {
-  const target = new URL(url);
-  const host = target.hostname.replace(/^\[|\]$/g, "");
-  if (host === "localhost" || (isIP(host) && (host.startsWith("127.") || host === "::1"))) return undefined;
-  const proxy =
-    target.protocol === "https:" ? (env.HTTPS_PROXY ?? env.https_proxy) : (env.HTTP_PROXY ?? env.http_proxy);
-  if (!proxy) return undefined;
-  const noProxy = (env.NO_PROXY ?? env.no_proxy ?? "")
-    .split(",")
-    .map((s) => s.trim().toLowerCase())
-    .filter(Boolean);
-  for (const entry of noProxy) {
-    if (entry === "*") return undefined;
-    const [name, port] = entry.split(":");
-    if (port && port !== (target.port || (target.protocol === "https:" ? "443" : "80"))) continue;
-    const bare = (name ?? "").replace(/^\*?\./, "");
-    if (host === bare || host.endsWith(`.${bare}`)) return undefined;
-  }
-  return proxy;
-}
+/** Proxy kinds client-node's agents speak (HTTP CONNECT over http or https, SOCKS). */
+const AGENT_PROXIES = ["http:", "https:", "socks:", "socks4:", "socks5:", "socks5h:"];
 
 export interface TransportOptions {
   agent: http.Agent;
@@ -85,7 +66,7 @@ async function agentFor(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- client-node KubeConfig
   kc?: any,
 ) {
-  const proxy = proxyUrl ?? proxyFor(server, env);
+  const proxy = proxyUrl ?? proxyFor(new URL(server), env, AGENT_PROXIES)?.href;
   if (proxy) {
     let config = kc;
     if (!config) {

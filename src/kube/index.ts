@@ -14,7 +14,7 @@ export {
 export { type Connection, type ConnectionOptions, kubeconfigFiles, loadConnection } from "./config.js";
 export { describeState, diagnose } from "./diagnostics.js";
 export * from "./errors.js";
-export { download, proxyFor } from "./http.js";
+export { download } from "./http.js";
 export * from "./objects.js";
 export {
   type CheckResult,

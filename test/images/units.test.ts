@@ -5,7 +5,7 @@ import { parseChallenges } from "../../src/images/challenge.js";
 import { normaliseAuthKey } from "../../src/images/credentials.js";
 import type { ImageSite } from "../../src/images/image-sites.js";
 import { mapSettled } from "../../src/images/limit.js";
-import { bypassesProxy, describeProxy, proxyAuthorization, proxyFor } from "../../src/images/proxy.js";
+import { bypassesProxy, describeProxy, proxyAuthorization, proxyFor } from "../../src/common/proxy.js";
 import { buildRelatedImages } from "../../src/images/related-images.js";
 
 describe("proxyFor", () => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { KubeClient } from "../../src/kube/client.js";
 import { loadConnection } from "../../src/kube/config.js";
 import { ClusterUnreachableError, KubeConfigError } from "../../src/kube/errors.js";
-import { proxyFor } from "../../src/kube/http.js";
+import { proxyFor as selectProxy } from "../../src/common/proxy.js";
 import { testdir } from "../support/testdir.js";
 
 function kubeconfig(opts: {
@@ -287,6 +287,9 @@ describe("credentials", () => {
   });
 });
 
+/** The proxy the API server client selects, as text (origin), the way the cluster layer uses it. */
+const proxyFor = (url: string, env: NodeJS.ProcessEnv) => selectProxy(new URL(url), env)?.origin;
+
 describe("proxies", () => {
   it("follows HTTPS_PROXY / HTTP_PROXY / NO_PROXY like Go, and never proxies loopback", () => {
     const env = {
@@ -305,4 +308,65 @@ describe("proxies", () => {
     expect(proxyFor("https://x", { https_proxy: "http://lower:1", NO_PROXY: "*" })).toBeUndefined();
     expect(proxyFor("https://x", {})).toBeUndefined();
   });
+
+  it("a NO_PROXY CIDR block exempts the API server, as for registries (same selection)", async () => {
+    const proxy = await connectRecordingProxy();
+    try {
+      // TEST-NET-2: nothing answers there; what matters is whether the request went to the proxy.
+      const cfg = join(
+        await testdir({
+          "c.yaml": kubeconfig({
+            clusters: [{ name: "c", server: "https://198.51.100.7:6443" }],
+            users: [{ name: "u", user: { token: "t" } }],
+            contexts: [{ name: "far", cluster: "c", user: "u" }],
+            current: "far",
+          }),
+        }),
+        "c.yaml",
+      );
+      const attempt = async (env: NodeJS.ProcessEnv) => {
+        const client = await KubeClient.connect({
+          kubeconfig: cfg,
+          env,
+          retry: { attempts: 1 },
+          requestTimeoutMs: 300,
+        });
+        const err = await client.get({ apiVersion: "v1", kind: "ConfigMap", name: "x" }).catch((e) => e);
+        client.close();
+        return err;
+      };
+      const viaProxy = await attempt({ HTTPS_PROXY: proxy.url });
+      expect(viaProxy).toBeInstanceOf(Error);
+      expect(proxy.seen).toEqual(["CONNECT 198.51.100.7:6443"]);
+      const direct = await attempt({ HTTPS_PROXY: proxy.url, NO_PROXY: "10.0.0.0/8,198.51.100.0/24" });
+      expect(direct).toBeInstanceOf(ClusterUnreachableError);
+      expect(proxy.seen).toEqual(["CONNECT 198.51.100.7:6443"]);
+    } finally {
+      await proxy.close();
+    }
+  });
 });
+
+/** An HTTP proxy that records CONNECT requests and refuses them (502). */
+async function connectRecordingProxy(): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
+  const seen: string[] = [];
+  const server = createServer((_req, res) => {
+    res.statusCode = 405;
+    res.end();
+  });
+  server.on("connect", (req, socket) => {
+    seen.push(`${req.method} ${req.url}`);
+    socket.end("HTTP/1.1 502 Bad Gateway\r\n\r\n");
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}

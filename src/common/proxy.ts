@@ -1,9 +1,9 @@
-// Which proxy a registry request goes through, following Go's net/http (what docker, podman and
-// skopeo use): HTTPS_PROXY / HTTP_PROXY by scheme (upper case first), NO_PROXY with host names,
-// ".domain" suffixes, host:port, IP addresses and IPv4 CIDR blocks, "*" for everything; requests to
-// localhost and loopback addresses never use a proxy.
+// Which proxy a request goes through (registry requests, the API server, release downloads), following
+// Go's net/http (what docker, podman, skopeo and kubectl use): HTTPS_PROXY / HTTP_PROXY by scheme
+// (upper case first), NO_PROXY with host names, ".domain" suffixes, host:port, IP addresses and IPv4
+// CIDR blocks, "*" for everything; requests to localhost and loopback addresses never use a proxy.
 import { isIP } from "node:net";
-import { UsageError } from "../common/errors.js";
+import { UsageError } from "./errors.js";
 
 function envAny(env: NodeJS.ProcessEnv, ...names: string[]): string | undefined {
   for (const name of names) {
@@ -13,7 +13,10 @@ function envAny(env: NodeJS.ProcessEnv, ...names: string[]): string | undefined 
   return undefined;
 }
 
-function parseProxyUrl(value: string, variable: string): URL {
+/** The proxy schemes the registry transport tunnels through itself. */
+export const HTTP_PROXIES = ["http:"];
+
+function parseProxyUrl(value: string, variable: string, schemes: string[]): URL {
   let url: URL;
   try {
     url = new URL(value.includes("://") ? value : `http://${value}`);
@@ -22,9 +25,10 @@ function parseProxyUrl(value: string, variable: string): URL {
       hint: "Set it to http://host:port (credentials as http://user:password@host:port).",
     });
   }
-  if (url.protocol !== "http:") {
+  if (!schemes.includes(url.protocol)) {
+    const supported = schemes.map((s) => `${s}//`).join(", ");
     throw new UsageError(
-      `${variable} uses ${url.protocol.slice(0, -1)}://; tsop supports http:// proxies only`,
+      `${variable} uses ${url.protocol.slice(0, -1)}://; tsop supports ${supported} proxies only`,
       {
         hint: "Point it at the proxy's plain HTTP port; HTTPS traffic is still tunnelled end to end with CONNECT.",
       },
@@ -79,8 +83,8 @@ export function bypassesProxy(hostname: string, port: string, noProxy: string | 
   return false;
 }
 
-/** The proxy for a URL, or undefined for a direct connection. */
-export function proxyFor(url: URL, env: NodeJS.ProcessEnv): URL | undefined {
+/** The proxy for a URL, or undefined for a direct connection; `schemes` are the proxy kinds accepted. */
+export function proxyFor(url: URL, env: NodeJS.ProcessEnv, schemes = HTTP_PROXIES): URL | undefined {
   const hostname = url.hostname.replace(/^\[|\]$/g, "");
   if (isLoopbackHost(hostname)) return undefined;
   const https = url.protocol === "https:";
@@ -89,7 +93,7 @@ export function proxyFor(url: URL, env: NodeJS.ProcessEnv): URL | undefined {
   if (!value) return undefined;
   const port = url.port || (https ? "443" : "80");
   if (bypassesProxy(hostname, port, envAny(env, "NO_PROXY", "no_proxy"))) return undefined;
-  return parseProxyUrl(value, variable);
+  return parseProxyUrl(value, variable, schemes);
 }
 
 /** "Basic …" for a proxy URL with user info, else undefined. */
