@@ -2,7 +2,8 @@
 // ProxyAgent would be a dependency for ~60 lines): keep-alive agents bounded to `maxSockets`, TLS
 // verification with extra CA certificates, HTTPS through an HTTP proxy with a CONNECT tunnel (plain
 // HTTP with absolute-URI requests), idle timeouts plus deadlines per request and per operation,
-// redirects that drop Authorization when they leave the origin and never go from HTTPS to HTTP, and retries with exponential backoff on 429, 5xx and connection errors.
+// redirects that drop Authorization when they leave the origin and never go from HTTPS to HTTP, and
+// retries on 429, 5xx and connection errors under the shared policy (common/retry.ts).
 import {
   Agent as HttpAgent,
   type IncomingHttpHeaders,
@@ -13,6 +14,7 @@ import { Agent as HttpsAgent, type AgentOptions, request as httpsRequest } from 
 import type { Duplex } from "node:stream";
 import { connect as tlsConnect, rootCertificates } from "node:tls";
 import { describeProxy, proxyAuthorization, proxyFor } from "../common/proxy.js";
+import { pause, type RetryPolicy, retriesNetworkError, retriesStatus, retryDelay } from "../common/retry.js";
 
 export type HttpMethod = "GET" | "HEAD" | "PUT" | "POST" | "PATCH" | "DELETE";
 
@@ -75,18 +77,6 @@ export class ResponseTooLargeError extends Error {
   }
 }
 
-const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
-const RETRYABLE_CODES = new Set([
-  "ECONNRESET",
-  "ECONNREFUSED",
-  "EPIPE",
-  "ETIMEDOUT",
-  "EAI_AGAIN",
-  "ENETUNREACH",
-  "EHOSTUNREACH",
-  "UND_ERR_SOCKET",
-  "TSOP_TIMEOUT",
-]);
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH|EPROTO$)/;
 const MAX_REDIRECTS = 5;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 5 * 60_000;
@@ -107,17 +97,6 @@ function viaProxy(error: ConnectionError, proxy: URL | undefined): ConnectionErr
   if (proxy) error.via = describeProxy(proxy);
   return error;
 }
-
-/** Retry-After in milliseconds (seconds or an HTTP date), capped. */
-function retryAfterMs(header: string | string[] | undefined, capMs: number): number | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (!value) return undefined;
-  const seconds = Number(value);
-  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - Date.now();
-  return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), capMs) : undefined;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** An HTTPS agent whose sockets go through an HTTP proxy's CONNECT tunnel (keep-alive still works). */
 function tunnelAgent(proxy: URL, options: AgentOptions): HttpsAgent {
@@ -173,8 +152,16 @@ export class Transport {
   private readonly operationEnds: number;
   private readonly requestDeadlineMs: number;
   private readonly operationDeadlineMs: number;
+  private readonly retry: RetryPolicy;
 
   constructor(private readonly options: TransportOptions) {
+    this.retry = {
+      attempts: options.retries + 1,
+      baseDelayMs: options.backoffMs,
+      maxDelayMs: 30_000,
+      retryAfterCapMs: 30_000,
+      unhinted: true,
+    };
     this.requestDeadlineMs = options.requestDeadlineMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.operationDeadlineMs = options.operationDeadlineMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
     this.operationEnds = Date.now() + this.operationDeadlineMs;
@@ -298,28 +285,26 @@ export class Transport {
 
   /** Sends a request, following redirects for GET/HEAD and retrying transient failures. */
   async send(req: HttpRequest): Promise<HttpResponse> {
-    const maxAttempts = req.retry === false ? 1 : this.options.retries + 1;
+    const maxAttempts = req.retry === false ? 1 : this.retry.attempts;
     for (let attempt = 1; ; attempt++) {
       let reason: string;
-      let delay = this.options.backoffMs * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5);
+      let delay: number;
       try {
         const response = await this.followRedirects(req);
-        if (!RETRYABLE_STATUS.has(response.status) || attempt >= maxAttempts) return response;
+        const retryAfter = response.headers["retry-after"];
+        if (!retriesStatus(this.retry, response.status, retryAfter) || attempt >= maxAttempts)
+          return response;
         reason = `HTTP ${response.status}`;
-        delay = retryAfterMs(response.headers["retry-after"], 30_000) ?? delay;
+        delay = retryDelay(this.retry, attempt, retryAfter);
       } catch (error) {
-        if (
-          !(error instanceof ConnectionError) ||
-          !RETRYABLE_CODES.has(error.code) ||
-          attempt >= maxAttempts
-        ) {
-          throw error;
-        }
+        const retryable = error instanceof ConnectionError && retriesNetworkError(this.retry, error.code);
+        if (!retryable || attempt >= maxAttempts) throw error;
         reason = error.code;
+        delay = retryDelay(this.retry, attempt);
       }
       if (Date.now() + delay >= this.operationEnds) throw this.deadlineError(req, req.url, "operation");
       this.options.onRetry?.({ url: req.url, attempt, delayMs: Math.round(delay), reason });
-      await sleep(delay);
+      await pause(delay);
     }
   }
 

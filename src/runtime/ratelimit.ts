@@ -1,6 +1,9 @@
 // Retry delays for the work queue: per-key exponential backoff with jitter (a failing object slows
 // down alone), combined with an overall token bucket (a burst of failures cannot hammer the API).
 // The delay for a key is the larger of the two, as in client-go's default controller rate limiter.
+import { backoffDelay } from "../common/retry.js";
+
+export { backoffDelay };
 
 export interface RateLimiter {
   /** How long to wait before the next retry of this key (ms); counts one more failure. */
@@ -50,19 +53,6 @@ export class ExponentialBackoffRateLimiter implements RateLimiter {
   retries(key: string): number {
     return this.failures.get(key) ?? 0;
   }
-}
-
-/** The n-th (0-based) delay of an exponential backoff with jitter, never above max. */
-export function backoffDelay(
-  attempt: number,
-  base: number,
-  max: number,
-  jitter = 0.1,
-  random: () => number = Math.random,
-): number {
-  // 2^attempt overflows to Infinity for large attempts, which min() handles.
-  const exp = Math.min(max, base * 2 ** attempt);
-  return Math.min(max, exp * (1 + jitter * random()));
 }
 
 export interface BucketOptions {
