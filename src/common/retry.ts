@@ -15,6 +15,8 @@ export interface RetryPolicy {
   retryAfterCapMs: number;
   /** Also retry 5xx answers without Retry-After and dropped connections (not only hinted answers). */
   unhinted: boolean;
+  /** Also retry refused connections (a registry restarting); an API server that refuses is reported. */
+  refused?: boolean;
 }
 
 /** The CLI's cluster and registry requests: a command has no requeue, so it rides out short outages. */
@@ -39,7 +41,6 @@ const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
 /** Connection failures worth another attempt (the request may not have reached the server). */
 export const TRANSIENT_NETWORK_CODES = new Set([
   "ECONNRESET",
-  "ECONNREFUSED",
   "ECONNABORTED",
   "EPIPE",
   "ETIMEDOUT",
@@ -84,7 +85,8 @@ export function retriesStatus(
 
 /** Whether a connection failure with this code is tried again under the policy. */
 export function retriesNetworkError(policy: RetryPolicy, code: string | undefined): boolean {
-  return policy.unhinted && code !== undefined && TRANSIENT_NETWORK_CODES.has(code);
+  if (!policy.unhinted || code === undefined) return false;
+  return TRANSIENT_NETWORK_CODES.has(code) || (policy.refused === true && code === "ECONNREFUSED");
 }
 
 /** How long to wait after the given (1-based) failed attempt: the server's Retry-After, else backoff. */

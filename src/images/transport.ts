@@ -161,6 +161,7 @@ export class Transport {
       maxDelayMs: 30_000,
       retryAfterCapMs: 30_000,
       unhinted: true,
+      refused: true,
     };
     this.requestDeadlineMs = options.requestDeadlineMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.operationDeadlineMs = options.operationDeadlineMs ?? DEFAULT_OPERATION_TIMEOUT_MS;

@@ -1,44 +1,33 @@
-// A small dynamic client over the Kubernetes REST API: discovery (kind → resource), CRUD,
-// server-side apply, deletes, watches and pod logs, with retries and errors that name the failing
-// verb and resource. Requests go through http.ts with the connection's credentials.
-import { setTimeout as sleep } from "node:timers/promises";
+// The CLI's cluster client: a thin layer over the runtime's RestClient (credentials, proxies, the
+// shared retry policy) and RestMapper (discovery). What it adds is what commands need: answers shaped
+// for them (undefined when absent, lists with their resourceVersion, apply saying created or
+// updated, watches with a resume point) and errors that name the verb, resource, user and server.
+import { COMMAND_RETRY, type RetryPolicy } from "../common/retry.js";
+import { ApiError, isNoMatch, type StatusBody } from "../runtime/errors.js";
+import { pathSegment, RestMapper, resourcePath, type ResourceMapping } from "../runtime/mapper.js";
+import { type RequestOptions, RestClient } from "../runtime/rest.js";
 import { type Connection, type ConnectionOptions, loadConnection } from "./config.js";
 import {
-  type ApiStatus,
   ClusterUnreachableError,
   ConflictError,
   ForbiddenError,
   KubeApiError,
-  NoKindMatchError,
   NotFoundError,
   UnauthorizedError,
 } from "./errors.js";
-import { invalidateCredentials, openStream, request, type TransportOptions, transportFor } from "./http.js";
 import { messages } from "./messages.js";
-import { type KubeObject, type ObjectRef, splitApiVersion } from "./objects.js";
-
-export interface RetryPolicy {
-  /** Attempts in total for 429/5xx and dropped connections (default 6). */
-  attempts: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
-}
+import type { KubeObject, ObjectRef } from "./objects.js";
 
 export interface ClientOptions {
-  retry?: Partial<RetryPolicy>;
+  /** Attempts and delays for 429/5xx and dropped connections (default: the command policy). */
+  retry?: Partial<Pick<RetryPolicy, "attempts" | "baseDelayMs" | "maxDelayMs">>;
   requestTimeoutMs?: number;
   /** Called before each retry (for progress/debug output). */
   onRetry?: (what: string, attempt: number, detail: string) => void;
 }
 
-export interface ResourceInfo {
-  apiVersion: string;
-  group: string;
-  version: string;
-  kind: string;
-  plural: string;
-  namespaced: boolean;
-}
+/** Kind → REST resource, as discovery reports it. */
+export type ResourceInfo = ResourceMapping;
 
 export interface ListResult {
   items: KubeObject[];
@@ -56,32 +45,35 @@ export interface ListOptions {
   fieldSelector?: string;
 }
 
-interface Call {
+/** One request, with what messages need to name it: the RBAC verb, resource and namespace. */
+export interface Call {
   method: string;
   path: string;
   query?: Record<string, string | undefined>;
   body?: unknown;
   contentType?: string;
-  /** For messages: the RBAC verb, resource and namespace. */
   verb: string;
   resource: string;
   namespace?: string;
   name?: string;
 }
 
-const RETRYABLE = new Set([429, 500, 502, 503, 504]);
-const TRANSIENT_NET = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT", "ECONNABORTED"]);
-
 export class KubeClient {
-  private transport: TransportOptions | undefined;
-  private readonly discovery = new Map<string, Promise<Array<Record<string, unknown>>>>();
-  private readonly retry: RetryPolicy;
+  readonly rest: RestClient;
+  readonly mapper: RestMapper;
 
   constructor(
     readonly connection: Connection,
     private readonly options: ClientOptions = {},
   ) {
-    this.retry = { attempts: 6, baseDelayMs: 250, maxDelayMs: 4000, ...options.retry };
+    this.rest = new RestClient(connection.cluster.server, connection.kubeConfig, {
+      userAgent: "tsop",
+      env: connection.env,
+      interactive: connection.interactive,
+      retry: { ...COMMAND_RETRY, ...options.retry },
+      onRetry: ({ method, path, attempt, reason }) => options.onRetry?.(`${method} ${path}`, attempt, reason),
+    });
+    this.mapper = new RestMapper(this.rest);
   }
 
   static async connect(options: ConnectionOptions & ClientOptions = {}): Promise<KubeClient> {
@@ -96,63 +88,23 @@ export class KubeClient {
   }
 
   close(): void {
-    this.transport?.agent.destroy();
+    this.rest.close();
   }
 
   // ---- discovery -------------------------------------------------------------------------------
 
+  /** The resource serving a kind; NoKindMatchError when the server does not serve it. */
   async resource(apiVersion: string, kind: string): Promise<ResourceInfo> {
-    const found = await this.findResource(apiVersion, kind, false);
-    if (found) return found;
-    // A CRD may have been established since the last lookup: ask once more.
-    const fresh = await this.findResource(apiVersion, kind, true);
-    if (fresh) return fresh;
-    throw new NoKindMatchError(apiVersion, kind);
-  }
-
-  private async findResource(
-    apiVersion: string,
-    kind: string,
-    refresh: boolean,
-  ): Promise<ResourceInfo | undefined> {
-    if (refresh) this.discovery.delete(apiVersion);
-    let pending = this.discovery.get(apiVersion);
-    if (!pending) {
-      const { group } = splitApiVersion(apiVersion);
-      const path = group === "" ? `/api/${apiVersion}` : `/apis/${apiVersion}`;
-      pending = this.call({ method: "GET", path, verb: "get", resource: `discovery ${apiVersion}` })
-        .then((doc) => (doc as { resources?: Array<Record<string, unknown>> }).resources ?? [])
-        .catch((error) => {
-          if (error instanceof NotFoundError) return [];
-          throw error;
-        });
-      this.discovery.set(apiVersion, pending);
-      pending.catch(() => this.discovery.delete(apiVersion));
+    try {
+      return await this.mapper.mapping({ apiVersion, kind });
+    } catch (error) {
+      throw this.mapped(error, { method: "GET", path: "", verb: "get", resource: `discovery ${apiVersion}` });
     }
-    const resources = await pending;
-    const entry = resources.find(
-      (r) => r.kind === kind && typeof r.name === "string" && !(r.name as string).includes("/"),
-    );
-    if (!entry) return undefined;
-    const { group, version } = splitApiVersion(apiVersion);
-    return {
-      apiVersion,
-      group,
-      version,
-      kind,
-      plural: entry.name as string,
-      namespaced: entry.namespaced === true,
-    };
   }
 
   /** REST path of a collection or object. */
   pathOf(info: ResourceInfo, namespace?: string, name?: string, subresource?: string): string {
-    let path = info.group === "" ? `/api/${info.version}` : `/apis/${info.group}/${info.version}`;
-    if (info.namespaced && namespace) path += `/namespaces/${segment(namespace)}`;
-    path += `/${info.plural}`;
-    if (name) path += `/${segment(name)}`;
-    if (subresource) path += `/${subresource}`;
-    return path;
+    return resourcePath(info, namespace, name, subresource);
   }
 
   private resourceName(info: ResourceInfo): string {
@@ -163,29 +115,39 @@ export class KubeClient {
     return info.namespaced ? (namespace ?? this.namespace) : undefined;
   }
 
+  /** For lists and watches: "" means every namespace. */
+  private scopeFor(info: ResourceInfo, namespace: string | undefined): string | undefined {
+    return namespace === "" ? undefined : this.namespaceFor(info, namespace);
+  }
+
+  /** A call on one object (or its collection when name is absent). */
+  private async objectCall(
+    ref: { apiVersion: string; kind: string; namespace?: string; name?: string },
+    spec: Omit<Call, "path" | "resource" | "namespace" | "name"> & {
+      subresource?: string;
+      collection?: boolean;
+    },
+  ): Promise<{ body: unknown; statusCode: number }> {
+    const info = await this.resource(ref.apiVersion, ref.kind);
+    const namespace = this.namespaceFor(info, ref.namespace);
+    const { subresource, collection, ...rest } = spec;
+    return this.callWithStatus({
+      ...rest,
+      path: this.pathOf(info, namespace, collection ? undefined : ref.name, subresource),
+      resource: this.resourceName(info) + (subresource ? `/${subresource}` : ""),
+      namespace,
+      name: ref.name,
+    });
+  }
+
   // ---- CRUD ------------------------------------------------------------------------------------
 
   /** The object, or undefined when it (or its kind) does not exist. */
   async get(ref: ObjectRef): Promise<KubeObject | undefined> {
-    let info: ResourceInfo;
     try {
-      info = await this.resource(ref.apiVersion, ref.kind);
+      return (await this.objectCall(ref, { method: "GET", verb: "get" })).body as KubeObject;
     } catch (error) {
-      if (error instanceof NoKindMatchError) return undefined;
-      throw error;
-    }
-    const namespace = this.namespaceFor(info, ref.namespace);
-    try {
-      return (await this.call({
-        method: "GET",
-        path: this.pathOf(info, namespace, ref.name),
-        verb: "get",
-        resource: this.resourceName(info),
-        namespace,
-        name: ref.name,
-      })) as KubeObject;
-    } catch (error) {
-      if (error instanceof NotFoundError) return undefined;
+      if (error instanceof NotFoundError || isNoMatch(error)) return undefined;
       throw error;
     }
   }
@@ -193,11 +155,7 @@ export class KubeClient {
   /** Lists a kind; namespace "" (or a cluster-scoped kind) lists across the cluster. */
   async list(apiVersion: string, kind: string, options: ListOptions = {}): Promise<ListResult> {
     const info = await this.resource(apiVersion, kind);
-    const namespace = info.namespaced
-      ? options.namespace === ""
-        ? undefined
-        : (options.namespace ?? this.namespace)
-      : undefined;
+    const namespace = this.scopeFor(info, options.namespace);
     const doc = (await this.call({
       method: "GET",
       path: this.pathOf(info, namespace),
@@ -213,29 +171,15 @@ export class KubeClient {
   async create(obj: KubeObject): Promise<KubeObject> {
     const info = await this.resource(obj.apiVersion, obj.kind);
     const namespace = this.namespaceFor(info, obj.metadata.namespace);
-    return (await this.call({
-      method: "POST",
-      path: this.pathOf(info, namespace),
-      body: namespace ? { ...obj, metadata: { ...obj.metadata, namespace } } : obj,
-      verb: "create",
-      resource: this.resourceName(info),
-      namespace,
-      name: obj.metadata.name,
-    })) as KubeObject;
+    const body = namespace ? { ...obj, metadata: { ...obj.metadata, namespace } } : obj;
+    const ref = { ...obj, name: obj.metadata.name, namespace };
+    return (await this.objectCall(ref, { method: "POST", verb: "create", body, collection: true }))
+      .body as KubeObject;
   }
 
   async replace(obj: KubeObject): Promise<KubeObject> {
-    const info = await this.resource(obj.apiVersion, obj.kind);
-    const namespace = this.namespaceFor(info, obj.metadata.namespace);
-    return (await this.call({
-      method: "PUT",
-      path: this.pathOf(info, namespace, obj.metadata.name),
-      body: obj,
-      verb: "update",
-      resource: this.resourceName(info),
-      namespace,
-      name: obj.metadata.name,
-    })) as KubeObject;
+    const ref = { ...obj, name: obj.metadata.name, namespace: obj.metadata.namespace };
+    return (await this.objectCall(ref, { method: "PUT", verb: "update", body: obj })).body as KubeObject;
   }
 
   /**
@@ -246,34 +190,28 @@ export class KubeClient {
     const info = await this.resource(obj.apiVersion, obj.kind);
     const namespace = this.namespaceFor(info, obj.metadata.namespace);
     const body = namespace ? { ...obj, metadata: { ...obj.metadata, namespace } } : obj;
-    const { body: object, statusCode } = await this.callWithStatus({
+    const ref = { ...obj, name: obj.metadata.name, namespace };
+    const { body: object, statusCode } = await this.objectCall(ref, {
       method: "PATCH",
-      path: this.pathOf(info, namespace, obj.metadata.name),
       query: { fieldManager, force: "true" },
       body,
       contentType: "application/apply-patch+yaml",
       verb: "patch",
-      resource: this.resourceName(info),
-      namespace,
-      name: obj.metadata.name,
     });
     return { object: object as KubeObject, created: statusCode === 201 };
   }
 
   /** JSON merge patch of the object or of a subresource such as "status". */
   async mergePatch(ref: ObjectRef, patch: unknown, subresource?: string): Promise<KubeObject> {
-    const info = await this.resource(ref.apiVersion, ref.kind);
-    const namespace = this.namespaceFor(info, ref.namespace);
-    return (await this.call({
-      method: "PATCH",
-      path: this.pathOf(info, namespace, ref.name, subresource),
-      body: patch,
-      contentType: "application/merge-patch+json",
-      verb: "patch",
-      resource: this.resourceName(info) + (subresource ? `/${subresource}` : ""),
-      namespace,
-      name: ref.name,
-    })) as KubeObject;
+    return (
+      await this.objectCall(ref, {
+        method: "PATCH",
+        body: patch,
+        contentType: "application/merge-patch+json",
+        verb: "patch",
+        subresource,
+      })
+    ).body as KubeObject;
   }
 
   /** Deletes; false when it was already gone. */
@@ -281,44 +219,25 @@ export class KubeClient {
     ref: ObjectRef,
     propagationPolicy: "Background" | "Foreground" | "Orphan" = "Background",
   ): Promise<boolean> {
-    let info: ResourceInfo;
     try {
-      info = await this.resource(ref.apiVersion, ref.kind);
-    } catch (error) {
-      if (error instanceof NoKindMatchError) return false;
-      throw error;
-    }
-    const namespace = this.namespaceFor(info, ref.namespace);
-    try {
-      await this.call({
+      await this.objectCall(ref, {
         method: "DELETE",
-        path: this.pathOf(info, namespace, ref.name),
         body: { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy },
         verb: "delete",
-        resource: this.resourceName(info),
-        namespace,
-        name: ref.name,
       });
       return true;
     } catch (error) {
-      if (error instanceof NotFoundError) return false;
+      if (error instanceof NotFoundError || isNoMatch(error)) return false;
       throw error;
     }
   }
 
   /** The last lines of a container's log ("" when logs are unavailable). */
   async logs(namespace: string, pod: string, container: string, tailLines = 20): Promise<string> {
+    const path = `/api/v1/namespaces/${pathSegment(namespace)}/pods/${pathSegment(pod)}/log`;
     try {
-      const text = await this.call({
-        method: "GET",
-        path: `/api/v1/namespaces/${segment(namespace)}/pods/${segment(pod)}/log`,
-        query: { container, tailLines: String(tailLines) },
-        verb: "get",
-        resource: "pods/log",
-        namespace,
-        name: pod,
-      });
-      return typeof text === "string" ? text : "";
+      const options = { query: { container, tailLines }, timeoutMs: this.options.requestTimeoutMs };
+      return (await this.rest.exchange("GET", path, options)).text;
     } catch {
       return "";
     }
@@ -335,186 +254,88 @@ export class KubeClient {
     onEvent: (event: WatchEvent) => void,
   ): Promise<{ resourceVersion: string; gone: boolean }> {
     const info = await this.resource(apiVersion, kind);
-    const namespace = info.namespaced
-      ? options.namespace === ""
-        ? undefined
-        : (options.namespace ?? this.namespace)
-      : undefined;
-    const transport = await this.getTransport();
-    const query = this.query({
-      watch: "true",
-      allowWatchBookmarks: "true",
-      resourceVersion: options.resourceVersion,
-      labelSelector: options.labelSelector,
-      fieldSelector: options.fieldSelector,
-      timeoutSeconds: String(options.timeoutSeconds ?? 300),
-    });
+    const namespace = this.scopeFor(info, options.namespace);
+    const call: Call = {
+      method: "GET",
+      path: "",
+      verb: "watch",
+      resource: this.resourceName(info),
+      namespace,
+    };
     let lastRv = options.resourceVersion ?? "";
-    let res: import("node:http").IncomingMessage;
-    const url = this.server.replace(/\/$/, "") + this.pathOf(info, namespace) + query;
+    let opened = false;
+    const stream = this.rest.watch<KubeObject>(
+      this.pathOf(info, namespace),
+      {
+        allowWatchBookmarks: true,
+        resourceVersion: options.resourceVersion,
+        labelSelector: options.labelSelector,
+        fieldSelector: options.fieldSelector,
+        timeoutSeconds: options.timeoutSeconds ?? 300,
+      },
+      options.signal ?? new AbortController().signal,
+      () => {
+        opened = true;
+      },
+    );
     try {
-      res = await openStream({
-        method: "GET",
-        url,
-        headers: { ...transport.headers, accept: "application/json" },
-        agent: transport.agent,
-        signal: options.signal,
-      });
+      for await (const event of stream) {
+        if (event.type === "ERROR") {
+          const gone = (event.object as unknown as StatusBody).code === 410;
+          return { resourceVersion: gone ? "" : lastRv, gone };
+        }
+        const rv = event.object?.metadata?.resourceVersion;
+        if (rv) lastRv = rv;
+        if (event.type === "BOOKMARK") continue;
+        event.object.apiVersion = apiVersion;
+        event.object.kind = kind;
+        onEvent(event as WatchEvent);
+      }
     } catch (error) {
       if (options.signal?.aborted) return { resourceVersion: lastRv, gone: false };
-      throw this.networkError(error, `watch ${this.resourceName(info)}`);
-    }
-    if (res.statusCode !== 200) {
-      const chunks: Buffer[] = [];
-      for await (const c of res) chunks.push(c as Buffer);
-      if (res.statusCode === 410) return { resourceVersion: lastRv, gone: true };
-      throw this.statusError(res.statusCode ?? 0, Buffer.concat(chunks), {
-        method: "GET",
-        path: "",
-        verb: "watch",
-        resource: this.resourceName(info),
-        namespace,
-      });
-    }
-    let buffer = "";
-    let gone = false;
-    try {
-      for await (const chunk of res) {
-        buffer += (chunk as Buffer).toString("utf8");
-        let newline = buffer.indexOf("\n");
-        while (newline >= 0) {
-          const line = buffer.slice(0, newline).trim();
-          buffer = buffer.slice(newline + 1);
-          newline = buffer.indexOf("\n");
-          if (!line) continue;
-          const event = JSON.parse(line) as WatchEvent;
-          if (event.type === "ERROR") {
-            const status = event.object as unknown as ApiStatus;
-            if (status.code === 410) gone = true;
-            res.destroy();
-            return { resourceVersion: gone ? "" : lastRv, gone };
-          }
-          const rv = event.object?.metadata?.resourceVersion;
-          if (rv) lastRv = rv;
-          if (event.type !== "BOOKMARK") {
-            event.object.apiVersion = apiVersion;
-            event.object.kind = kind;
-            onEvent(event);
-          }
-        }
+      if (error instanceof ApiError) {
+        if (error.status === 410) return { resourceVersion: lastRv, gone: true };
+        throw this.mapped(error, call);
       }
-    } catch {
-      // A dropped stream is normal: the caller rewatches from lastRv or relists.
+      // Opening failed before any answer: the cluster is unreachable. A dropped stream is normal:
+      // the caller rewatches from lastRv or relists.
+      if (!opened && isNetworkError(error)) throw this.mapped(error, call);
     }
-    return { resourceVersion: lastRv, gone };
+    return { resourceVersion: lastRv, gone: false };
   }
 
-  // ---- transport -------------------------------------------------------------------------------
-
-  private async getTransport(): Promise<TransportOptions> {
-    if (!this.transport) this.transport = await transportFor(this.connection);
-    return this.transport;
-  }
-
-  private query(params: Record<string, string | undefined> | undefined): string {
-    const entries = Object.entries(params ?? {}).filter(([, v]) => v !== undefined && v !== "") as Array<
-      [string, string]
-    >;
-    return entries.length === 0 ? "" : `?${new URLSearchParams(entries).toString()}`;
-  }
+  // ---- requests and their errors ---------------------------------------------------------------
 
   private async call(call: Call): Promise<unknown> {
     return (await this.callWithStatus(call)).body;
   }
 
-  /** Sends a request with retries on 429/5xx and dropped connections; maps failures to errors. */
+  /** Sends a request (retried under the shared policy); maps failures to the CLI's errors. */
   async callWithStatus(call: Call): Promise<{ body: unknown; statusCode: number }> {
-    const what = `${call.verb} ${call.resource}${call.name ? ` "${call.name}"` : ""}`;
-    let reauthenticated = false;
-    let lastDetail = "";
-    let lastCode = 0;
-    for (let attempt = 1; attempt <= this.retry.attempts; attempt++) {
-      const transport = await this.getTransport();
-      const headers: Record<string, string> = { ...transport.headers, accept: "application/json" };
-      let body: string | undefined;
-      if (call.body !== undefined) {
-        body = JSON.stringify(call.body);
-        headers["content-type"] = call.contentType ?? "application/json";
-      }
-      let res: Awaited<ReturnType<typeof request>>;
-      try {
-        res = await request({
-          method: call.method,
-          url: this.server.replace(/\/$/, "") + call.path + this.query(call.query),
-          headers,
-          body,
-          agent: transport.agent,
-          timeoutMs: this.options.requestTimeoutMs ?? 30_000,
-        });
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code ?? "";
-        if (TRANSIENT_NET.has(code) && attempt < this.retry.attempts) {
-          lastDetail = code;
-          await this.backoff(what, attempt, code, undefined);
-          continue;
-        }
-        throw this.networkError(error, what);
-      }
-      if (res.statusCode >= 200 && res.statusCode < 300) {
-        const text = res.body.toString("utf8");
-        const type = String(res.headers["content-type"] ?? "");
-        let parsed: unknown = text;
-        if (type.includes("json") || text.startsWith("{")) {
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            parsed = text;
-          }
-        }
-        return { body: parsed, statusCode: res.statusCode };
-      }
-      if (res.statusCode === 401 && !reauthenticated && invalidateCredentials(this.connection)) {
-        reauthenticated = true;
-        this.transport = undefined;
-        continue;
-      }
-      if (RETRYABLE.has(res.statusCode) && attempt < this.retry.attempts) {
-        lastCode = res.statusCode;
-        lastDetail = parseStatus(res.body)?.message ?? "";
-        const retryAfter = Number(res.headers["retry-after"]);
-        await this.backoff(
-          what,
-          attempt,
-          `${res.statusCode} ${lastDetail}`.trim(),
-          Number.isFinite(retryAfter) ? retryAfter : undefined,
-        );
-        continue;
-      }
-      if (RETRYABLE.has(res.statusCode)) {
-        const status = parseStatus(res.body);
-        const m = messages.serverError(what, res.statusCode, status?.message ?? "", attempt);
-        throw new KubeApiError(m.message, res.statusCode, status, { hint: m.hint });
-      }
-      throw this.statusError(res.statusCode, res.body, call);
+    const options: RequestOptions = {
+      query: call.query,
+      body: call.body,
+      contentType: call.contentType,
+      timeoutMs: this.options.requestTimeoutMs,
+    };
+    try {
+      const { status, text } = await this.rest.exchange(call.method, call.path, options);
+      return { body: parseBody(text), statusCode: status };
+    } catch (error) {
+      throw this.mapped(error, call);
     }
-    const m = messages.serverError(what, lastCode, lastDetail, this.retry.attempts);
-    throw new KubeApiError(m.message, lastCode, undefined, { hint: m.hint });
   }
 
-  private async backoff(
-    what: string,
-    attempt: number,
-    detail: string,
-    retryAfterSeconds: number | undefined,
-  ): Promise<void> {
-    const exp = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
-    const jittered = exp * (0.8 + Math.random() * 0.4);
-    const delay = retryAfterSeconds !== undefined ? Math.min(retryAfterSeconds * 1000, 10_000) : jittered;
-    this.options.onRetry?.(what, attempt, detail);
-    await sleep(delay);
+  /** The CLI's error for a failure of a call: who may not do what, which server is unreachable. */
+  private mapped(error: unknown, call: Call): Error {
+    if (error instanceof KubeApiError || isNoMatch(error)) return error as Error;
+    if (error instanceof ApiError) return this.statusError(error, call);
+    if (isNetworkError(error)) return this.networkError(error, call);
+    return error as Error;
   }
 
-  private networkError(error: unknown, what: string): Error {
+  private networkError(error: unknown, call: Call): Error {
+    const what = `${call.verb} ${call.resource}${call.name ? ` "${call.name}"` : ""}`;
     const err = error as NodeJS.ErrnoException;
     const detail = err.code
       ? `${err.code}${err.message && !err.message.includes(err.code) ? ` (${err.message})` : ""}`
@@ -523,49 +344,53 @@ export class KubeClient {
     return new ClusterUnreachableError(m.message, { hint: m.hint, cause: error });
   }
 
-  private statusError(code: number, body: Buffer, call: Call): KubeApiError {
-    const status = parseStatus(body);
-    const detail = status?.message ?? body.toString("utf8").slice(0, 300);
-    const what = `${call.resource}${call.name ? ` "${call.name}"` : ""}${call.namespace ? ` in namespace "${call.namespace}"` : ""}`;
-    switch (code) {
+  private statusError(error: ApiError, call: Call): KubeApiError {
+    const detail = error.body?.message ?? "";
+    const object = `${call.resource}${call.name ? ` "${call.name}"` : ""}`;
+    const where = `${object}${call.namespace ? ` in namespace "${call.namespace}"` : ""}`;
+    const user = this.connection.user.name;
+    switch (error.status) {
       case 401: {
-        const m = messages.unauthorized(this.server, this.connection.user.name);
-        return new UnauthorizedError(m.message, code, status, { hint: m.hint });
+        const m = messages.unauthorized(this.server, user);
+        return new UnauthorizedError(error, m.message, m.hint);
       }
       case 403: {
-        const m = messages.forbidden(
-          this.connection.user.name,
-          call.verb,
-          call.resource,
-          call.namespace,
-          detail,
-        );
-        return new ForbiddenError(m.message, code, status, { hint: m.hint });
+        const m = messages.forbidden(user, call.verb, call.resource, call.namespace, detail);
+        return new ForbiddenError(error, m.message, m.hint);
       }
       case 404:
-        return new NotFoundError(`${what} not found`, code, status);
+        return new NotFoundError(error, `${where} not found`);
       case 409:
-        return new ConflictError(`${call.verb} ${what}: ${detail}`, code, status, {
-          hint: "another client changed it; retry",
-        });
+        return new ConflictError(
+          error,
+          `${call.verb} ${where}: ${detail}`,
+          "another client changed it; retry",
+        );
+      case 429:
+      case 500:
+      case 502:
+      case 503:
+      case 504: {
+        const m = messages.serverError(`${call.verb} ${object}`, error.status, detail, error.attempts);
+        return new KubeApiError(error, m.message, m.hint);
+      }
       default: {
-        const m = messages.invalid(`${call.verb} ${what}`, `${code} ${detail}`);
-        return new KubeApiError(m.message, code, status, { hint: m.hint });
+        const m = messages.invalid(`${call.verb} ${where}`, `${error.status} ${detail || error.message}`);
+        return new KubeApiError(error, m.message, m.hint);
       }
     }
   }
 }
 
-/** Escapes a path segment as Go's url package does (":" and "@" stay, e.g. "system:controller:x"). */
-function segment(text: string): string {
-  return encodeURIComponent(text).replace(/%3A/gi, ":").replace(/%40/g, "@");
+function isNetworkError(error: unknown): boolean {
+  return error instanceof Error && !(error instanceof ApiError) && "code" in error;
 }
 
-function parseStatus(body: Buffer): ApiStatus | undefined {
+function parseBody(text: string): unknown {
+  if (!text.startsWith("{") && !text.startsWith("[")) return text;
   try {
-    const parsed = JSON.parse(body.toString("utf8")) as ApiStatus;
-    return typeof parsed === "object" && parsed ? parsed : undefined;
+    return JSON.parse(text);
   } catch {
-    return undefined;
+    return text;
   }
 }

@@ -1,39 +1,34 @@
-// Failures of cluster access, each with a message that names the server, object or permission and a
-// hint saying what to do. The HTTP layer turns status codes into these; callers catch the internal
-// ones (NotFound, Conflict) and let the rest reach the CLI.
-import { TsopError, type TsopErrorOptions } from "../common/errors.js";
-import { messages } from "./messages.js";
+// Failures of cluster access as the CLI reports them: the runtime's errors (one ApiError, one
+// NoKindMatchError, one ConfigError, one isNotFound) plus subclasses whose messages name the server,
+// object or permission with a hint saying what to do. client.ts turns the runtime's ApiError into
+// these; callers catch the internal ones (NotFound, Conflict) and let the rest reach the CLI.
+import { TsopError } from "../common/errors.js";
+import { ApiError } from "../runtime/errors.js";
 
-/** The Status object the API server returns with errors. */
-export interface ApiStatus {
-  kind?: string;
-  status?: string;
-  message?: string;
-  reason?: string;
-  code?: number;
-  details?: {
-    name?: string;
-    group?: string;
-    kind?: string;
-    causes?: Array<{ message?: string; field?: string }>;
-  };
-}
+export {
+  ApiError,
+  ConfigError as KubeConfigError,
+  isAlreadyExists,
+  isConflict,
+  isNoMatch,
+  isNotFound,
+  NoKindMatchError,
+  type StatusBody as ApiStatus,
+} from "../runtime/errors.js";
 
-/** Any non-2xx answer from the API server that tsop did not handle itself. */
-export class KubeApiError extends TsopError {
-  readonly statusCode: number;
-  readonly reason: string | undefined;
-  readonly status: ApiStatus | undefined;
-  constructor(
-    message: string,
-    statusCode: number,
-    status: ApiStatus | undefined,
-    options: TsopErrorOptions = {},
-  ) {
-    super(message, options);
-    this.statusCode = statusCode;
-    this.reason = status?.reason;
-    this.status = status;
+/** An API answer worded for people: the same status, reason and Status body as the ApiError it wraps. */
+export class KubeApiError extends ApiError {
+  constructor(cause: ApiError, message: string, hint?: string) {
+    super(cause.method, cause.path, cause.status, cause.body, cause.retryAfterSeconds, {
+      message,
+      hint,
+      cause,
+    });
+    this.attempts = cause.attempts;
+  }
+
+  get statusCode(): number {
+    return this.status;
   }
 }
 
@@ -41,22 +36,5 @@ export class NotFoundError extends KubeApiError {}
 export class ConflictError extends KubeApiError {}
 export class ForbiddenError extends KubeApiError {}
 export class UnauthorizedError extends KubeApiError {}
-/** The server does not serve this kind (yet): its CRD is missing or not established. */
-export class NoKindMatchError extends TsopError {
-  constructor(
-    readonly apiVersion: string,
-    readonly kind: string,
-  ) {
-    super(messages.noKindMatch(apiVersion, kind).message, {
-      hint: messages.noKindMatch(apiVersion, kind).hint,
-    });
-  }
-}
 /** The connection failed before any HTTP answer. */
 export class ClusterUnreachableError extends TsopError {}
-/** Loading the kubeconfig or the credentials failed: the runtime's ConfigError. */
-export { ConfigError as KubeConfigError } from "../runtime/errors.js";
-
-export function isNotFound(error: unknown): boolean {
-  return error instanceof NotFoundError || error instanceof NoKindMatchError;
-}

@@ -2,7 +2,7 @@
 // deployments in any namespace, and the packageserver CSV (whose olm.version label gives the
 // version). Also recognises an OLM the platform manages (OpenShift).
 import type { KubeClient } from "../kube/client.js";
-import { describeRef, isNotFound, type KubeObject, type ObjectRef } from "../kube/index.js";
+import { describeRef, isNoMatch, isNotFound, type KubeObject, type ObjectRef } from "../kube/index.js";
 import { normalizeVersion } from "./release.js";
 
 export const OLM_GROUP = "operators.coreos.com";
@@ -62,7 +62,7 @@ export async function detectOlm(client: KubeClient): Promise<ExistingOlm> {
         name: c.metadata.name ?? "",
       });
   } catch (error) {
-    if (!isNotFound(error)) throw error;
+    if (!isNotFound(error) && !isNoMatch(error)) throw error;
   }
   const existing: ExistingOlm = { found };
   if (packageserver) {

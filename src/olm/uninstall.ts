@@ -8,6 +8,7 @@ import {
   describeRef,
   goneCheck,
   isCrd,
+  isNoMatch,
   isNotFound,
   type KubeObject,
   type ObjectRef,
@@ -139,7 +140,7 @@ async function remainingOperators(client: KubeClient, olmCsvs: Set<string>): Pro
     try {
       return (await client.list(`${OLM_GROUP}/${version}`, kind, { namespace: "" })).items;
     } catch (error) {
-      if (isNotFound(error)) return [];
+      if (isNotFound(error) || isNoMatch(error)) return [];
       throw error;
     }
   };

@@ -1,6 +1,9 @@
-// Errors the runtime throws: ApiError carries the API server's Status (code, reason), with
-// predicates for the cases reconcilers branch on (not found, conflict, gone, already exists).
-import { TsopError } from "../common/errors.js";
+// Errors of cluster access (the operator library's and the CLI's): ApiError carries the API server's
+// Status (code, reason), with predicates for the cases callers branch on (not found, conflict, gone,
+// already exists, kind not served). isNotFound means what apierrors.IsNotFound means: a 404 answer;
+// a kind the server does not serve is isNoMatch (meta.IsNoMatchError), a different question.
+import { TsopError, type TsopErrorOptions } from "../common/errors.js";
+import { messages } from "./messages.js";
 
 export interface StatusBody {
   kind?: string;
@@ -19,6 +22,8 @@ export class ApiError extends TsopError {
   readonly path: string;
   /** Seconds from a Retry-After header (429/503), if any. */
   readonly retryAfterSeconds: number | undefined;
+  /** How many times the request was sent (retries included). */
+  attempts = 1;
 
   constructor(
     method: string,
@@ -26,10 +31,12 @@ export class ApiError extends TsopError {
     status: number,
     body: StatusBody | undefined,
     retryAfter?: number,
+    /** A message for people (default: method, path, status and the server's message). */
+    options: TsopErrorOptions & { message?: string } = {},
   ) {
     const reason = body?.reason ?? "";
     const detail = body?.message ?? (reason || `HTTP ${status}`);
-    super(`${method} ${path}: ${status} ${detail}`);
+    super(options.message ?? `${method} ${path}: ${status} ${detail}`, options);
     this.status = status;
     this.reason = reason;
     this.body = body;
@@ -49,5 +56,18 @@ export const isAlreadyExists = (err: unknown): boolean =>
 export const isGone = (err: unknown): boolean => statusOf(err) === 410;
 export const isTooManyRequests = (err: unknown): boolean => statusOf(err) === 429;
 
-/** Kubeconfig / configuration problems found while starting the manager. */
+/** The API server does not serve this kind (yet): its CRD is missing or not established. */
+export class NoKindMatchError extends TsopError {
+  constructor(
+    readonly apiVersion: string,
+    readonly kind: string,
+  ) {
+    const m = messages.noKindMatch(apiVersion, kind);
+    super(m.message, { hint: m.hint });
+  }
+}
+
+export const isNoMatch = (err: unknown): boolean => err instanceof NoKindMatchError;
+
+/** Kubeconfig, credential and configuration problems. */
 export class ConfigError extends TsopError {}

@@ -46,8 +46,10 @@ export {
   isAlreadyExists,
   isConflict,
   isGone,
+  isNoMatch,
   isNotFound,
   isTooManyRequests,
+  NoKindMatchError,
   type StatusBody,
 } from "./errors.js";
 export { EventRecorder, type EventType } from "./events.js";
@@ -123,4 +125,4 @@ export {
   type RateLimiter,
 } from "./ratelimit.js";
 export { relatedImage, relatedImageEnvName } from "./related-image.js";
-export { RestClient, type WatchEvent } from "./rest.js";
+export { RestClient, type RestOptions, type WatchEvent } from "./rest.js";

@@ -5,11 +5,11 @@
 // Errors → reconnect with jittered exponential backoff. A watchdog aborts a watch that stays silent
 // past its lifetime (wedged connection), and health() reports an informer that stopped making
 // progress, so the liveness probe can restart a stuck process. The loop never exits until stop().
-import { ApiError, isGone, isTooManyRequests, type StatusBody } from "./errors.js";
+import { type RetryPolicy, retryDelay } from "../common/retry.js";
+import { ApiError, isGone, type StatusBody } from "./errors.js";
 import type { Logger } from "./logger.js";
 import { type ResourceMapping, resourcePath } from "./mapper.js";
 import type { RuntimeMetrics } from "./metrics.js";
-import { backoffDelay } from "./ratelimit.js";
 import type { RestClient, WatchEvent } from "./rest.js";
 import type { ObjectMeta } from "./schema.js";
 import { selectorString } from "./client.js";
@@ -89,6 +89,17 @@ export class Informer<T extends InformerObject = InformerObject> {
     this.log = options.logger.child({ resource: this.resource });
   }
 
+  /** Reconnect backoff (the shared retry policy with the reflector's bounds); attempts are unbounded. */
+  private get reconnectPolicy(): RetryPolicy {
+    return {
+      attempts: Number.POSITIVE_INFINITY,
+      baseDelayMs: this.options.backoffBaseMs ?? 800,
+      maxDelayMs: this.options.backoffMaxMs ?? 30_000,
+      retryAfterCapMs: 30_000,
+      unhinted: true,
+    };
+  }
+
   private get watchTimeout(): number {
     return this.options.watchTimeoutSeconds ?? 300;
   }
@@ -164,7 +175,7 @@ export class Informer<T extends InformerObject = InformerObject> {
     let needList = true;
     let failures = 0;
     while (!this.abort.signal.aborted) {
-      let retryAfterMs = 0;
+      let retryAfter: string | undefined;
       try {
         if (needList) {
           await this.relist();
@@ -192,25 +203,15 @@ export class Informer<T extends InformerObject = InformerObject> {
         failures += 1;
         this.lastError = (err as Error).message;
         this.options.metrics?.watchRestarts.inc({ resource: this.resource, reason: "error" });
-        if (isTooManyRequests(err))
-          retryAfterMs = ((err as { retryAfterSeconds?: number }).retryAfterSeconds ?? 1) * 1000;
+        // The REST client already honoured Retry-After while it had attempts; keep honouring it.
+        if (err instanceof ApiError && err.retryAfterSeconds !== undefined)
+          retryAfter = String(err.retryAfterSeconds);
         this.log.warn(needList ? "list failed; retrying" : "watch failed; reconnecting", {
           err: err as Error,
           attempt: failures,
         });
       }
-      if (failures > 0) {
-        const delay = Math.max(
-          retryAfterMs,
-          backoffDelay(
-            failures - 1,
-            this.options.backoffBaseMs ?? 800,
-            this.options.backoffMaxMs ?? 30_000,
-            0.5,
-          ),
-        );
-        await this.sleep(delay);
-      }
+      if (failures > 0) await this.sleep(retryDelay(this.reconnectPolicy, failures, retryAfter));
     }
   }
 

@@ -3,6 +3,7 @@
 // a miss, so CRDs installed after start are found).
 import { resourceInfo } from "./decorators.js";
 import { TsopError } from "../common/errors.js";
+import { NoKindMatchError } from "./errors.js";
 import type { RestClient } from "./rest.js";
 
 export interface GroupVersionKind {
@@ -71,10 +72,7 @@ export class RestMapper {
     if (known) return known;
     let found = (await this.discover(gvk.apiVersion, false)).get(gvk.kind);
     if (!found) found = (await this.discover(gvk.apiVersion, true)).get(gvk.kind);
-    if (!found)
-      throw new TsopError(`the API server does not serve kind ${gvk.kind} in ${gvk.apiVersion}`, {
-        hint: "is its CRD installed? (make install / kubectl apply -f config/crd/bases)",
-      });
+    if (!found) throw new NoKindMatchError(gvk.apiVersion, gvk.kind);
     return found;
   }
 
@@ -124,9 +122,14 @@ export function resourcePath(
   subresource?: string,
 ): string {
   let path = m.group ? `/apis/${m.group}/${m.version}` : `/api/${m.version}`;
-  if (m.namespaced && namespace) path += `/namespaces/${encodeURIComponent(namespace)}`;
+  if (m.namespaced && namespace) path += `/namespaces/${pathSegment(namespace)}`;
   path += `/${m.plural}`;
-  if (name !== undefined) path += `/${encodeURIComponent(name)}`;
+  if (name !== undefined) path += `/${pathSegment(name)}`;
   if (subresource) path += `/${subresource}`;
   return path;
+}
+
+/** Escapes a path segment as Go's url package does (":" and "@" stay, e.g. "system:controller:x"). */
+export function pathSegment(text: string): string {
+  return encodeURIComponent(text).replace(/%3A/gi, ":").replace(/%40/g, "@");
 }

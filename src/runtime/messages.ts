@@ -55,8 +55,8 @@ export const messages = {
     hint: `ask a cluster administrator for RBAC permission to ${verb} ${resource}, or use a context with more rights`,
   }),
   noKindMatch: (apiVersion: string, kind: string): Message => ({
-    message: `the cluster does not serve kind ${kind} (${apiVersion})`,
-    hint: "install the CustomResourceDefinition that defines it first",
+    message: `the API server does not serve kind ${kind} in ${apiVersion}`,
+    hint: "install the CustomResourceDefinition that defines it first (make install / kubectl apply -f config/crd/bases)",
   }),
   execFailed: (command: string, detail: string): Message => ({
     message: `the credential plugin "${command}" failed: ${detail}`,

@@ -171,6 +171,22 @@ describe("Client", () => {
       /does not serve kind Nope in example.com\/v1/,
     );
   });
+
+  it("retries what the server asks to retry (429 with Retry-After), as client-go does; other 5xx fail at once", async () => {
+    await client.create(cm("throttled", { a: "1" }));
+    const path = "/api/v1/namespaces/default/configmaps/throttled";
+    cluster.faults.add({ method: "GET", path, status: 429, count: 2, retryAfterSeconds: 0 });
+    cluster.faults.add({ method: "PUT", path, status: 503, count: 1, retryAfterSeconds: 0 });
+    const got = await client.get<Obj>(CM, { namespace: "default", name: "throttled" });
+    expect(got?.data).toEqual({ a: "1" });
+    expect(await client.update({ ...got, data: { a: "2" } } as Obj)).toMatchObject({ data: { a: "2" } });
+    expect(cluster.faults.pending()).toBe(0);
+    // No Retry-After: the reconcile fails and requeues instead (no hidden retries of writes).
+    cluster.faults.add({ method: "GET", path, status: 500, count: 1 });
+    const failed = await client.get(CM, { namespace: "default", name: "throttled" }).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(ApiError);
+    expect((failed as ApiError).status).toBe(500);
+  });
 });
 
 describe("helpers", () => {

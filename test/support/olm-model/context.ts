@@ -1,7 +1,7 @@
 // Shared state of one OLM model pass: a fresh snapshot of the cluster (listed through the HTTP
 // API), the options and faults, and small helpers to write status and emit Events like OLM does.
 import type { KubeClient } from "../../../src/kube/client.js";
-import { isNotFound } from "../../../src/kube/errors.js";
+import { isNoMatch, isNotFound } from "../../../src/kube/errors.js";
 import type { KubeObject } from "../../../src/kube/objects.js";
 
 export const OLM = "operators.coreos.com";
@@ -64,7 +64,7 @@ export async function takeSnapshot(client: KubeClient): Promise<Snapshot> {
     try {
       return (await client.list(apiVersion, kind, { namespace: "" })).items;
     } catch (error) {
-      if (isNotFound(error)) return [];
+      if (isNotFound(error) || isNoMatch(error)) return [];
       throw error;
     }
   };
