@@ -1,112 +1,16 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S npx tsx
 // Generation benchmark: `tsop generate` on synthetic projects with 1, 10 and 50 kinds, each kind
 // with nested types (three levels of interfaces, arrays, maps, enums, a shared Condition list and
 // validation tags). Reports the median of BENCH_RUNS end-to-end CLI runs (node start included) and
 // the time per kind, so growth can be compared with linear. Goal (issue 5): < 2 s for 50 kinds.
 // Run: npm run bench:generate  (needs a build: dist/)
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { makeTsProject } from "./projects.js";
 
-const runtime = fileURLToPath(new URL("../src/runtime/index.ts", import.meta.url));
 const runs = Number(process.env.BENCH_RUNS ?? 5);
 const sizes = (process.env.BENCH_KINDS ?? "1,10,50").split(",").map(Number);
-
-function kindSource(i) {
-  const K = `Widget${i}`;
-  return `import { type Condition, CustomResource, type Int32, type IntOrString, KubeObject, PrinterColumn, Rbac, Status } from "tsop";
-import type { Shared } from "./shared.js";
-
-/** Tier of ${K}. */
-export type ${K}Tier = "bronze" | "silver" | "gold";
-
-/** Third level. */
-export interface ${K}Port {
-  /** @minimum 1
-   * @maximum 65535 */
-  port: Int32;
-  /** @pattern ^[a-z]+$ */
-  protocol?: "tcp" | "udp";
-  target?: IntOrString;
-}
-
-/** Second level. */
-export interface ${K}Container {
-  /** @minLength 1 */
-  name: string;
-  image: string;
-  args?: string[];
-  env?: Record<string, string>;
-  /** @listType map
-   * @listMapKey port */
-  ports?: ${K}Port[];
-}
-
-/** ${K}Spec is the desired state. */
-export interface ${K}Spec {
-  /** @minimum 0
-   * @default 1 */
-  replicas?: Int32;
-  tier: ${K}Tier;
-  /** @maxItems 10 */
-  containers: ${K}Container[];
-  labels?: Record<string, string>;
-  shared?: Shared;
-  /** @immutable */
-  owner?: string;
-}
-
-export interface ${K}Status {
-  readyReplicas?: Int32;
-  /** @listType map
-   * @listMapKey type */
-  conditions?: Condition[];
-}
-
-/** ${K} is a benchmark kind. */
-@CustomResource({ group: "bench.tsop.dev", version: "v1", shortNames: ["w${i}"] })
-@Status()
-@PrinterColumn({ name: "Tier", type: "string", jsonPath: ".spec.tier" })
-export class ${K} extends KubeObject<${K}Spec, ${K}Status> {}
-
-@Rbac({ groups: ["bench.tsop.dev"], resources: ["widget${i}s", "widget${i}s/status"], verbs: ["get", "list", "watch", "update", "patch"] })
-export class ${K}Reconciler {}
-`;
-}
-
-const SHARED = `/** Shared across kinds. */
-export interface Shared {
-  /** @maxLength 63 */
-  name?: string;
-  /** @validation rule="self.size() < 5" message="too many" */
-  tags?: Record<string, string[]>;
-}
-`;
-
-function makeProject(kinds) {
-  const dir = mkdtempSync(join(tmpdir(), `tsop-bench-${kinds}-`));
-  mkdirSync(join(dir, "api"));
-  writeFileSync(
-    join(dir, "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: {
-        target: "ES2022",
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        strict: true,
-        skipLibCheck: true,
-        noEmit: true,
-        paths: { tsop: [runtime] },
-      },
-      include: ["api"],
-    }),
-  );
-  writeFileSync(join(dir, "api/shared.ts"), SHARED);
-  for (let i = 0; i < kinds; i++) writeFileSync(join(dir, `api/widget${i}.ts`), kindSource(i));
-  return dir;
-}
 
 function median(values) {
   const s = [...values].sort((a, b) => a - b);
@@ -141,7 +45,7 @@ console.log(
 );
 console.log("  kinds    wall ms    cpu ms   cpu ms/kind");
 for (const kinds of sizes) {
-  const dir = makeProject(kinds);
+  const dir = makeTsProject(kinds);
   try {
     once(dir); // warm-up (file cache)
     const samples = Array.from({ length: runs }, () => once(dir));

@@ -1,0 +1,85 @@
+#!/usr/bin/env -S npx tsx
+// Generation side by side: `tsop generate` against `controller-gen crd rbac:roleName=manager-role
+// paths=./...` (the rig's v0.19.0) on equivalent 1/10/50-kind projects (bench/projects.ts: the same
+// types in TypeScript and in Go with kubebuilder markers). One process per run, interleaved, the
+// outputs removed before each run; each run's output is checked (the same CRD files, names and RBAC
+// rules from both). controller-gen runs offline from the Go module cache (GOFLAGS=-mod=mod
+// GOPROXY=off); one unrecorded run per size warms Go's build cache and the file cache for both.
+// BENCH_RUNS (default 5), BENCH_KINDS (default 1,10,50). Run: npm run bench:vs-generate
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { TSOP_BIN } from "../test/support/cli.js";
+import { makeGoProject, makeTsProject } from "./projects.js";
+import { type Case, fail, interleave, main, ok, report, rigBinary, timed } from "./side-by-side.js";
+
+const runs = Number(process.env.BENCH_RUNS ?? 5);
+const sizes = (process.env.BENCH_KINDS ?? "1,10,50").split(",").map(Number);
+const GO_ENV = { GOFLAGS: "-mod=mod", GOPROXY: "off" };
+
+interface Output {
+  crds: Record<string, unknown>;
+  rules: unknown;
+}
+
+function readOutput(crdDir: string, roleFile: string): Output {
+  const crds: Record<string, unknown> = {};
+  for (const file of readdirSync(crdDir).sort())
+    crds[file] = (parse(readFileSync(join(crdDir, file), "utf8")) as { spec: { names: unknown } }).spec.names;
+  return { crds, rules: (parse(readFileSync(roleFile, "utf8")) as { rules: unknown }).rules };
+}
+
+/** Both wrote `kinds` CRDs with the same file names and names, and the same ClusterRole rules. */
+function checkOutputs(kinds: number, tsDir: string, goDir: string): void {
+  const tsop = readOutput(join(tsDir, "config/crd/bases"), join(tsDir, "config/rbac/role.yaml"));
+  const cg = readOutput(join(goDir, "config/crd"), join(goDir, "config/rbac/role.yaml"));
+  if (Object.keys(tsop.crds).length !== kinds)
+    fail(`tsop generate wrote ${Object.keys(tsop.crds).length} CRDs, not ${kinds}`);
+  if (JSON.stringify(tsop) !== JSON.stringify(cg))
+    fail(
+      `tsop and controller-gen disagree (${kinds} kinds):\n${JSON.stringify(tsop)}\n${JSON.stringify(cg)}`,
+    );
+}
+
+async function measure(kinds: number, controllerGen: string): Promise<Case> {
+  const tsDir = makeTsProject(kinds);
+  const goDir = makeGoProject(kinds);
+  try {
+    const samples = await interleave(runs, 1, async () => {
+      rmSync(join(tsDir, "config"), { recursive: true, force: true });
+      rmSync(join(goDir, "config"), { recursive: true, force: true });
+      const tsop = ok(
+        "tsop generate",
+        await timed(process.execPath, [TSOP_BIN, "generate", "--quiet"], { cwd: tsDir }),
+      );
+      const cg = ok(
+        "controller-gen",
+        await timed(controllerGen, ["crd", "rbac:roleName=manager-role", "paths=./..."], {
+          cwd: goDir,
+          env: GO_ENV,
+        }),
+      );
+      checkOutputs(kinds, tsDir, goDir);
+      return { tsop: tsop.ms, "controller-gen": cg.ms };
+    });
+    return { label: `${kinds} kind${kinds === 1 ? "" : "s"}`, samples };
+  } finally {
+    rmSync(tsDir, { recursive: true, force: true });
+    rmSync(goDir, { recursive: true, force: true });
+  }
+}
+
+main(async () => {
+  const controllerGen = rigBinary("controller-gen");
+  const cases: Case[] = [];
+  for (const kinds of sizes) cases.push(await measure(kinds, controllerGen));
+  report({
+    benchmark: "tsop generate vs controller-gen crd rbac:roleName=manager-role paths=./...",
+    runs,
+    peers: ["controller-gen"],
+    cases,
+    notes: [
+      "wall time of one process each, start-up included (node + the TypeScript compiler for tsop; go list of the package graph for controller-gen)",
+    ],
+  });
+});
