@@ -7,41 +7,13 @@
 // start-up (control plane + OLM install). Runs BENCH_RUNS times (default 3); needs root (the pod
 // runner) and the rig (`npm run rig -- build`).
 // Run: npm run bench:run-bundle-real
-import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync, symlinkSync } from "node:fs";
-import { join } from "node:path";
 import { runTsop } from "../test/support/cli.js";
 import { startRegistry } from "../test/support/registry.js";
 import { startOlmBed } from "../test/support/rig/olm-bed.js";
 import { pushBundle, withoutRequiredApis } from "../test/run/bed.js";
+import { linkRigAssets } from "./rig-assets.js";
 
 const runs = Number(process.env.BENCH_RUNS ?? 3);
-
-function linkRigAssets(): void {
-  if (process.env.TSOP_RIG_ASSETS) return;
-  const rig = join(import.meta.dirname, "../scripts/rig/index.mjs");
-  const names = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok"];
-  const listing = execFileSync(
-    process.execPath,
-    [rig, "build", ...names, "olm", "catalog", "package-server", "cpb", "opm"],
-    {
-      encoding: "utf8",
-    },
-  );
-  const assets = join(
-    execFileSync(process.execPath, [rig, "dir"], { encoding: "utf8" }).trim(),
-    "bench-assets",
-  );
-  rmSync(assets, { recursive: true, force: true });
-  mkdirSync(assets, { recursive: true });
-  for (const [name, path] of listing
-    .trim()
-    .split("\n")
-    .map((l) => l.split("\t")))
-    symlinkSync(path!, join(assets, name!));
-  process.env.TSOP_RIG_ASSETS = assets;
-  process.env.KUBEBUILDER_ASSETS = assets;
-}
 
 linkRigAssets();
 const registry = await startRegistry();

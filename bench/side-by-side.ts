@@ -62,8 +62,10 @@ export function fail(message: string): never {
 
 /** Fails unless the run exited 0, quoting the end of its stderr. */
 export function ok(what: string, run: Timed): Timed {
-  if (run.code !== 0)
-    fail(`${what} exited ${run.code}:\n${run.stderr.trim().split("\n").slice(-15).join("\n")}`);
+  if (run.code !== 0) {
+    const said = `${run.stdout}\n${run.stderr}`.trim().split("\n").slice(-20).join("\n");
+    fail(`${what} exited ${run.code}:\n${said}`);
+  }
   return run;
 }
 

@@ -4,7 +4,7 @@
 // per restartPolicy with back-off. Declared containerPorts become free local ports: arguments equal
 // to a declared port ("50051", "--secure-port=5443", ":8080") are rewritten to the local port, and
 // the address book maps podIP:containerPort to it.
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { connect } from "node:net";
 import { join } from "node:path";
@@ -216,11 +216,13 @@ export class RunnerPod {
   }
 
   private launch(c: Container, image: ImageConfig, volumes: Map<string, string>): ContainerProcess {
-    const mounts: Mount[] = (c.volumeMounts ?? []).map((m) => ({
-      hostPath: join(volumes.get(m.name) ?? "/nonexistent", m.subPath ?? ""),
-      containerPath: m.mountPath,
-      readOnly: m.readOnly ?? false,
-    }));
+    const mounts: Mount[] = (c.volumeMounts ?? []).map((m) => {
+      const volume = volumes.get(m.name);
+      const hostPath = join(volume ?? "/nonexistent", m.subPath ?? "");
+      // As the kubelet does: a subPath missing from its volume is created as a directory.
+      if (volume && m.subPath && !existsSync(hostPath)) mkdirSync(hostPath, { recursive: true, mode: 0o777 });
+      return { hostPath, containerPath: m.mountPath, readOnly: m.readOnly ?? false };
+    });
     mounts.push({
       hostPath: join(this.dir, "hosts"),
       containerPath: "/etc/hosts",
