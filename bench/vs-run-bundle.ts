@@ -69,16 +69,37 @@ async function pushIndexImage(registry: TestRegistry): Promise<string> {
   return `${registry.host}/operator-framework/opm:bench`;
 }
 
-/** Counts every request the proxy records, per user (the record list itself keeps only the last 5000). */
-function countRequests(bed: OlmBed): Map<string, number> {
-  const counts = new Map<string, number>();
+/** Requests per user, recorded as they pass (the proxy's own list keeps only the last 5000). */
+function recordRequests(bed: OlmBed): Map<string, string[]> {
+  const byUser = new Map<string, string[]>();
   const records = bed.cluster.requests;
   const push = records.push.bind(records);
   records.push = (...items: RequestRecord[]) => {
-    for (const r of items) counts.set(r.user, (counts.get(r.user) ?? 0) + 1);
+    for (const r of items) {
+      const list = byUser.get(r.user) ?? [];
+      list.push(`${r.method} ${r.path}`);
+      byUser.set(r.user, list);
+    }
     return push(...items);
   };
-  return counts;
+  return byUser;
+}
+
+/** "GET configmaps ×3, WATCH subscriptions ×1, …": verb and resource, names and queries aside. */
+function summarise(requests: string[]): string {
+  const counts = new Map<string, number>();
+  for (const r of requests) {
+    const [method, target] = r.split(" ") as [string, string];
+    const url = new URL(target, "https://x");
+    const verb = url.searchParams.get("watch") === "true" ? "WATCH" : method;
+    const parts = url.pathname.split("/").filter(Boolean);
+    const at = parts.indexOf("namespaces");
+    const rest =
+      at >= 0 && parts.length > at + 2 ? parts.slice(at + 2) : parts.slice(parts[0] === "api" ? 2 : 3);
+    const key = `${verb} ${rest.filter((_, i) => i % 2 === 0).join("/") || url.pathname}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].map(([k, n]) => `${k} ×${n}`).join(", ");
 }
 
 interface Setup {
@@ -110,14 +131,15 @@ function commands(s: Setup, tool: Tool): { run: [string, string[]]; cleanup: [st
 /** One run of `tool`: wall ms and requests to "operator installed", then its cleanup (not timed). */
 async function once(
   s: Setup,
-  counts: Map<string, number>,
+  log: Map<string, string[]>,
   tool: Tool,
 ): Promise<{ ms: number; requests: number }> {
   const user = `bench-${tool}`;
   const { run, cleanup } = commands(s, tool);
-  const before = counts.get(user) ?? 0;
+  const before = log.get(user)?.length ?? 0;
   const result = ok(`${tool} run bundle`, await timed(run[0], run[1], { env: s.env, timeoutMs: 330_000 }));
-  const requests = (counts.get(user) ?? 0) - before;
+  const made = (log.get(user) ?? []).slice(before);
+  console.log(`  ${tool} requests: ${summarise(made)}`);
   const said = result.stdout + result.stderr;
   if (!/memcached-operator\.v0\.0\.1/.test(said) || !/install|Succeeded/i.test(said))
     fail(`${tool} run bundle exited 0 without reporting the operator installed:\n${said}`);
@@ -126,7 +148,7 @@ async function once(
     console.log(`  tsop phases: ${phases.map((p) => `${p.phase} ${p.ms}`).join(", ")}`);
   }
   ok(`${tool} cleanup`, await timed(cleanup[0], cleanup[1], { env: s.env, timeoutMs: 330_000 }));
-  return { ms: result.ms, requests };
+  return { ms: result.ms, requests: made.length };
 }
 
 main(async () => {
@@ -143,7 +165,7 @@ main(async () => {
     const bedStarted = Date.now();
     bed = await startOlmBed({ namespaces: TOOLS.map((t) => `bench-${t}`) });
     const bedMs = Date.now() - bedStarted;
-    const counts = countRequests(bed);
+    const log = recordRequests(bed);
     const kubeconfigs = {} as Record<Tool, string>;
     for (const tool of TOOLS) {
       kubeconfigs[tool] = join(bed.cluster.dataDir, `bench-${tool}.kubeconfig`);
@@ -156,7 +178,7 @@ main(async () => {
     const requests: Record<string, number[]> = { "tsop API requests": [], "operator-sdk API requests": [] };
     for (let i = 0; i < runs; i++) {
       for (const tool of TOOLS) {
-        const r = await once(setup, counts, tool);
+        const r = await once(setup, log, tool);
         samples[tool]!.push(r.ms);
         requests[`${tool} API requests`]!.push(r.requests);
         console.log(`run ${i + 1} ${tool}: ${Math.round(r.ms)} ms, ${r.requests} API requests`);
