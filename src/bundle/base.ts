@@ -45,6 +45,8 @@ export interface BaseOptions {
   canPrompt: boolean;
   /** --interactive: ask again even though the base exists. */
   forcePrompt: boolean;
+  /** false (--dry-run): prompted answers are not saved at once either. */
+  saveAnswers?: boolean;
   /** --yes: take defaults instead of asking (placeholders for the required fields). */
   yes: boolean;
   /** The command line as typed, to show what to add when values are missing. */
@@ -59,26 +61,28 @@ export interface BaseResult {
   path: string;
   status: "created" | "updated" | "unchanged";
   /**
-   * Writes the new or changed base. The caller runs it once the bundle is known to be good, so a
+   * The new or changed base, written by the caller together with the bundle (one output set), so a
    * failed run leaves no half-made base behind. Prompted answers are saved at once instead (they
-   * cost the user typing), and then save() does nothing.
+   * cost the user typing), and then nothing is pending.
    */
-  save(): Promise<void>;
+  pending?: PendingBase;
 }
 
-function saver(
-  write: () => Promise<void>,
-  now: boolean,
-): Promise<() => Promise<void>> | (() => Promise<void>) {
-  if (!now) {
-    let done = false;
-    return async () => {
-      if (done) return;
-      done = true;
-      await write();
-    };
-  }
-  return write().then(() => async () => {});
+export interface PendingBase {
+  /** Absolute path. */
+  file: string;
+  content: string;
+  /** Shown once it is written. */
+  note: string;
+}
+
+/** Prompted answers are written at once; everything else is left to the caller's output set. */
+async function settle(pending: PendingBase | undefined, now: boolean, reporter: Reporter) {
+  if (!pending || !now) return pending === undefined ? {} : { pending };
+  await mkdir(dirname(pending.file), { recursive: true });
+  await writeFileAtomic(pending.file, pending.content);
+  reporter.info(pending.note);
+  return {};
 }
 
 export function basePath(packageName: string): string {
@@ -243,13 +247,19 @@ export async function ensureBase(options: BaseOptions): Promise<BaseResult> {
       setPath(value, field.path, next);
       changed = true;
     }
-    const write = async () => {
-      if (!changed) return;
-      await writeFileAtomic(full, doc.toString({ lineWidth: 0 }));
-      options.reporter.info(`Updated ${path} (${[...changes.keys()].map((f) => f.key).join(", ")})`);
-    };
-    const save = await saver(write, options.forcePrompt);
-    return { base: value, path, status: changed ? "updated" : "unchanged", save };
+    const pending = changed
+      ? {
+          file: full,
+          content: doc.toString({ lineWidth: 0 }),
+          note: `Updated ${path} (${[...changes.keys()].map((f) => f.key).join(", ")})`,
+        }
+      : undefined;
+    const settled = await settle(
+      pending,
+      options.forcePrompt && options.saveAnswers !== false,
+      options.reporter,
+    );
+    return { base: value, path, status: changed ? "updated" : "unchanged", ...settled };
   }
 
   // First run: flags, then the bundle config, then prompts or defaults.
@@ -285,14 +295,17 @@ export async function ensureBase(options: BaseOptions): Promise<BaseResult> {
   }
   if (unresolved.length > 0) throw missingFieldsError(path, unresolved, options.commandLine);
   const base = newBase(options.packageName, values, options.crds);
-  const text = toYaml(base);
-  const write = async () => {
-    await mkdir(dirname(full), { recursive: true });
-    await writeFileAtomic(full, text);
-    options.reporter.info(`Created ${path}; edit it freely, tsop keeps your changes`);
+  const pending = {
+    file: full,
+    content: toYaml(base),
+    note: `Created ${path}; edit it freely, tsop keeps your changes`,
   };
-  const save = await saver(write, prompted);
-  return { base, path, status: "created", save };
+  return {
+    base,
+    path,
+    status: "created",
+    ...(await settle(pending, prompted && options.saveAnswers !== false, options.reporter)),
+  };
 }
 
 /** No terminal and no --yes: name each missing field and the exact command line that supplies them. */

@@ -32,6 +32,7 @@ interface BundleFlags extends RegistryFlags {
   categories?: string;
   loadRestrictor?: "rootOnly" | "none";
   output: "text" | "json";
+  dryRun?: boolean;
   [field: string]: unknown;
 }
 
@@ -119,6 +120,10 @@ function bundleGenerateCommand(command: Command): Command {
     .option("-y, --yes", "accept defaults instead of asking")
     .option("-f, --file <file>", "read rendered manifests from a multi-document file, or - for stdin")
     .option("--skip-generate", "do not run `tsop generate` first")
+    .option(
+      "--dry-run",
+      "write nothing; print what would be created, updated or removed (as diffs); `tsop generate` is not run",
+    )
     .addOption(
       new Option(
         "--load-restrictor <mode>",
@@ -150,6 +155,7 @@ function bundleGenerateCommand(command: Command): Command {
     .action(async (flags: BundleFlags, cmd: Command) => {
       const ctx = await cliContext(cmd);
       const { bundle, inquirerPrompter } = await import("../bundle/index.js");
+      const { stdoutSink } = await import("../common/output/sink.js");
       const fields: Record<string, string> = {};
       const opts = cmd.opts<Record<string, unknown>>();
       for (const [key] of FIELD_FLAGS) if (typeof opts[key] === "string") fields[key] = opts[key] as string;
@@ -191,6 +197,7 @@ function bundleGenerateCommand(command: Command): Command {
           },
           ...(flags.features !== undefined ? { features: flags.features } : {}),
           ...(flags.categories !== undefined ? { categories: list(flags.categories)! } : {}),
+          ...(flags.dryRun ? { sink: stdoutSink((text) => ctx.out(text.trimEnd()), ctx.cwd) } : {}),
         },
         ctx.reporter,
       );

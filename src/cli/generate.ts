@@ -13,6 +13,7 @@ interface GenerateFlags {
   maxDescLen?: number;
   strict?: boolean;
   check?: boolean;
+  dryRun?: boolean;
   deriveRbac?: boolean;
   roleName?: string;
   listMarkers?: boolean;
@@ -58,7 +59,8 @@ function commonOptions(command: Command, what: "all" | "crds" | "rbac"): Command
   }
   return command
     .option("--strict", "treat warnings as errors")
-    .option("--check", "write nothing; exit 1 with a unified diff if the files on disk are out of date");
+    .option("--check", "write nothing; exit 1 with a unified diff if the files on disk are out of date")
+    .option("--dry-run", "write nothing; print what would be created, updated or removed (as diffs)");
 }
 
 async function run(what: "all" | "crds" | "rbac", _local: GenerateFlags, command: Command): Promise<void> {
@@ -66,6 +68,7 @@ async function run(what: "all" | "crds" | "rbac", _local: GenerateFlags, command
   const flags = command.optsWithGlobals<GenerateFlags>();
   const ctx = await cliContext(command);
   const { generate, markerReference } = await import("../codegen/index.js");
+  const { stdoutSink } = await import("../common/output/sink.js");
   if (flags.listMarkers) {
     ctx.out(markerReference());
     return;
@@ -85,6 +88,7 @@ async function run(what: "all" | "crds" | "rbac", _local: GenerateFlags, command
       strict: flags.strict ?? false,
       check: flags.check ?? false,
       deriveRbac: flags.deriveRbac ?? false,
+      ...(flags.dryRun ? { sink: stdoutSink((text) => ctx.out(text.trimEnd()), ctx.cwd) } : {}),
     },
     ctx.reporter,
   );

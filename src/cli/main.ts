@@ -4,6 +4,7 @@
 import { Command, CommanderError } from "./commander.js";
 import { colorEnabled, palette } from "../common/color.js";
 import { ExitCode, formatLocation, isTsopError } from "../common/errors.js";
+import { writeError } from "../common/output/write-error.js";
 import { tsopVersion } from "../common/version.js";
 import { bundleCommand } from "./bundle.js";
 import { completionCommand } from "./completion.js";
@@ -73,7 +74,10 @@ export async function run(argv: readonly string[]): Promise<number> {
   }
 }
 
-export function reportError(error: unknown): number {
+export function reportError(thrown: unknown): number {
+  // A file system refusal (read-only, permission, full disk) is the user's to fix, not a tsop bug.
+  const path = (thrown as NodeJS.ErrnoException | undefined)?.path;
+  const error = typeof path === "string" ? writeError(path, thrown, false) : thrown;
   const c = palette(
     colorEnabled({ isTTY: Boolean(process.stderr.isTTY), noColor: process.argv.includes("--no-color") }),
   );

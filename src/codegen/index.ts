@@ -5,9 +5,11 @@
 // rbac/collect.ts (@Rbac) [+ rbac/derive.ts] → rbac/normalize.ts (controller-gen's merge); then
 // webhook/collect.ts (@MutatingWebhook, @ValidatingWebhook) → config/webhook/manifests.yaml; then
 // diagnostics.ts decides (any error: nothing written) and output/ renders YAML, diffs (--check) or
-// writes atomically, removing CRD files of vanished kinds.
+// hands the files to the output sink: the disk as one set (removing CRD files of vanished kinds),
+// or stdout for --dry-run.
 import { join, relative, resolve } from "node:path";
 import ts from "typescript";
+import { directorySink, type OutputSink } from "../common/output/sink.js";
 import type { Reporter } from "../common/reporter.js";
 import { tsopVersion } from "../common/version.js";
 import { projectDir } from "../project/index.js";
@@ -16,7 +18,7 @@ import { assembleCrds } from "./crd/assemble.js";
 import { SchemaBuilder } from "./crd/schema.js";
 import { CodegenError, type Diagnostic, Diagnostics, formatDiagnostic } from "./diagnostics.js";
 import { msg } from "./messages.js";
-import { applyPlans, driftOf, type FileStatus, planFiles, type RenderedFile } from "./output/write.js";
+import { driftOf, type FileStatus, planChanges, planFiles, type RenderedFile } from "./output/write.js";
 import { toYamlDocuments } from "./output/yaml.js";
 import { loadProgram } from "./program.js";
 import { collectRbac } from "./rbac/collect.js";
@@ -43,6 +45,8 @@ export interface GenerateOptions {
   deriveRbac?: boolean;
   /** Name of the ClusterRole and default Role name (default manager-role). */
   roleName?: string;
+  /** Where the files go (default: the disk, as one set); --dry-run passes stdoutSink. */
+  sink?: OutputSink;
 }
 
 export interface GenerateResult {
@@ -159,7 +163,12 @@ export async function generate(options: GenerateOptions, reporter: Reporter): Pr
     if (drift) result.drift = drift;
     return result;
   }
-  await applyPlans(plans);
+  const sink = options.sink ?? directorySink(root);
+  await sink.commit(planChanges(plans));
+  if (sink.kind !== "directory") {
+    progress.succeed(`dry run: generated in ${Date.now() - started} ms, nothing written`);
+    return result;
+  }
   progress.succeed(`generated in ${Date.now() - started} ms`);
   for (const f of files) {
     const size = f.bytes === undefined ? "" : ` (${(f.bytes / 1024).toFixed(1)} KiB)`;

@@ -8,7 +8,7 @@ import type { Reporter } from "../common/reporter.js";
 import type { RegistryClientOptions } from "./client.js";
 import { FAILURE_LABEL, RegistryError } from "./errors.js";
 import { findImageSites, type ImageSite, type SiteProblem, tagReferencedEnvImages } from "./image-sites.js";
-import { readLockFile, writeLockFile } from "./lockfile.js";
+import { readLockFile, renderLockFile, writeLockFile } from "./lockfile.js";
 import { canonicalReference, type ImageReference, parseReference, pinnedReference } from "./reference.js";
 import { buildRelatedImages } from "./related-images.js";
 import { resolveDigests } from "./resolve.js";
@@ -18,6 +18,8 @@ export interface PinOptions extends Omit<RegistryClientOptions, "reporter"> {
   lockFile?: string;
   /** Re-resolve images even when the lock file has them. */
   refresh?: boolean;
+  /** Return the lock file's new text instead of writing it (the caller writes it with its output set). */
+  deferLockWrite?: boolean;
   reporter: Reporter;
 }
 
@@ -28,6 +30,8 @@ export interface PinResult {
   fromLock: number;
   resolved: number;
   lockWritten: boolean;
+  /** The lock file's new text (with deferLockWrite). */
+  lockText?: string;
 }
 
 function failureReason(error: Error): string {
@@ -43,6 +47,15 @@ function warnUnpinnable(csv: Record<string, unknown>, reporter: Reporter): void 
         `set it as RELATED_IMAGE_<NAME> and give ${variable} the value $(RELATED_IMAGE_<NAME>)`,
     );
   }
+}
+
+/** The lock file's new content: written here, or returned for the caller's output set. */
+async function updateLock(options: PinOptions, keys: string[], digests: ReadonlyMap<string, string>) {
+  if (!options.lockFile) return { lockWritten: false };
+  const next = new Map<string, string>();
+  for (const key of keys) next.set(key, digests.get(key)!);
+  if (options.deferLockWrite) return { lockWritten: false, lockText: renderLockFile(next) };
+  return { lockWritten: await writeLockFile(options.lockFile, next) };
 }
 
 export async function pinBundleImages(
@@ -143,12 +156,7 @@ export async function pinBundleImages(
   spec.relatedImages = buildRelatedImages(sites);
   csv.spec = spec;
 
-  let lockWritten = false;
-  if (options.lockFile) {
-    const next = new Map<string, string>();
-    for (const key of users.keys()) next.set(key, digests.get(key)!);
-    lockWritten = await writeLockFile(options.lockFile, next);
-  }
+  const { lockWritten, lockText } = await updateLock(options, [...users.keys()], digests);
   const resolved = toResolve.length;
   reporter.info(
     `Pinned ${users.size} image reference(s) to digests` +
@@ -162,5 +170,6 @@ export async function pinBundleImages(
     fromLock,
     resolved,
     lockWritten,
+    ...(lockText === undefined ? {} : { lockText }),
   };
 }

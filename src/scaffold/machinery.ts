@@ -6,7 +6,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { AggregateTsopError, TsopError } from "../common/errors.js";
-import { writeFilesAtomic } from "../common/fs.js";
 import { insertAtMarker } from "./markers.js";
 import { renderTemplate } from "./templates.js";
 
@@ -179,14 +178,10 @@ export async function executePlan(actions: readonly FileAction[], options: PlanO
     files.push(entry.note ? { path, status, note: entry.note } : { path, status });
   }
   if (!options.dryRun) {
-    try {
-      await writeFilesAtomic(writes);
-    } catch (error) {
-      throw new TsopError(`could not write the scaffolded files under ${options.root}`, {
-        cause: error,
-        hint: String((error as Error).message),
-      });
-    }
+    const { directorySink } = await import("../common/output/sink.js");
+    await directorySink(options.root).commit(
+      writes.map((w) => ({ op: "write", path: w.path, content: w.data })),
+    );
   }
   return { files, contents };
 }

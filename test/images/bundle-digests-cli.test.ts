@@ -1,6 +1,7 @@
 // `tsop bundle --use-image-digests` end to end: the built CLI on a copy of the memcached fixture
 // project (an init container and a RELATED_IMAGE env var added), against a token-auth registry;
 // every image ends up at the digest skopeo reports, and failures leave the bundle untouched.
+import { existsSync } from "node:fs";
 import { cp, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -142,6 +143,24 @@ describe("tsop bundle --use-image-digests", () => {
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr).toContain(`${registry.host}/example/memcached-operator:v9.9.9: not found`);
     expect(await readTree(join(dir, "bundle"))).toEqual(before);
+  });
+
+  it("writes no images.lock when the CSV check after pinning fails (nothing was written)", async () => {
+    const { dir, auth } = await project();
+    const base = join(dir, "config/manifests/bases/memcached-operator.clusterserviceversion.yaml");
+    // Every install mode unsupported: CSV-09, an error of the generated CSV, found after pinning.
+    await writeFile(base, (await readFile(base, "utf8")).replaceAll("supported: true", "supported: false"));
+    const lock = join(dir, "images.lock");
+    const failed = await runTsop(bundleArgs(auth, ["--images-lock", lock]), {
+      cwd: dir,
+      env: { HOME: dir, CI: "1" },
+    });
+    expect(failed.exitCode, failed.stderr).toBe(1);
+    expect(failed.stderr).toContain("CSV-09");
+    expect(failed.stderr).toContain("nothing was written");
+    expect(existsSync(lock)).toBe(false);
+    expect(existsSync(join(dir, "bundle"))).toBe(false);
+    expect(existsSync(join(dir, "bundle.Dockerfile"))).toBe(false);
   });
 
   it("reuses --images-lock entries and resolves again with --refresh-digests", async () => {

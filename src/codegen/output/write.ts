@@ -1,11 +1,11 @@
 // The output stage: compares the rendered files with the disk, then either reports the drift
-// (--check, writes nothing) or writes every changed file atomically and removes CRD files of kinds
+// (--check, writes nothing) or turns them into one output set for the sink, removing CRD files of kinds
 // that no longer exist (only files tsop generated: they carry the tsop.dev/version annotation).
 import { existsSync } from "node:fs";
-import { readdir, readFile, rm } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { writeFilesAtomic } from "../../common/fs.js";
-import { unifiedDiff } from "./diff.js";
+import type { OutputChange } from "../../common/output/sink.js";
+import { unifiedDiff } from "../../common/output/diff.js";
 
 export interface RenderedFile {
   /** Absolute path. */
@@ -77,11 +77,13 @@ export function driftOf(plans: readonly FilePlan[], root: string): string {
     .join("");
 }
 
-export async function applyPlans(plans: readonly FilePlan[]): Promise<void> {
-  await writeFilesAtomic(
-    plans
-      .filter((p) => p.status === "created" || p.status === "updated")
-      .map((p) => ({ path: p.path, data: p.content as string })),
-  );
-  for (const p of plans) if (p.status === "removed") await rm(p.path, { force: true });
+/** The plans as one output set for the sink (unchanged files are left alone). */
+export function planChanges(plans: readonly FilePlan[]): OutputChange[] {
+  const changes: OutputChange[] = [];
+  for (const p of plans) {
+    if (p.status === "created" || p.status === "updated")
+      changes.push({ op: "write", path: p.path, content: p.content as string });
+    else if (p.status === "removed") changes.push({ op: "remove", path: p.path });
+  }
+  return changes;
 }

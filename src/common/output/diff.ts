@@ -1,4 +1,4 @@
-// A small unified diff (Myers' O(ND) algorithm) for `tsop generate --check`.
+// A small unified diff (Myers' O(ND) algorithm) for `tsop generate --check` and every --dry-run.
 
 type Op = { kind: " " | "-" | "+"; line: string };
 

@@ -1,0 +1,222 @@
+// Stages 4–6 of `tsop bundle` (see index.ts): pin images (nothing written), check the CSV, and
+// render the whole output set in memory — the bundle directory, bundle.Dockerfile, the FBC
+// fragment, the digest lock file and the base CSV — as OutputChanges for the sink.
+import { readFile } from "node:fs/promises";
+import { join, relative, resolve } from "node:path";
+import { AggregateTsopError, TsopError, UsageError } from "../common/errors.js";
+import type { OutputChange } from "../common/output/sink.js";
+import type { Reporter } from "../common/reporter.js";
+import { isRecord, type KubeObject, str, toYaml } from "../manifests/index.js";
+import { renderFbc } from "./fbc.js";
+import { bundleObject, csvFileName, renderManifests } from "./files.js";
+import type { BundleOptions, PinImagesOptions } from "./index.js";
+import { annotationsYaml, bundleDockerfile, type MetadataOptions } from "./metadata.js";
+import type { ResolvedBundle } from "./options.js";
+import type { BundleInputs, ComposedBundle } from "./stages.js";
+import { memoryTree, readBundle } from "./load/index.js";
+import { runChecks } from "./validate/index.js";
+import { planBundleTree, type WriteResult } from "./write.js";
+import type { Finding } from "./validate/types.js";
+
+export interface Pinned {
+  objects: KubeObject[];
+  /** The digest lock file and its new text, written with the rest of the output set. */
+  lock?: { file: string; content: string };
+}
+
+async function defaultPinImages(objects: Array<Record<string, unknown>>, options: PinImagesOptions) {
+  const { pinBundleImages } = await import("../images/index.js");
+  return pinBundleImages(objects, options);
+}
+
+/** --use-image-digests: resolves digests; the lock file is only rendered here, not written. */
+export async function pinImages(
+  plan: ResolvedBundle,
+  options: BundleOptions,
+  objects: KubeObject[],
+  reporter: Reporter,
+): Promise<Pinned> {
+  if (!options.useImageDigests) return { objects };
+  const pin = options.pinImages ?? defaultPinImages;
+  const lockFile = options.registry?.lockFile ? resolve(plan.cwd, options.registry.lockFile) : undefined;
+  const pinned = await pin(
+    objects.map((o) => structuredClone(o)),
+    { ...options.registry, ...(lockFile ? { lockFile } : {}), deferLockWrite: true, env: plan.env, reporter },
+  );
+  for (const p of pinned.pinned) reporter.debug(`pinned ${p.from} → ${p.to}`);
+  const lock =
+    lockFile && pinned.lockText !== undefined ? { lock: { file: lockFile, content: pinned.lockText } } : {};
+  return { objects: pinned.objects as KubeObject[], ...lock };
+}
+
+function withoutCreatedAt(csv: KubeObject): string {
+  const copy = structuredClone(csv);
+  const annotations =
+    isRecord(copy.metadata) && isRecord(copy.metadata.annotations) ? copy.metadata.annotations : {};
+  delete annotations.createdAt;
+  return toYaml(copy);
+}
+
+/** SOURCE_DATE_EPOCH, else the previous CSV's time when nothing else changed, else now. */
+export function stampCreatedAt(
+  csv: KubeObject,
+  previous: KubeObject | undefined,
+  env: NodeJS.ProcessEnv,
+): void {
+  const meta = csv.metadata as Record<string, unknown>;
+  const annotations = (meta.annotations ?? {}) as Record<string, unknown>;
+  meta.annotations = annotations;
+  const epoch = env.SOURCE_DATE_EPOCH;
+  if (epoch !== undefined && epoch !== "") {
+    if (!/^\d+$/.test(epoch))
+      throw new UsageError(`SOURCE_DATE_EPOCH="${epoch}" must be a number of seconds`);
+    annotations.createdAt = new Date(Number(epoch) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+    return;
+  }
+  const prevAt =
+    previous && isRecord(previous.metadata) && isRecord(previous.metadata.annotations)
+      ? str(previous.metadata.annotations.createdAt)
+      : "";
+  annotations.createdAt =
+    previous && prevAt && withoutCreatedAt(previous) === withoutCreatedAt(csv)
+      ? prevAt
+      : new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** The generated CSV must pass the CSV checks (operator-sdk refuses to write an invalid one). */
+export async function checkCsv(
+  plan: ResolvedBundle,
+  csv: KubeObject,
+  basePathShown: string,
+): Promise<Finding[]> {
+  const csvFile = `manifests/${csvFileName(plan.packageName)}`;
+  const probe = await readBundle(memoryTree(new Map([[csvFile, toYaml(csv)]]), plan.outputDir));
+  const findings = runChecks(probe, [], {}).filter((f) => f.id.startsWith("CSV-") || f.id.startsWith("RI-"));
+  const errors = findings.filter((f) => f.level === "error");
+  if (errors.length > 0) {
+    throw new AggregateTsopError(
+      "invalid generated ClusterServiceVersion:",
+      errors.map((f) => `${f.id} ${f.path ?? ""}: ${f.message}`),
+      { hint: `fix the flags or the base CSV (${basePathShown}); nothing was written` },
+    );
+  }
+  return findings;
+}
+
+function deriveBundleImage(image: string | undefined, version: string): string | undefined {
+  if (!image) return undefined;
+  const at = image.indexOf("@");
+  const rest = at >= 0 ? image.slice(0, at) : image;
+  const colon = rest.lastIndexOf(":");
+  const repo = colon > rest.lastIndexOf("/") ? rest.slice(0, colon) : rest;
+  return `${repo}-bundle:v${version}`;
+}
+
+/** The files tsop produces in the bundle directory (before the user's own files are carried over). */
+function bundleFiles(
+  plan: ResolvedBundle,
+  composed: ComposedBundle,
+  objects: KubeObject[],
+  inputs: BundleInputs,
+  meta: MetadataOptions,
+  overwrite: boolean,
+) {
+  const files = new Map<string, string>();
+  const csvFile = `manifests/${csvFileName(plan.packageName)}`;
+  // The CSV keeps metadata.namespace ("placeholder"), as operator-sdk writes it.
+  files.set(csvFile, toYaml(objects[0]!));
+  const rendered = renderManifests(
+    objects.slice(1).map((object, i) => ({ object, origin: composed.extra[i]!.origin })),
+  );
+  for (const [name, text] of rendered) {
+    if (`manifests/${name}` === csvFile)
+      throw new TsopError(`manifest ${name} clashes with the CSV file name`);
+    files.set(`manifests/${name}`, text);
+  }
+  const previousAnnotations = inputs.previousTree.get("metadata/annotations.yaml");
+  files.set(
+    "metadata/annotations.yaml",
+    !overwrite && previousAnnotations !== undefined ? previousAnnotations : annotationsYaml(meta),
+  );
+  const scorecard = inputs.collected.scorecard;
+  if (scorecard) files.set("tests/scorecard/config.yaml", toYaml(bundleObject(scorecard.object)));
+  return files;
+}
+
+/** --fbc: the catalog fragment; it needs the bundle image reference. */
+function fbcChange(
+  plan: ResolvedBundle,
+  options: BundleOptions,
+  csv: KubeObject,
+  managerImage: string | undefined,
+) {
+  if (plan.fbcDir === undefined) return undefined;
+  const version = str((csv.spec as Record<string, unknown>).version);
+  const bundleImage =
+    options.bundleImage ??
+    (plan.config.values.bundleImage as string | undefined) ??
+    deriveBundleImage(managerImage, version);
+  if (!bundleImage) {
+    throw new UsageError("--fbc needs the bundle image reference", {
+      hint: "pass --bundle-image <ref> (or --image, from which <repo>-bundle:v<version> is derived)",
+    });
+  }
+  const { packageName, channels, defaultChannel } = plan;
+  return {
+    shown: join(plan.fbcDir, packageName, "catalog.yaml"),
+    change: {
+      op: "write" as const,
+      path: resolve(plan.cwd, plan.fbcDir, packageName, "catalog.yaml"),
+      content: renderFbc({ packageName, channels, defaultChannel, csv, bundleImage }),
+    },
+  };
+}
+
+async function unlessSame(path: string, content: string): Promise<OutputChange[]> {
+  const current = await readFile(path, "utf8").catch(() => undefined);
+  return current === content ? [] : [{ op: "write", path, content }];
+}
+
+export interface RenderedOutput {
+  changes: OutputChange[];
+  files: WriteResult;
+  fbcFile?: string;
+}
+
+export async function renderOutput(
+  plan: ResolvedBundle,
+  options: BundleOptions,
+  inputs: BundleInputs,
+  composed: ComposedBundle,
+  pinned: Pinned,
+): Promise<RenderedOutput> {
+  const overwrite = options.overwrite !== false;
+  const cv = plan.config.values;
+  const meta: MetadataOptions = {
+    packageName: plan.packageName,
+    channels: plan.channels,
+    defaultChannel: plan.defaultChannel,
+    layout: composed.layout,
+    scorecard: inputs.collected.scorecard !== undefined,
+    labels: isRecord(cv.labels)
+      ? Object.fromEntries(Object.entries(cv.labels).map(([k, v]) => [k, String(v)]))
+      : {},
+  };
+  const tree = planBundleTree(
+    bundleFiles(plan, composed, pinned.objects, inputs, meta, overwrite),
+    inputs.previousTree,
+  );
+  const fbc = fbcChange(plan, options, pinned.objects[0]!, inputs.managerImage);
+  const changes: OutputChange[] = [];
+  if (inputs.base.pending)
+    changes.push({ op: "write", path: inputs.base.pending.file, content: inputs.base.pending.content });
+  if (tree.changed) changes.push({ op: "tree", path: plan.outDir, files: tree.files });
+  const dockerfilePath = join(plan.root, "bundle.Dockerfile");
+  const dockerfile = bundleDockerfile(meta, plan.root, relative(plan.root, plan.outDir) || ".");
+  const oldDockerfile = await readFile(dockerfilePath, "utf8").catch(() => undefined);
+  if (overwrite || oldDockerfile === undefined)
+    changes.push(...(await unlessSame(dockerfilePath, dockerfile)));
+  if (fbc) changes.push(...(await unlessSame(fbc.change.path, fbc.change.content)));
+  if (pinned.lock) changes.push(...(await unlessSame(pinned.lock.file, pinned.lock.content)));
+  return { changes, files: tree.result, ...(fbc ? { fbcFile: fbc.shown } : {}) };
+}
