@@ -22,14 +22,41 @@ interface Output {
   rules: unknown;
 }
 
+/** Every property path of a schema ("spec.containers[].ports[].port"), so a lost field shows. */
+function propertyPaths(schema: Schema | undefined, at = ""): string[] {
+  if (!schema) return [];
+  const own = Object.entries(schema.properties ?? {}).flatMap(([name, child]) => {
+    const path = at ? `${at}.${name}` : name;
+    return [path, ...propertyPaths(child, path)];
+  });
+  return [
+    ...own,
+    ...propertyPaths(schema.items, `${at}[]`),
+    ...propertyPaths(schema.additionalProperties, `${at}{}`),
+  ];
+}
+
+interface Schema {
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  additionalProperties?: Schema;
+}
+
 function readOutput(crdDir: string, roleFile: string): Output {
   const crds: Record<string, unknown> = {};
-  for (const file of readdirSync(crdDir).sort())
-    crds[file] = (parse(readFileSync(join(crdDir, file), "utf8")) as { spec: { names: unknown } }).spec.names;
+  for (const file of readdirSync(crdDir).sort()) {
+    const crd = parse(readFileSync(join(crdDir, file), "utf8")) as {
+      spec: { names: unknown; versions: Array<{ schema: { openAPIV3Schema: Schema } }> };
+    };
+    crds[file] = {
+      names: crd.spec.names,
+      paths: propertyPaths(crd.spec.versions[0]?.schema.openAPIV3Schema).sort(),
+    };
+  }
   return { crds, rules: (parse(readFileSync(roleFile, "utf8")) as { rules: unknown }).rules };
 }
 
-/** Both wrote `kinds` CRDs with the same file names and names, and the same ClusterRole rules. */
+/** Both wrote `kinds` CRDs with the same file names, names and property paths, and the same RBAC rules. */
 function checkOutputs(kinds: number, tsDir: string, goDir: string): void {
   const tsop = readOutput(join(tsDir, "config/crd/bases"), join(tsDir, "config/rbac/role.yaml"));
   const cg = readOutput(join(goDir, "config/crd"), join(goDir, "config/rbac/role.yaml"));
