@@ -2,8 +2,8 @@
 // Generation side by side: `tsop generate` against `controller-gen crd rbac:roleName=manager-role
 // paths=./...` (the rig's v0.19.0) on equivalent 1/10/50-kind projects (bench/projects.ts: the same
 // types in TypeScript and in Go with kubebuilder markers). One process per run, interleaved, the
-// outputs removed before each run; each run's output is checked (the same CRD files, names and RBAC
-// rules from both). controller-gen runs offline from the Go module cache (GOFLAGS=-mod=mod
+// outputs removed before each run; each run's output is checked (the same CRD files, names, schema
+// property paths and RBAC rules from both). controller-gen runs offline from the Go module cache (GOFLAGS=-mod=mod
 // GOPROXY=off); one unrecorded run per size warms Go's build cache and the file cache for both.
 // BENCH_RUNS (default 5), BENCH_KINDS (default 1,10,50). Run: npm run bench:vs-generate
 import { readdirSync, readFileSync, rmSync } from "node:fs";

@@ -24,6 +24,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
+import { KubeClient } from "../src/kube/client.js";
 import type { KubeObject } from "../src/kube/objects.js";
 import type { RequestRecord } from "../src/testing/server.js";
 import { withoutRequiredApis } from "../test/run/bed.js";
@@ -102,8 +103,42 @@ function summarise(requests: string[]): string {
   return [...counts].map(([k, n]) => `${k} ×${n}`).join(", ");
 }
 
+/**
+ * The CatalogSource's connection states as OLM reports them during a run ("READY@2.1s"), sampled
+ * every 500 ms with an admin client (not counted): shows where a slow "catalog" phase went.
+ */
+function trackCatalogStates(client: KubeClient, namespace: string): () => string {
+  const started = Date.now();
+  const seen: string[] = [];
+  let last = "";
+  let stopped = false;
+  const sample = async () => {
+    while (!stopped) {
+      const list = await client
+        .list("operators.coreos.com/v1alpha1", "CatalogSource", { namespace })
+        .catch(() => undefined);
+      const state = list?.items
+        .map(
+          (cs) =>
+            (cs.status as { connectionState?: { lastObservedState?: string } } | undefined)?.connectionState
+              ?.lastObservedState ?? "none",
+        )
+        .join(",");
+      if (state && state !== last) seen.push(`${state}@${((Date.now() - started) / 1000).toFixed(1)}s`);
+      last = state ?? last;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  };
+  void sample();
+  return () => {
+    stopped = true;
+    return seen.join(" → ");
+  };
+}
+
 interface Setup {
   bed: OlmBed;
+  admin: KubeClient;
   bundle: string;
   index: string;
   env: Record<string, string>;
@@ -137,7 +172,9 @@ async function once(
   const user = `bench-${tool}`;
   const { run, cleanup } = commands(s, tool);
   const before = log.get(user)?.length ?? 0;
+  const catalogStates = trackCatalogStates(s.admin, `bench-${tool}`);
   const result = ok(`${tool} run bundle`, await timed(run[0], run[1], { env: s.env, timeoutMs: 330_000 }));
+  console.log(`  ${tool} CatalogSource states: ${catalogStates()}`);
   const made = (log.get(user) ?? []).slice(before);
   console.log(`  ${tool} requests: ${summarise(made)}`);
   const said = result.stdout + result.stderr;
@@ -156,6 +193,7 @@ main(async () => {
   const sdk = rigBinary("operator-sdk");
   const registry = await startRegistry({ tls: true });
   let bed: OlmBed | undefined;
+  let admin: KubeClient | undefined;
   try {
     // Before the bed starts: kwok's stages leave the runner's pods alone by this list.
     MAPPED_REPOSITORIES.push(`${registry.host}/operator-framework/opm`);
@@ -173,7 +211,8 @@ main(async () => {
         mode: 0o600,
       });
     }
-    const setup: Setup = { bed, bundle, index, env, kubeconfigs, sdk };
+    admin = await KubeClient.connect({ kubeconfig: bed.cluster.kubeconfigPath, env: {} });
+    const setup: Setup = { bed, admin, bundle, index, env, kubeconfigs, sdk };
     const samples: Record<string, number[]> = { tsop: [], "operator-sdk": [] };
     const requests: Record<string, number[]> = { "tsop API requests": [], "operator-sdk API requests": [] };
     for (let i = 0; i < runs; i++) {
@@ -201,6 +240,7 @@ main(async () => {
       ],
     });
   } finally {
+    admin?.close();
     await bed?.stop();
     await registry.stop();
   }
