@@ -2,9 +2,9 @@
 // option of `tsop bundle` and every base CSV field can live there; flags win over it.
 import { readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { InvalidInputError } from "../common/errors.js";
+import { AggregateTsopError, InvalidInputError } from "../common/errors.js";
 import { isRecord, parseYaml } from "../manifests/index.js";
-import { PROJECT_FILE } from "../project/index.js";
+import { emptyProjectError, PROJECT_FILE } from "../project/index.js";
 
 export const BUNDLE_CONFIG_FILE = "tsop.bundle.yaml";
 
@@ -37,6 +37,84 @@ export const CONFIG_KEYS = new Set([
   "minKubeVersion",
   "installModes",
 ]);
+
+/** Keys holding one value, keys holding a list (or a comma-separated string), keys holding a map. */
+const SCALAR_KEYS = new Set([
+  "package",
+  "version",
+  "defaultChannel",
+  "image",
+  "replaces",
+  "skipRange",
+  "outputDir",
+  "suggestedNamespace",
+  "bundleImage",
+  "displayName",
+  "description",
+  "providerUrl",
+  "maturity",
+  "capabilities",
+  "icon",
+  "minKubeVersion",
+]);
+const LIST_KEYS = new Set([
+  "channels",
+  "skips",
+  "extraServiceAccounts",
+  "categories",
+  "keywords",
+  "installModes",
+]);
+/** Lists whose entries may also be maps ({name, email}, {name, url}). */
+const RECORD_LIST_KEYS = new Set(["maintainers", "links"]);
+
+function kindOfValue(value: unknown): string {
+  if (Array.isArray(value)) return "a list";
+  if (isRecord(value)) return "a mapping";
+  return `a ${typeof value} (${JSON.stringify(value)})`;
+}
+
+function typeProblem(key: string, value: unknown): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  const scalar = typeof value === "string" || typeof value === "number";
+  if (SCALAR_KEYS.has(key) && !scalar) return `${key} must be a single value, not ${kindOfValue(value)}`;
+  const listy = LIST_KEYS.has(key) || RECORD_LIST_KEYS.has(key);
+  if (listy && typeof value !== "string" && !Array.isArray(value))
+    return `${key} must be a list (or a comma-separated string), not ${kindOfValue(value)}`;
+  if (LIST_KEYS.has(key) && Array.isArray(value)) {
+    const bad = value.find((v) => typeof v !== "string");
+    if (bad !== undefined) return `${key} entries must be strings, not ${kindOfValue(bad)}`;
+  }
+  if (key === "labels" && !isRecord(value)) return `labels must be a mapping, not ${kindOfValue(value)}`;
+  return undefined;
+}
+
+function checkTypes(values: Record<string, unknown>, file: string): void {
+  const problems = Object.entries(values)
+    .map(([key, value]) => typeProblem(key, value))
+    .filter((p): p is string => p !== undefined);
+  if (problems.length > 0) {
+    throw new AggregateTsopError(`${file}: invalid bundle config:`, problems, {
+      hint: "e.g. channels: [alpha, beta] or channels: alpha,beta; maturity: alpha",
+    });
+  }
+}
+
+/** PROJECT as far as bundle reads it: present means non-empty, and resources (if any) a list. */
+function checkProjectShape(raw: unknown, file: string): void {
+  if (raw === undefined) return;
+  if (raw === null) throw emptyProjectError(file);
+  if (!isRecord(raw))
+    throw new InvalidInputError("the file must be a YAML mapping with domain, projectName and layout", {
+      location: { file },
+    });
+  if (raw.resources !== undefined && raw.resources !== null && !Array.isArray(raw.resources)) {
+    throw new InvalidInputError(`resources must be a list, not ${kindOfValue(raw.resources)}`, {
+      location: { file },
+      hint: "edit PROJECT to fix this field (tsop init writes a valid one)",
+    });
+  }
+}
 
 export interface ProjectFacts {
   projectName?: string;
@@ -77,6 +155,7 @@ function checkKeys(values: Record<string, unknown>, file: string): void {
  */
 export async function loadBundleConfig(root: string): Promise<LoadedConfig> {
   const rawProject = await readYaml(root, join(root, PROJECT_FILE));
+  checkProjectShape(rawProject, PROJECT_FILE);
   let project: ProjectFacts | undefined;
   let values: Record<string, unknown> = {};
   let file: string | undefined;
@@ -91,6 +170,7 @@ export async function loadBundleConfig(root: string): Promise<LoadedConfig> {
     if (typeof rawProject.image === "string") project.image = rawProject.image;
     if (isRecord(rawProject.bundle)) {
       checkKeys(rawProject.bundle, "PROJECT (bundle)");
+      checkTypes(rawProject.bundle, "PROJECT (bundle)");
       values = { ...rawProject.bundle };
       file = "PROJECT";
     }
@@ -102,6 +182,7 @@ export async function loadBundleConfig(root: string): Promise<LoadedConfig> {
         location: { file: BUNDLE_CONFIG_FILE },
       });
     checkKeys(own, BUNDLE_CONFIG_FILE);
+    checkTypes(own, BUNDLE_CONFIG_FILE);
     values = { ...values, ...own };
     file = BUNDLE_CONFIG_FILE;
   }

@@ -40,7 +40,7 @@ const ICON_TYPES: Record<string, string> = {
   ".gif": "image/gif",
 };
 
-const EMAIL = /^[^\s@<>,]+@[^\s@<>,]+\.[^\s@<>,]+$/;
+export const EMAIL = /^[^\s@<>,]+@[^\s@<>,]+\.[^\s@<>,]+$/;
 
 export interface FieldContext {
   cwd: string;

@@ -16,6 +16,7 @@ import {
   str,
 } from "../manifests/index.js";
 import { basePath, type BaseResult, ensureBase } from "./base.js";
+import { checkBaseCsv } from "./base-check.js";
 import { type Collected, collect } from "./collect.js";
 import { compose, type Composed, managerContainer } from "./compose.js";
 import { parseFeatures } from "./features.js";
@@ -125,6 +126,7 @@ export async function readInputs(
   const collected = await loadCollected(plan, options, reporter);
   const managerImage = applyManagerImage(plan, options, collected);
   const base = await baseOf(plan, options, collected, reporter);
+  checkBaseCsv(base.base, base.path);
   const previousTree = await readTreeFiles(plan.outDir);
   return { collected, managerImage, base, previous: await previousCsv(previousTree), previousTree };
 }

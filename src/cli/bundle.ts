@@ -85,6 +85,13 @@ function strictSemver(value: string): string {
   return value;
 }
 
+/** A Kubernetes version such as 1.29 or v1.29.3. */
+function kubernetesVersion(value: string): string {
+  if (!/^v?\d+\.\d+(\.\d+)?$/.test(value))
+    throw new InvalidArgumentError(`"${value}" is not a Kubernetes version such as 1.29 or 1.29.3.`);
+  return value;
+}
+
 /** `tsop <args>` as typed, quoted for a POSIX shell where needed. */
 function typedCommandLine(): string {
   const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`);
@@ -92,9 +99,8 @@ function typedCommandLine(): string {
 }
 
 async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  const { readCapped } = await import("../manifests/yaml.js");
+  return readCapped(process.stdin as AsyncIterable<Buffer>, "<stdin>");
 }
 
 function bundleGenerateCommand(command: Command): Command {
@@ -239,9 +245,11 @@ function validateCommand(): Command {
       "also run optional suites: operatorhub, capabilities, categories, good-practices, deprecated-apis, community, olm-v1 (or suite=operatorframework)",
     )
     .option("--list-optional", "list the optional suites and their checks")
-    .option(
-      "--k8s-version <version>",
-      "Kubernetes version the deprecated-apis suite judges against, e.g. 1.29",
+    .addOption(
+      new Option(
+        "--k8s-version <version>",
+        "Kubernetes version the deprecated-apis suite judges against, e.g. 1.29",
+      ).argParser(kubernetesVersion),
     )
     .option("--strict", "fail (exit 1) on warnings too")
     .addOption(outputOption(["text", "json"]))

@@ -1,5 +1,6 @@
 // `tsop cleanup <package>`: flags → options → src/olm/run (imported lazily) → table of what was deleted.
-import { Command, Option } from "./commander.js";
+import { Argument, Command, InvalidArgumentError, Option } from "./commander.js";
+import { checkDnsSubdomain } from "../project/names.js";
 import { cliContext } from "./context.js";
 import { addClusterFlags, type ClusterFlags, timeoutOption } from "./flags.js";
 import { formatTable, renderData } from "./output.js";
@@ -13,10 +14,21 @@ interface CleanupFlags extends ClusterFlags {
   output: "table" | "json" | "yaml";
 }
 
+/**
+ * OLM package names are DNS-1123 subdomains. Checked before any cluster is contacted, and so that
+ * the label selector is exact: "memop)" must not become the label value "memop".
+ */
+function packageName(value: string): string {
+  const problem = checkDnsSubdomain("package name", value);
+  if (problem)
+    throw new InvalidArgumentError(`${problem}; give the package name as \`tsop run bundle\` printed it.`);
+  return value;
+}
+
 export function cleanupCommand(): Command {
   const command = new Command("cleanup")
     .description("remove an operator that `tsop run bundle` installed, and everything tsop created for it")
-    .argument("<package>", "OLM package name of the operator")
+    .addArgument(new Argument("<package>", "OLM package name of the operator").argParser(packageName))
     .option(
       "--delete-crds",
       "also delete the CRDs the operator owns, and with them every custom resource (never CRDs it only requires); operator-sdk: --delete-all",

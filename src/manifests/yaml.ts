@@ -1,7 +1,8 @@
 // YAML in and out. Reading splits multi-document streams and remembers each document's file;
 // writing follows the Kubernetes tooling style (sorted keys, sequences flush with their key) so
 // output is byte-stable.
-import { readFile } from "node:fs/promises";
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
 import { parseAllDocuments, parseDocument, type YAMLError } from "yaml";
 import { InvalidInputError } from "../common/errors.js";
 import { isRecord, type KubeObject, type LoadedObject } from "./object.js";
@@ -90,11 +91,50 @@ export function parseDocuments(text: string, file: string): LoadedObject[] {
   return out;
 }
 
+/** The largest manifest file (-f, stdin) tsop reads; larger ones are refused while streaming. */
+export const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
+
+export function tooLargeError(displayName: string, bytes: number | undefined): InvalidInputError {
+  const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  const size = bytes === undefined ? `more than ${mib(MAX_MANIFEST_BYTES)}` : mib(bytes);
+  return new InvalidInputError(
+    `the file is too large (${size}); tsop reads manifests of up to ${mib(MAX_MANIFEST_BYTES)}`,
+    {
+      location: { file: displayName },
+      hint: "check that this is the right file (rendered manifests), or split it into smaller files",
+    },
+  );
+}
+
+/** Reads text from a stream, refusing it as soon as it passes the limit (never holding more). */
+export async function readCapped(
+  stream: AsyncIterable<Buffer | string>,
+  displayName: string,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    const buffer = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    total += buffer.byteLength;
+    if (total > MAX_MANIFEST_BYTES) throw tooLargeError(displayName, undefined);
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+async function readManifestFile(path: string, displayName: string): Promise<string> {
+  const info = await stat(path);
+  // The size is known for a regular file: refuse before reading a byte.
+  if (info.isFile() && info.size > MAX_MANIFEST_BYTES) throw tooLargeError(displayName, info.size);
+  return readCapped(createReadStream(path), displayName);
+}
+
 export async function readDocuments(path: string, displayName = path): Promise<LoadedObject[]> {
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = await readManifestFile(path, displayName);
   } catch (error) {
+    if (error instanceof InvalidInputError) throw error;
     throw new InvalidInputError(`cannot read the file: ${(error as Error).message}`, {
       location: { file: displayName },
       cause: error,

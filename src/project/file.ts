@@ -65,20 +65,33 @@ function parseResource(raw: unknown, index: number, problems: string[]): Project
   return resource;
 }
 
+export function emptyProjectError(file: string): InvalidInputError {
+  return new InvalidInputError(
+    "the file is empty; it must be a YAML mapping with domain, projectName and layout",
+    {
+      location: { file },
+      hint: "restore it from version control, or recreate the project with `tsop init`",
+    },
+  );
+}
+
 /** Parses PROJECT text; `file` is used in messages. `root` is the directory the file lives in. */
 export function parseProject(text: string, file: string, root: string): Project {
   const doc = parseDocument(text);
   if (doc.errors.length > 0) {
     const first = doc.errors[0]!;
-    throw new InvalidInputError(`${file} is not valid YAML: ${first.message}`, {
+    const reason = (first.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "");
+    throw new InvalidInputError(`${file} is not valid YAML: ${reason}`, {
       location: { file, line: first.linePos?.[0]?.line, column: first.linePos?.[0]?.col },
       hint: "fix the syntax, or recreate the project with `tsop init`",
     });
   }
   const raw: unknown = doc.toJS();
+  if (raw === null || raw === undefined) throw emptyProjectError(file);
   if (!isRecord(raw)) {
-    throw new InvalidInputError(`${file} must be a YAML mapping with domain, projectName and layout`, {
+    throw new InvalidInputError("the file must be a YAML mapping with domain, projectName and layout", {
       location: { file },
+      hint: "restore it from version control, or recreate the project with `tsop init`",
     });
   }
   const problems: string[] = [];

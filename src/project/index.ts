@@ -4,7 +4,7 @@
 // comments and extra keys (yaml Document API), names.ts holds the naming rules all of them share.
 export { findProjectRoot, PROJECT_FILE, projectDir, readProject, readProjectFrom } from "./discover.js";
 export { addResourceToProject, renderNewProject, updateResourceInProject } from "./edit.js";
-export { parseProject } from "./file.js";
+export { emptyProjectError, parseProject } from "./file.js";
 export * from "./names.js";
 export type { Project, ProjectResource } from "./types.js";
 export { LAYOUT } from "./types.js";

@@ -20,6 +20,13 @@ interface Case {
   /** Prepares the project directory further. */
   setup?: (dir: string) => Promise<void>;
   env?: Record<string, string>;
+  /** Text on stdin. */
+  input?: string;
+}
+
+async function appendProject(dir: string, text: string): Promise<void> {
+  const { appendFile } = await import("node:fs/promises");
+  await appendFile(join(dir, "PROJECT"), text);
 }
 
 const KUBE = ["--kubeconfig", "/nonexistent/kubeconfig"];
@@ -71,6 +78,53 @@ async function bundleWithImage(dir: string, image: string): Promise<void> {
     text.replace("image: quay.io/example/memcached-operator:v0.0.1", `image: ${JSON.stringify(image)}`),
   );
 }
+
+/** A base CSV as `tsop bundle --yes` creates it for the mini project, with `edit` applied. */
+const BASE_CSV_FILE = "config/manifests/bases/demo-operator.clusterserviceversion.yaml";
+const BASE_CSV = `apiVersion: operators.coreos.com/v1alpha1
+kind: ClusterServiceVersion
+metadata:
+  annotations:
+    alm-examples: "[]"
+    capabilities: Basic Install
+  name: demo-operator.v0.0.0
+  namespace: placeholder
+spec:
+  apiservicedefinitions: {}
+  customresourcedefinitions:
+    owned:
+    - description: Demo is a demo.
+      displayName: Demo
+      kind: Demo
+      name: demos.example.com
+      version: v1
+  description: The Demo Operator operator.
+  displayName: Demo Operator
+  install:
+    spec:
+      deployments: null
+    strategy: ""
+  installModes:
+  - supported: false
+    type: OwnNamespace
+  - supported: false
+    type: SingleNamespace
+  - supported: false
+    type: MultiNamespace
+  - supported: true
+    type: AllNamespaces
+  keywords:
+  - demo-operator
+  maintainers:
+  - email: demo-operator@example.com
+    name: The demo-operator Authors
+  maturity: alpha
+  provider:
+    name: The demo-operator Authors
+  version: 0.0.0
+`;
+const baseCsv = (edit: (text: string) => string) => ({ [BASE_CSV_FILE]: edit(BASE_CSV) });
+const BIG_FILE_BYTES = 50 * 1024 * 1024;
 
 const CASES: Case[] = [
   // Image references, wherever tsop reads or writes them.
@@ -288,6 +342,212 @@ const CASES: Case[] = [
     exit: 2,
     message: /later/,
   },
+  // The Low list of issue 15: accepted before although invalid.
+  {
+    name: "bundle --skip-range not a range",
+    args: bundleCmd("--skip-range", "not a range"),
+    exit: 2,
+    message: /--skip-range "not a range" is not a semver range/,
+  },
+  {
+    name: "skipRange not a range in tsop.bundle.yaml",
+    args: bundleCmd(),
+    files: { "tsop.bundle.yaml": "skipRange: not a range\n" },
+    exit: 2,
+    message: /skipRange in tsop.bundle.yaml "not a range" is not a semver range/,
+  },
+  {
+    name: "base CSV maturity: {nested: 1}",
+    args: ["bundle", "--skip-generate"],
+    files: baseCsv((t) => t.replace("  maturity: alpha\n", "  maturity:\n    nested: 1\n")),
+    exit: 1,
+    message:
+      /demo-operator\.clusterserviceversion\.yaml: the base CSV has invalid fields:\n {2}- spec\.maturity must be a string, not a mapping/,
+  },
+  {
+    name: "base CSV maintainer with a malformed email",
+    args: ["bundle", "--skip-generate"],
+    files: baseCsv((t) => t.replace("email: demo-operator@example.com", "email: not-an-email")),
+    exit: 1,
+    message: /spec\.maintainers\[0\]\.email "not-an-email" is not a valid email address/,
+  },
+  {
+    name: "base CSV maintainers as a string",
+    args: ["bundle", "--skip-generate"],
+    files: baseCsv((t) =>
+      t.replace(
+        "  maintainers:\n  - email: demo-operator@example.com\n    name: The demo-operator Authors\n",
+        "  maintainers: jane\n",
+      ),
+    ),
+    exit: 1,
+    message: /spec\.maintainers must be a list, not a string/,
+  },
+  {
+    name: "bundle --maintainers with a malformed email",
+    args: [
+      "bundle",
+      "--skip-generate",
+      "--description",
+      "d",
+      "--provider-name",
+      "p",
+      "--maintainers",
+      "Jane <not-an-email>",
+    ],
+    exit: 2,
+    message: /--maintainers: maintainer "Jane <not-an-email>" must be "Name <email>"/,
+  },
+  {
+    name: "tsop.bundle.yaml maturity: {nested: 1}",
+    args: bundleCmd(),
+    files: { "tsop.bundle.yaml": "maturity:\n  nested: 1\n" },
+    exit: 1,
+    message:
+      /tsop\.bundle\.yaml: invalid bundle config:\n {2}- maturity must be a single value, not a mapping/,
+  },
+  {
+    name: "tsop.bundle.yaml channels: 5",
+    args: bundleCmd(),
+    files: { "tsop.bundle.yaml": "channels: 5\n" },
+    exit: 1,
+    message: /channels must be a list \(or a comma-separated string\), not a number \(5\)/,
+  },
+  {
+    name: "tsop.bundle.yaml channels with a mapping entry",
+    args: bundleCmd(),
+    files: { "tsop.bundle.yaml": "channels:\n- alpha\n- {name: beta}\n" },
+    exit: 1,
+    message: /channels entries must be strings, not a mapping/,
+  },
+  {
+    name: "tsop.bundle.yaml labels as a list",
+    args: bundleCmd(),
+    files: { "tsop.bundle.yaml": "labels: [a, b]\n" },
+    exit: 1,
+    message: /labels must be a mapping, not a list/,
+  },
+  {
+    name: "bundle validate --k8s-version abc",
+    args: ["bundle", "validate", "--k8s-version", "abc"],
+    exit: 2,
+    message: /"abc" is not a Kubernetes version such as 1\.29/,
+  },
+  {
+    name: 'PROJECT resources: "string" (bundle)',
+    args: bundleCmd(),
+    setup: async (dir) => appendProject(dir, 'resources: "string"\n'),
+    exit: 1,
+    message: /PROJECT: resources must be a list, not a string/,
+  },
+  {
+    name: 'PROJECT resources: "string" (create api)',
+    args: [
+      "create",
+      "api",
+      "--group",
+      "cache",
+      "--version",
+      "v1",
+      "--kind",
+      "Memcached",
+      "--resource",
+      "--controller",
+    ],
+    setup: async (dir) => appendProject(dir, 'resources: "string"\n'),
+    exit: 1,
+    message: /PROJECT is invalid:\n {2}- resources must be a list/,
+  },
+  {
+    name: "empty PROJECT (bundle)",
+    args: bundleCmd(),
+    files: { PROJECT: "" },
+    exit: 1,
+    message: /PROJECT: the file is empty; it must be a YAML mapping/,
+  },
+  {
+    name: "empty PROJECT (create api)",
+    args: [
+      "create",
+      "api",
+      "--group",
+      "cache",
+      "--version",
+      "v1",
+      "--kind",
+      "Memcached",
+      "--resource",
+      "--controller",
+    ],
+    files: { PROJECT: "# nothing here\n" },
+    exit: 1,
+    message: /PROJECT: the file is empty; it must be a YAML mapping/,
+  },
+  {
+    name: "cleanup Bad Name",
+    args: ["cleanup", "Bad Name", ...KUBE],
+    exit: 2,
+    message: /package name "Bad Name" is not a DNS-1123 subdomain/,
+  },
+  {
+    name: "cleanup memop) (must not select memop)",
+    args: ["cleanup", "memop)", ...KUBE],
+    exit: 2,
+    message: /package name "memop\)" is not a DNS-1123 subdomain/,
+  },
+  {
+    name: "bundle -f of a 50 MB file",
+    args: bundleCmd("-f", "big.yaml"),
+    setup: async (dir) => writeFile(join(dir, "big.yaml"), Buffer.alloc(BIG_FILE_BYTES, "a")),
+    exit: 1,
+    message: /big\.yaml: the file is too large \(50\.0 MiB\); tsop reads manifests of up to 16\.0 MiB/,
+  },
+  {
+    name: "bundle -f - with 20 MB on stdin",
+    args: bundleCmd("-f", "-"),
+    input: "a".repeat(20 * 1024 * 1024),
+    exit: 1,
+    message: /<stdin>: the file is too large \(more than 16\.0 MiB\)/,
+  },
+  {
+    name: "invalid YAML in bundle -f gives line:column",
+    args: bundleCmd("-f", "bad.yaml"),
+    files: { "bad.yaml": "kind: ConfigMap\nmetadata: [\nname: x\n" },
+    exit: 1,
+    message: /bad\.yaml:3:\d+/,
+  },
+  {
+    name: "invalid YAML in tsop.bundle.yaml gives line:column",
+    args: bundleCmd(),
+    files: { "tsop.bundle.yaml": "channels: [alpha\nversion: 1\n" },
+    exit: 1,
+    message: /tsop\.bundle\.yaml:\d+:\d+/,
+  },
+  {
+    name: "invalid YAML in the base CSV gives line:column",
+    args: ["bundle", "--skip-generate"],
+    files: baseCsv((t) => `${t}  bad: [\n`),
+    exit: 1,
+    message: /demo-operator\.clusterserviceversion\.yaml:\d+:\d+/,
+  },
+  {
+    name: "invalid YAML in PROJECT gives line:column (create api)",
+    args: [
+      "create",
+      "api",
+      "--group",
+      "cache",
+      "--version",
+      "v1",
+      "--kind",
+      "Memcached",
+      "--resource",
+      "--controller",
+    ],
+    files: { PROJECT: "domain: example.com\n  projectName: [x\n" },
+    exit: 1,
+    message: /PROJECT:\d+:\d+/,
+  },
 ];
 
 describe.concurrent("bad-input corpus through the CLI", () => {
@@ -333,6 +593,7 @@ async function check(c: Case, dir: string): Promise<void> {
     cwd: dir,
     env: { CI: "1", TMPDIR: tmp, HOME: dir, ...c.env },
     timeoutMs: 60_000,
+    ...(c.input === undefined ? {} : { input: c.input }),
   });
   const output = run.stdout + run.stderr;
   expect(run.exitCode, output).toBe(c.exit);
