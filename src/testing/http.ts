@@ -300,15 +300,25 @@ function verbFor(method: string, p: ResourcePath, watch: boolean): string {
   }
 }
 
-async function resource(
-  ctx: HttpContext,
-  req: IncomingMessage,
-  res: ServerResponse,
-  r: Routed,
-  p: ResourcePath,
-): Promise<number> {
-  const { engine } = ctx;
-  const def = engine.registry.find(p.group, p.version, p.resource);
+/** One request on a resource path, routed and authorized: what every verb handler needs. */
+interface ResourceCall {
+  ctx: HttpContext;
+  req: IncomingMessage;
+  res: ServerResponse;
+  r: Routed;
+  p: ResourcePath;
+  engine: Engine;
+  def: ResourceDef;
+  sub: ResourcePath["subresource"];
+  verb: string;
+  q: URLSearchParams;
+  dryRun: boolean;
+  manager: string;
+}
+
+/** The resource definition and verb of a request, or the 404/405 the API server answers. */
+function routeResource(ctx: HttpContext, r: Routed, p: ResourcePath): { def: ResourceDef; verb: string } {
+  const def = ctx.engine.registry.find(p.group, p.version, p.resource);
   if (!def) throw pathNotFound();
   if (p.namespace && !def.namespaced) throw pathNotFound();
   if (def.namespaced && !p.namespace && p.name) throw pathNotFound();
@@ -334,7 +344,32 @@ async function resource(
   if (sub && !["get", "update", "patch"].includes(verb)) throw methodNotAllowed();
   if (sub === "finalize" && verb !== "update") throw methodNotAllowed();
   if (!sub && !def.verbs.includes(verb)) throw methodNotAllowed();
+  return { def, verb };
+}
 
+function dryRunOf(q: URLSearchParams): boolean {
+  const dryRun = q.get("dryRun") === "All";
+  if (q.get("dryRun") && !dryRun) {
+    throw invalid({ kind: "CreateOptions", group: "meta.k8s.io" }, "", [
+      {
+        field: "dryRun",
+        type: "FieldValueNotSupported",
+        message: `Unsupported value: "${q.get("dryRun")}": supported values: "All"`,
+      },
+    ]);
+  }
+  return dryRun;
+}
+
+async function resource(
+  ctx: HttpContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  r: Routed,
+  p: ResourcePath,
+): Promise<number> {
+  const { def, verb } = routeResource(ctx, r, p);
+  const sub = p.subresource;
   const attrs: RequestAttributes = {
     user: r.user,
     verb,
@@ -348,231 +383,241 @@ async function resource(
   };
   const access = checkAccess(ctx, attrs);
   if (access !== true) throw forbiddenMessage(attrs, access || undefined);
-
   const q = r.query;
-  const dryRun = q.get("dryRun") === "All";
-  if (q.get("dryRun") && !dryRun) {
-    throw invalid({ kind: "CreateOptions", group: "meta.k8s.io" }, "", [
+  const call: ResourceCall = {
+    ...{ ctx, req, res, r, p, def, sub, verb, q },
+    engine: ctx.engine,
+    dryRun: dryRunOf(q),
+    manager: managerFrom(req, q),
+  };
+  if (verb === "get" || verb === "list" || verb === "watch") return serveRead(call);
+  const text = await readBody(req, ctx.maxBodyBytes);
+  if (verb === "create") return serveCreate(call, text);
+  if (verb === "update") return serveUpdate(call, text);
+  if (verb === "patch") return servePatch(call, text);
+  return serveDelete(call, text);
+}
+
+function admissionBaseOf(c: ResourceCall) {
+  const { def, sub, p, dryRun, r } = c;
+  return { def, subresource: sub, namespace: p.namespace, name: p.name, dryRun, user: r.user };
+}
+
+async function serveRead(c: ResourceCall): Promise<number> {
+  const { ctx, req, res, p, engine, def, sub, verb, q } = c;
+  const matcher = selectorMatcher(
+    q.get("labelSelector"),
+    q.get("fieldSelector"),
+    def.selectableFields,
+    !def.builtin,
+  );
+  if (verb === "watch") {
+    const byName = p.name ? (o: KObj) => o.metadata?.name === p.name && matcher(o) : matcher;
+    const timeout = q.get("timeoutSeconds");
+    ctx.watches.serve(res, {
+      def,
+      namespace: p.namespace,
+      matcher: byName,
+      resourceVersion: q.get("resourceVersion"),
+      sendInitialEvents: truthy(q.get("sendInitialEvents")),
+      allowBookmarks: truthy(q.get("allowWatchBookmarks")),
+      timeoutSeconds: timeout ? Number(timeout) : undefined,
+    });
+    return 200;
+  }
+  if (verb === "get") {
+    const stored = engine.getStored(def, p.namespace, p.name);
+    const obj = sub ? engine.present(def, stored) : (await convertForRead(engine, def, [stored]))[0]!;
+    if (sub === "scale") {
+      send(res, 200, scaleOf(def, engine.getStored(def, p.namespace, p.name)));
+      return 200;
+    }
+    send(res, 200, wantsTable(req) ? toTable(def, [obj], obj.metadata.resourceVersion) : obj);
+    return 200;
+  }
+  const limit = q.get("limit") ? Number(q.get("limit")) : undefined;
+  const list = engine.list(def, p.namespace, {
+    matcher,
+    limit,
+    continueToken: q.get("continue") ?? undefined,
+  });
+  if (conversionWebhookOf(engine, def)) {
+    const stored = (list.items as KObj[]).map((o) =>
+      engine.getStored(def, o.metadata?.namespace ?? "", o.metadata?.name),
+    );
+    list.items = await convertForRead(engine, def, stored);
+  }
+  send(
+    res,
+    200,
+    wantsTable(req) ? toTable(def, list.items, list.metadata.resourceVersion, list.metadata.continue) : list,
+  );
+  return 200;
+}
+
+async function serveCreate(c: ResourceCall, text: string): Promise<number> {
+  const { ctx, req, res, r, p, engine, def, dryRun, manager } = c;
+  const type = mediaType(req);
+  const admissionBase = admissionBaseOf(c);
+  const body = parseBody(text, type);
+  if (def.virtual) {
+    send(res, 201, ctx.virtual(def, body as KObj, r.user));
+    return 201;
+  }
+  const hooked = { ...admissionBase, operation: "CREATE" as const };
+  if (hasAdmissionWebhooks(engine, hooked)) {
+    const candidate = engine.create(def, p.namespace, body, { manager, dryRun: true });
+    const admitted = await runAdmissionWebhooks(engine, {
+      ...hooked,
+      name: candidate.metadata.name,
+      object: candidate,
+      oldObject: undefined,
+    });
+    const object = admitted.object as KObj;
+    const created = dryRun ? object : engine.create(def, p.namespace, freshForCreate(object), { manager });
+    send(res, 201, created, warningHeaders(admitted.warnings));
+    return 201;
+  }
+  const created = engine.create(def, p.namespace, body, { manager, dryRun });
+  send(res, 201, created);
+  return 201;
+}
+
+async function serveUpdate(c: ResourceCall, text: string): Promise<number> {
+  const { req, res, p, engine, def, sub, dryRun, manager } = c;
+  const type = mediaType(req);
+  const admissionBase = admissionBaseOf(c);
+  const body = parseBody(text, type);
+  if (sub === "scale") {
+    const scale = body as KObj;
+    const current = engine.getStored(def, p.namespace, p.name);
+    const rv = scale.metadata?.resourceVersion;
+    const replicas = Number(scale.spec?.replicas ?? 0);
+    const next = withReplicas(def, engine.present(def, current), replicas);
+    if (rv) next.metadata.resourceVersion = rv;
+    const updated = engine.update(def, p.namespace, p.name, next, { manager, dryRun });
+    send(res, 200, scaleOf(def, updated));
+    return 200;
+  }
+  if (sub === "finalize") {
+    const current = engine.present(def, engine.getStored(def, p.namespace, p.name));
+    const finalizers = (body as KObj).spec?.finalizers;
+    const next = { ...current, spec: { ...(current.spec ?? {}), finalizers: finalizers ?? [] } };
+    const updated = engine.internalWrite(def, next, manager);
+    send(res, 200, engine.present(def, updated ?? current));
+    return 200;
+  }
+  const hooked = { ...admissionBase, operation: "UPDATE" as const };
+  if (hasAdmissionWebhooks(engine, hooked)) {
+    const oldObject = engine.get(def, p.namespace, p.name);
+    const writeOptions = { manager, subresource: sub || undefined };
+    const candidate = engine.update(def, p.namespace, p.name, body, { ...writeOptions, dryRun: true });
+    const admitted = await runAdmissionWebhooks(engine, { ...hooked, object: candidate, oldObject });
+    const object = admitted.object as KObj;
+    const updated = dryRun ? object : engine.update(def, p.namespace, p.name, object, writeOptions);
+    send(res, 200, updated, warningHeaders(admitted.warnings));
+    return 200;
+  }
+  send(
+    res,
+    200,
+    engine.update(def, p.namespace, p.name, body, { manager, dryRun, subresource: sub || undefined }),
+  );
+  return 200;
+}
+
+async function servePatch(c: ResourceCall, text: string): Promise<number> {
+  const { req, res, p, engine, def, sub, q, dryRun, manager } = c;
+  const type = mediaType(req);
+  const admissionBase = admissionBaseOf(c);
+  const patchTypes: Record<string, PatchType> = {
+    "application/json-patch+json": "json",
+    "application/merge-patch+json": "merge",
+    "application/strategic-merge-patch+json": "strategic",
+    "application/apply-patch+yaml": "apply",
+  };
+  const pt = patchTypes[type];
+  if (!pt) {
+    const accepted = [
+      "application/json-patch+json",
+      "application/merge-patch+json",
+      "application/apply-patch+yaml",
+    ];
+    if (def.builtin) accepted.splice(2, 0, "application/strategic-merge-patch+json");
+    throw unsupportedMediaType(accepted);
+  }
+  const force = q.get("force");
+  if (pt === "apply" && !q.get("fieldManager")) {
+    throw invalid({ kind: "PatchOptions", group: "meta.k8s.io" }, "", [
       {
-        field: "dryRun",
-        type: "FieldValueNotSupported",
-        message: `Unsupported value: "${q.get("dryRun")}": supported values: "All"`,
+        field: "fieldManager",
+        type: "FieldValueRequired",
+        message: "Required value: is required for apply patch",
       },
     ]);
   }
-  const manager = managerFrom(req, q);
-
-  if (verb === "get" || verb === "list" || verb === "watch") {
-    const matcher = selectorMatcher(
-      q.get("labelSelector"),
-      q.get("fieldSelector"),
-      def.selectableFields,
-      !def.builtin,
-    );
-    if (verb === "watch") {
-      const byName = p.name ? (o: KObj) => o.metadata?.name === p.name && matcher(o) : matcher;
-      const timeout = q.get("timeoutSeconds");
-      ctx.watches.serve(res, {
-        def,
-        namespace: p.namespace,
-        matcher: byName,
-        resourceVersion: q.get("resourceVersion"),
-        sendInitialEvents: truthy(q.get("sendInitialEvents")),
-        allowBookmarks: truthy(q.get("allowWatchBookmarks")),
-        timeoutSeconds: timeout ? Number(timeout) : undefined,
-      });
-      return 200;
-    }
-    if (verb === "get") {
-      const stored = engine.getStored(def, p.namespace, p.name);
-      const obj = sub ? engine.present(def, stored) : (await convertForRead(engine, def, [stored]))[0]!;
-      if (sub === "scale") {
-        send(res, 200, scaleOf(def, engine.getStored(def, p.namespace, p.name)));
-        return 200;
-      }
-      send(res, 200, wantsTable(req) ? toTable(def, [obj], obj.metadata.resourceVersion) : obj);
-      return 200;
-    }
-    const limit = q.get("limit") ? Number(q.get("limit")) : undefined;
-    const list = engine.list(def, p.namespace, {
-      matcher,
-      limit,
-      continueToken: q.get("continue") ?? undefined,
+  if (pt !== "apply" && force !== null) {
+    throw invalid({ kind: "PatchOptions", group: "meta.k8s.io" }, "", [
+      {
+        field: "force",
+        type: "FieldValueForbidden",
+        message: "Forbidden: may not be specified for non-apply patch",
+      },
+    ]);
+  }
+  const body = parseDocument(text, pt === "apply");
+  if (sub === "scale") {
+    const current = engine.getStored(def, p.namespace, p.name);
+    const scale = scaleOf(def, current);
+    const patched = (pt === "json" ? jsonPatch(scale, body) : mergePatch(scale, body)) as KObj;
+    const next = withReplicas(def, engine.present(def, current), Number(patched.spec?.replicas ?? 0));
+    const updated = engine.update(def, p.namespace, p.name, next, { manager, dryRun });
+    send(res, 200, scaleOf(def, updated));
+    return 200;
+  }
+  const patchOptions = { manager, force: truthy(force), subresource: sub || undefined };
+  if (
+    hasAdmissionWebhooks(engine, { ...admissionBase, operation: "UPDATE" }) ||
+    (pt === "apply" && hasAdmissionWebhooks(engine, { ...admissionBase, operation: "CREATE" }))
+  ) {
+    const stored = engine.store.get(def.storageKey, def.namespaced ? p.namespace : "", p.name);
+    const oldObject = stored ? engine.present(def, stored) : undefined;
+    const dry = engine.patch(def, p.namespace, p.name, pt, body, { ...patchOptions, dryRun: true });
+    const operation = dry.created ? ("CREATE" as const) : ("UPDATE" as const);
+    const admitted = await runAdmissionWebhooks(engine, {
+      ...admissionBase,
+      operation,
+      object: dry.object,
+      oldObject,
     });
-    if (conversionWebhookOf(engine, def)) {
-      const stored = (list.items as KObj[]).map((o) =>
-        engine.getStored(def, o.metadata?.namespace ?? "", o.metadata?.name),
-      );
-      list.items = await convertForRead(engine, def, stored);
+    const object = admitted.object as KObj;
+    let result = object;
+    if (!dryRun) {
+      // Unchanged by the webhooks: the patch itself (apply keeps its field ownership); else the mutated object.
+      if (deepEqual(object, dry.object))
+        result = engine.patch(def, p.namespace, p.name, pt, body, {
+          ...patchOptions,
+          dryRun: false,
+        }).object;
+      else if (dry.created) result = engine.create(def, p.namespace, freshForCreate(object), { manager });
+      else
+        result = engine.update(def, p.namespace, p.name, object, {
+          manager,
+          subresource: sub || undefined,
+        });
     }
-    send(
-      res,
-      200,
-      wantsTable(req)
-        ? toTable(def, list.items, list.metadata.resourceVersion, list.metadata.continue)
-        : list,
-    );
-    return 200;
+    send(res, dry.created ? 201 : 200, result, warningHeaders(admitted.warnings));
+    return dry.created ? 201 : 200;
   }
+  const out = engine.patch(def, p.namespace, p.name, pt, body, { ...patchOptions, dryRun });
+  send(res, out.created ? 201 : 200, out.object);
+  return out.created ? 201 : 200;
+}
 
-  const text = await readBody(req, ctx.maxBodyBytes);
+async function serveDelete(c: ResourceCall, text: string): Promise<number> {
+  const { req, res, p, engine, def, verb, q, dryRun } = c;
   const type = mediaType(req);
-  const admissionBase = {
-    def,
-    subresource: sub,
-    namespace: p.namespace,
-    name: p.name,
-    dryRun,
-    user: r.user,
-  };
-
-  if (verb === "create") {
-    const body = parseBody(text, type);
-    if (def.virtual) {
-      send(res, 201, ctx.virtual(def, body as KObj, r.user));
-      return 201;
-    }
-    const hooked = { ...admissionBase, operation: "CREATE" as const };
-    if (hasAdmissionWebhooks(engine, hooked)) {
-      const candidate = engine.create(def, p.namespace, body, { manager, dryRun: true });
-      const admitted = await runAdmissionWebhooks(engine, {
-        ...hooked,
-        name: candidate.metadata.name,
-        object: candidate,
-        oldObject: undefined,
-      });
-      const object = admitted.object as KObj;
-      const created = dryRun ? object : engine.create(def, p.namespace, freshForCreate(object), { manager });
-      send(res, 201, created, warningHeaders(admitted.warnings));
-      return 201;
-    }
-    const created = engine.create(def, p.namespace, body, { manager, dryRun });
-    send(res, 201, created);
-    return 201;
-  }
-  if (verb === "update") {
-    const body = parseBody(text, type);
-    if (sub === "scale") {
-      const scale = body as KObj;
-      const current = engine.getStored(def, p.namespace, p.name);
-      const rv = scale.metadata?.resourceVersion;
-      const replicas = Number(scale.spec?.replicas ?? 0);
-      const next = withReplicas(def, engine.present(def, current), replicas);
-      if (rv) next.metadata.resourceVersion = rv;
-      const updated = engine.update(def, p.namespace, p.name, next, { manager, dryRun });
-      send(res, 200, scaleOf(def, updated));
-      return 200;
-    }
-    if (sub === "finalize") {
-      const current = engine.present(def, engine.getStored(def, p.namespace, p.name));
-      const finalizers = (body as KObj).spec?.finalizers;
-      const next = { ...current, spec: { ...(current.spec ?? {}), finalizers: finalizers ?? [] } };
-      const updated = engine.internalWrite(def, next, manager);
-      send(res, 200, engine.present(def, updated ?? current));
-      return 200;
-    }
-    const hooked = { ...admissionBase, operation: "UPDATE" as const };
-    if (hasAdmissionWebhooks(engine, hooked)) {
-      const oldObject = engine.get(def, p.namespace, p.name);
-      const writeOptions = { manager, subresource: sub || undefined };
-      const candidate = engine.update(def, p.namespace, p.name, body, { ...writeOptions, dryRun: true });
-      const admitted = await runAdmissionWebhooks(engine, { ...hooked, object: candidate, oldObject });
-      const object = admitted.object as KObj;
-      const updated = dryRun ? object : engine.update(def, p.namespace, p.name, object, writeOptions);
-      send(res, 200, updated, warningHeaders(admitted.warnings));
-      return 200;
-    }
-    send(
-      res,
-      200,
-      engine.update(def, p.namespace, p.name, body, { manager, dryRun, subresource: sub || undefined }),
-    );
-    return 200;
-  }
-  if (verb === "patch") {
-    const patchTypes: Record<string, PatchType> = {
-      "application/json-patch+json": "json",
-      "application/merge-patch+json": "merge",
-      "application/strategic-merge-patch+json": "strategic",
-      "application/apply-patch+yaml": "apply",
-    };
-    const pt = patchTypes[type];
-    if (!pt) {
-      const accepted = [
-        "application/json-patch+json",
-        "application/merge-patch+json",
-        "application/apply-patch+yaml",
-      ];
-      if (def.builtin) accepted.splice(2, 0, "application/strategic-merge-patch+json");
-      throw unsupportedMediaType(accepted);
-    }
-    const force = q.get("force");
-    if (pt === "apply" && !q.get("fieldManager")) {
-      throw invalid({ kind: "PatchOptions", group: "meta.k8s.io" }, "", [
-        {
-          field: "fieldManager",
-          type: "FieldValueRequired",
-          message: "Required value: is required for apply patch",
-        },
-      ]);
-    }
-    if (pt !== "apply" && force !== null) {
-      throw invalid({ kind: "PatchOptions", group: "meta.k8s.io" }, "", [
-        {
-          field: "force",
-          type: "FieldValueForbidden",
-          message: "Forbidden: may not be specified for non-apply patch",
-        },
-      ]);
-    }
-    const body = parseDocument(text, pt === "apply");
-    if (sub === "scale") {
-      const current = engine.getStored(def, p.namespace, p.name);
-      const scale = scaleOf(def, current);
-      const patched = (pt === "json" ? jsonPatch(scale, body) : mergePatch(scale, body)) as KObj;
-      const next = withReplicas(def, engine.present(def, current), Number(patched.spec?.replicas ?? 0));
-      const updated = engine.update(def, p.namespace, p.name, next, { manager, dryRun });
-      send(res, 200, scaleOf(def, updated));
-      return 200;
-    }
-    const patchOptions = { manager, force: truthy(force), subresource: sub || undefined };
-    if (
-      hasAdmissionWebhooks(engine, { ...admissionBase, operation: "UPDATE" }) ||
-      (pt === "apply" && hasAdmissionWebhooks(engine, { ...admissionBase, operation: "CREATE" }))
-    ) {
-      const stored = engine.store.get(def.storageKey, def.namespaced ? p.namespace : "", p.name);
-      const oldObject = stored ? engine.present(def, stored) : undefined;
-      const dry = engine.patch(def, p.namespace, p.name, pt, body, { ...patchOptions, dryRun: true });
-      const operation = dry.created ? ("CREATE" as const) : ("UPDATE" as const);
-      const admitted = await runAdmissionWebhooks(engine, {
-        ...admissionBase,
-        operation,
-        object: dry.object,
-        oldObject,
-      });
-      const object = admitted.object as KObj;
-      let result = object;
-      if (!dryRun) {
-        // Unchanged by the webhooks: the patch itself (apply keeps its field ownership); else the mutated object.
-        if (deepEqual(object, dry.object))
-          result = engine.patch(def, p.namespace, p.name, pt, body, {
-            ...patchOptions,
-            dryRun: false,
-          }).object;
-        else if (dry.created) result = engine.create(def, p.namespace, freshForCreate(object), { manager });
-        else
-          result = engine.update(def, p.namespace, p.name, object, {
-            manager,
-            subresource: sub || undefined,
-          });
-      }
-      send(res, dry.created ? 201 : 200, result, warningHeaders(admitted.warnings));
-      return dry.created ? 201 : 200;
-    }
-    const out = engine.patch(def, p.namespace, p.name, pt, body, { ...patchOptions, dryRun });
-    send(res, out.created ? 201 : 200, out.object);
-    return out.created ? 201 : 200;
-  }
+  const admissionBase = admissionBaseOf(c);
   // delete / deletecollection
   const body = text.trim() === "" ? undefined : parseBody(text, type);
   const opts = parseDeleteOptions(body, q);
@@ -582,7 +627,8 @@ async function resource(
     preconditions: opts.preconditions,
     dryRun: Array.isArray(opts.dryRun) ? opts.dryRun.includes("All") : dryRun,
   };
-  if (verb === "delete") {
+  if (verb === "deletecollection") return serveDeleteCollection(c, deleteOpts);
+  {
     const hooked = { ...admissionBase, operation: "DELETE" as const, dryRun: deleteOpts.dryRun };
     let deleteWarnings: Record<string, string> = {};
     if (hasAdmissionWebhooks(engine, hooked)) {
@@ -604,6 +650,13 @@ async function resource(
     send(res, status, out.object, deleteWarnings);
     return status;
   }
+}
+
+async function serveDeleteCollection(
+  c: ResourceCall,
+  deleteOpts: Parameters<Engine["delete"]>[3],
+): Promise<number> {
+  const { res, p, engine, def, q } = c;
   const matcher = selectorMatcher(
     q.get("labelSelector"),
     q.get("fieldSelector"),
