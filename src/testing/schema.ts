@@ -93,6 +93,191 @@ function hasType(v: unknown, type: string): boolean {
   }
 }
 
+/** Where a value sits, for messages: its path, its label in "… in body …" and an error builder. */
+interface At {
+  path: string;
+  where: string;
+  label: string;
+  invalid: (detail: string) => FieldError;
+}
+
+function typeInvalid(at: At, value: unknown, type: string): FieldError {
+  const name = typeName(value);
+  return genericField(
+    at.where,
+    "FieldValueTypeInvalid",
+    `"${name}": ${at.label} in body must be of type ${type}: "${name}"`,
+  );
+}
+
+function enumErrors(value: unknown, schema: Schema, at: At): FieldError[] {
+  return Array.isArray(schema.enum) &&
+    !schema.enum.some((e: unknown) => JSON.stringify(canonical(e)) === JSON.stringify(canonical(value)))
+    ? [notSupported(at.where, value, schema.enum)]
+    : [];
+}
+
+/** Type and enum; `done` when the value cannot be checked further (null or the wrong type). */
+function typeErrors(value: unknown, schema: Schema, at: At): { errors: FieldError[]; done: boolean } {
+  if (value === null) {
+    if (schema.nullable === true || !schema.type) return { errors: [], done: true };
+    return {
+      errors: [
+        genericField(
+          at.where,
+          "FieldValueTypeInvalid",
+          `"null": ${at.label} in body must be of type ${schema.type}: "null"`,
+        ),
+      ],
+      done: true,
+    };
+  }
+  if (schema["x-kubernetes-int-or-string"] === true) {
+    if (!hasType(value, "integer") && typeof value !== "string")
+      return { errors: [typeInvalid(at, value, "integer,string")], done: true };
+  } else if (typeof schema.type === "string" && !hasType(value, schema.type)) {
+    // The apiserver still reports enum mismatches next to the type error.
+    return { errors: [typeInvalid(at, value, schema.type), ...enumErrors(value, schema, at)], done: true };
+  }
+  return { errors: enumErrors(value, schema, at), done: false };
+}
+
+function stringErrors(value: string, schema: Schema, at: At): FieldError[] {
+  const errors: FieldError[] = [];
+  const length = [...value].length;
+  if (typeof schema.maxLength === "number" && length > schema.maxLength)
+    errors.push(tooLong(at.where, schema.maxLength));
+  if (typeof schema.minLength === "number" && length < schema.minLength)
+    errors.push(at.invalid(`should be at least ${schema.minLength} chars long`));
+  if (typeof schema.pattern === "string") {
+    let re: RegExp | undefined;
+    try {
+      re = compileRe2(schema.pattern);
+    } catch {
+      re = undefined; // CRDs with invalid patterns are refused when created
+    }
+    if (re && !re.test(value)) errors.push(at.invalid(`should match '${schema.pattern}'`));
+  }
+  return errors;
+}
+
+function numberErrors(value: number, schema: Schema, at: At): FieldError[] {
+  const errors: FieldError[] = [];
+  if (typeof schema.minimum === "number") {
+    if (schema.exclusiveMinimum === true ? value <= schema.minimum : value < schema.minimum) {
+      errors.push(
+        at.invalid(
+          `should be greater than ${schema.exclusiveMinimum === true ? "" : "or equal to "}${schema.minimum}`,
+        ),
+      );
+    }
+  }
+  if (typeof schema.maximum === "number") {
+    if (schema.exclusiveMaximum === true ? value >= schema.maximum : value > schema.maximum) {
+      errors.push(
+        at.invalid(
+          `should be less than ${schema.exclusiveMaximum === true ? "" : "or equal to "}${schema.maximum}`,
+        ),
+      );
+    }
+  }
+  if (typeof schema.multipleOf === "number" && schema.multipleOf > 0) {
+    const q = value / schema.multipleOf;
+    if (Math.abs(q - Math.round(q)) > 1e-9)
+      errors.push(at.invalid(`should be a multiple of ${schema.multipleOf}`));
+  }
+  return errors;
+}
+
+/** Duplicates in a set (or uniqueItems) list and duplicate keys in a map list. */
+function duplicateItems(value: unknown[], schema: Schema, at: At): FieldError[] {
+  const errors: FieldError[] = [];
+  const listType = schema["x-kubernetes-list-type"];
+  if (schema.uniqueItems === true || listType === "set") {
+    const seen = new Set<string>();
+    value.forEach((item, i) => {
+      const k = JSON.stringify(canonical(item));
+      if (seen.has(k)) errors.push(genericField(`${at.where}[${i}]`, "FieldValueDuplicate", showValue(item)));
+      seen.add(k);
+    });
+  }
+  if (listType === "map" && Array.isArray(schema["x-kubernetes-list-map-keys"])) {
+    const keys: string[] = schema["x-kubernetes-list-map-keys"];
+    const seen = new Set<string>();
+    value.forEach((item, i) => {
+      const k = JSON.stringify(keys.map((key) => (isObject(item) ? item[key] : undefined)));
+      if (seen.has(k))
+        errors.push(
+          genericField(
+            `${at.where}[${i}]`,
+            "FieldValueDuplicate",
+            showValue(isObject(item) ? Object.fromEntries(keys.map((key) => [key, item[key]])) : item),
+          ),
+        );
+      seen.add(k);
+    });
+  }
+  return errors;
+}
+
+function arrayErrors(value: unknown[], schema: Schema, at: At): FieldError[] {
+  const errors: FieldError[] = [];
+  if (typeof schema.maxItems === "number" && value.length > schema.maxItems)
+    errors.push(tooMany(at.where, value.length, schema.maxItems));
+  if (typeof schema.minItems === "number" && value.length < schema.minItems)
+    errors.push(at.invalid(`should have at least ${schema.minItems} items`));
+  errors.push(...duplicateItems(value, schema, at));
+  if (schema.items)
+    value.forEach((item, i) => {
+      errors.push(...validateValue(item, schema.items, `${at.path}[${i}]`));
+    });
+  return errors;
+}
+
+function objectErrors(value: KObj, schema: Schema, at: At, isRoot: boolean): FieldError[] {
+  const errors: FieldError[] = [];
+  const { path } = at;
+  const props: Record<string, Schema> = isObject(schema.properties) ? schema.properties : {};
+  for (const r of Array.isArray(schema.required) ? schema.required : []) {
+    if (value[r] === undefined) errors.push(required(child(path, r)));
+  }
+  const count = Object.keys(value).length;
+  if (typeof schema.maxProperties === "number" && count > schema.maxProperties)
+    errors.push(tooMany(at.where, count, schema.maxProperties));
+  if (typeof schema.minProperties === "number" && count < schema.minProperties)
+    errors.push(at.invalid(`should have at least ${schema.minProperties} properties`));
+  if (schema["x-kubernetes-embedded-resource"] === true) {
+    if (!value.apiVersion) errors.push(required(child(path, "apiVersion"), "must not be empty"));
+    if (!value.kind) errors.push(required(child(path, "kind"), "must not be empty"));
+  }
+  for (const [k, v] of Object.entries(value)) {
+    if (isRoot && rootKeys.has(k)) continue;
+    const s = props[k] ?? (isObject(schema.additionalProperties) ? schema.additionalProperties : undefined);
+    if (s) errors.push(...validateValue(v, s, child(path, k)));
+  }
+  return errors;
+}
+
+function combinatorErrors(value: unknown, schema: Schema, at: At): FieldError[] {
+  const errors: FieldError[] = [];
+  const { path } = at;
+  if (Array.isArray(schema.allOf))
+    for (const s of schema.allOf) errors.push(...validateValue(value, { ...s, type: s.type }, path));
+  if (
+    Array.isArray(schema.anyOf) &&
+    !schema.anyOf.some((s: Schema) => validateValue(value, s, path).length === 0)
+  )
+    errors.push(at.invalid("must validate at least one schema (anyOf)"));
+  if (
+    Array.isArray(schema.oneOf) &&
+    schema.oneOf.filter((s: Schema) => validateValue(value, s, path).length === 0).length !== 1
+  )
+    errors.push(at.invalid("must validate one and only one schema (oneOf)"));
+  if (isObject(schema.not) && validateValue(value, schema.not, path).length === 0)
+    errors.push(at.invalid("must not validate the schema (not)"));
+  return errors;
+}
+
 /** Validates `value` at `path` against `schema`; returns field errors (empty when valid). */
 export function validateValue(
   value: unknown,
@@ -101,160 +286,22 @@ export function validateValue(
   isRoot = false,
 ): FieldError[] {
   if (!schema) return [];
-  const errors: FieldError[] = [];
   const label = path === "" ? "body" : path;
   const where = path === "" ? "<root>" : path;
-  const invalid = (detail: string) => errors.push(invalidValue(where, value, `${label} in body ${detail}`));
-
-  if (value === null) {
-    if (schema.nullable === true) return [];
-    if (schema.type) {
-      errors.push(
-        genericField(
-          where,
-          "FieldValueTypeInvalid",
-          `"null": ${label} in body must be of type ${schema.type}: "null"`,
-        ),
-      );
-    }
-    return errors;
-  }
-  const enumErrors = (): FieldError[] =>
-    Array.isArray(schema.enum) &&
-    !schema.enum.some((e: unknown) => JSON.stringify(canonical(e)) === JSON.stringify(canonical(value)))
-      ? [notSupported(where, value, schema.enum)]
-      : [];
-  if (schema["x-kubernetes-int-or-string"] === true) {
-    if (!hasType(value, "integer") && typeof value !== "string") {
-      errors.push(
-        genericField(
-          where,
-          "FieldValueTypeInvalid",
-          `"${typeName(value)}": ${label} in body must be of type integer,string: "${typeName(value)}"`,
-        ),
-      );
-      return errors;
-    }
-  } else if (typeof schema.type === "string" && !hasType(value, schema.type)) {
-    errors.push(
-      genericField(
-        where,
-        "FieldValueTypeInvalid",
-        `"${typeName(value)}": ${label} in body must be of type ${schema.type}: "${typeName(value)}"`,
-      ),
-    );
-    // The apiserver still reports enum mismatches next to the type error.
-    errors.push(...enumErrors());
-    return errors;
-  }
-  errors.push(...enumErrors());
-  if (typeof value === "string") {
-    const length = [...value].length;
-    if (typeof schema.maxLength === "number" && length > schema.maxLength)
-      errors.push(tooLong(where, schema.maxLength));
-    if (typeof schema.minLength === "number" && length < schema.minLength)
-      invalid(`should be at least ${schema.minLength} chars long`);
-    if (typeof schema.pattern === "string") {
-      let re: RegExp | undefined;
-      try {
-        re = compileRe2(schema.pattern);
-      } catch {
-        re = undefined; // CRDs with invalid patterns are refused when created
-      }
-      if (re && !re.test(value)) invalid(`should match '${schema.pattern}'`);
-    }
-  }
-  if (typeof value === "number") {
-    if (typeof schema.minimum === "number") {
-      if (schema.exclusiveMinimum === true ? value <= schema.minimum : value < schema.minimum) {
-        invalid(
-          `should be greater than ${schema.exclusiveMinimum === true ? "" : "or equal to "}${schema.minimum}`,
-        );
-      }
-    }
-    if (typeof schema.maximum === "number") {
-      if (schema.exclusiveMaximum === true ? value >= schema.maximum : value > schema.maximum) {
-        invalid(
-          `should be less than ${schema.exclusiveMaximum === true ? "" : "or equal to "}${schema.maximum}`,
-        );
-      }
-    }
-    if (typeof schema.multipleOf === "number" && schema.multipleOf > 0) {
-      const q = value / schema.multipleOf;
-      if (Math.abs(q - Math.round(q)) > 1e-9) invalid(`should be a multiple of ${schema.multipleOf}`);
-    }
-  }
-  if (Array.isArray(value)) {
-    if (typeof schema.maxItems === "number" && value.length > schema.maxItems)
-      errors.push(tooMany(where, value.length, schema.maxItems));
-    if (typeof schema.minItems === "number" && value.length < schema.minItems)
-      invalid(`should have at least ${schema.minItems} items`);
-    const listType = schema["x-kubernetes-list-type"];
-    if (schema.uniqueItems === true || listType === "set") {
-      const seen = new Set<string>();
-      value.forEach((item, i) => {
-        const k = JSON.stringify(canonical(item));
-        if (seen.has(k)) errors.push(genericField(`${where}[${i}]`, "FieldValueDuplicate", showValue(item)));
-        seen.add(k);
-      });
-    }
-    if (listType === "map" && Array.isArray(schema["x-kubernetes-list-map-keys"])) {
-      const keys: string[] = schema["x-kubernetes-list-map-keys"];
-      const seen = new Set<string>();
-      value.forEach((item, i) => {
-        const k = JSON.stringify(keys.map((key) => (isObject(item) ? item[key] : undefined)));
-        if (seen.has(k))
-          errors.push(
-            genericField(
-              `${where}[${i}]`,
-              "FieldValueDuplicate",
-              showValue(isObject(item) ? Object.fromEntries(keys.map((key) => [key, item[key]])) : item),
-            ),
-          );
-        seen.add(k);
-      });
-    }
-    if (schema.items)
-      value.forEach((item, i) => {
-        errors.push(...validateValue(item, schema.items, `${path}[${i}]`));
-      });
-  }
-  if (isObject(value)) {
-    const props: Record<string, Schema> = isObject(schema.properties) ? schema.properties : {};
-    for (const r of Array.isArray(schema.required) ? schema.required : []) {
-      if (value[r] === undefined) errors.push(required(child(path, r)));
-    }
-    const count = Object.keys(value).length;
-    if (typeof schema.maxProperties === "number" && count > schema.maxProperties)
-      errors.push(tooMany(where, count, schema.maxProperties));
-    if (typeof schema.minProperties === "number" && count < schema.minProperties)
-      invalid(`should have at least ${schema.minProperties} properties`);
-    if (schema["x-kubernetes-embedded-resource"] === true) {
-      if (!value.apiVersion) errors.push(required(child(path, "apiVersion"), "must not be empty"));
-      if (!value.kind) errors.push(required(child(path, "kind"), "must not be empty"));
-    }
-    for (const [k, v] of Object.entries(value)) {
-      if (isRoot && rootKeys.has(k)) continue;
-      const s = props[k] ?? (isObject(schema.additionalProperties) ? schema.additionalProperties : undefined);
-      if (s) errors.push(...validateValue(v, s, child(path, k)));
-    }
-  }
-  if (Array.isArray(schema.allOf))
-    for (const s of schema.allOf) errors.push(...validateValue(value, { ...s, type: s.type }, path));
-  if (
-    Array.isArray(schema.anyOf) &&
-    !schema.anyOf.some((s: Schema) => validateValue(value, s, path).length === 0)
-  ) {
-    invalid("must validate at least one schema (anyOf)");
-  }
-  if (
-    Array.isArray(schema.oneOf) &&
-    schema.oneOf.filter((s: Schema) => validateValue(value, s, path).length === 0).length !== 1
-  ) {
-    invalid("must validate one and only one schema (oneOf)");
-  }
-  if (isObject(schema.not) && validateValue(value, schema.not, path).length === 0)
-    invalid("must not validate the schema (not)");
+  const at: At = {
+    path,
+    where,
+    label,
+    invalid: (detail) => invalidValue(where, value, `${label} in body ${detail}`),
+  };
+  const typed = typeErrors(value, schema, at);
+  if (typed.done) return typed.errors;
+  const errors = typed.errors;
+  if (typeof value === "string") errors.push(...stringErrors(value, schema, at));
+  if (typeof value === "number") errors.push(...numberErrors(value, schema, at));
+  if (Array.isArray(value)) errors.push(...arrayErrors(value, schema, at));
+  if (isObject(value)) errors.push(...objectErrors(value, schema, at, isRoot));
+  errors.push(...combinatorErrors(value, schema, at));
   return errors;
 }
 

@@ -179,15 +179,101 @@ export async function startTestCluster(
   return startMemoryCluster(options);
 }
 
-async function startMemoryCluster(options: TestClusterOptions): Promise<TestCluster> {
-  const token = options.token ?? randomBytes(16).toString("hex");
-  const userName = options.userName ?? "tsop-test";
+/** The bearer tokens the server accepts: the admin's, then the test's own users. */
+function userTokens(options: TestClusterOptions, token: string, userName: string): Map<string, UserInfo> {
   const tokens = new Map<string, UserInfo>([
     [token, { name: userName, groups: ["system:masters", "system:authenticated"] }],
   ]);
   for (const [t, u] of Object.entries(options.users ?? {})) {
     tokens.set(t, typeof u === "string" ? { name: u, groups: ["system:authenticated"] } : u);
   }
+  return tokens;
+}
+
+/** What /version answers for a gitVersion such as v1.31.0. */
+function versionInfo(gitVersion: string): KObj {
+  const [major, minor] = gitVersion.replace(/^v/, "").split(".");
+  return {
+    major,
+    minor,
+    gitVersion,
+    gitCommit: "0000000000000000000000000000000000000000",
+    gitTreeState: "clean",
+    buildDate: "2024-08-13T07:28:49Z",
+    goVersion: "go1.22.5",
+    compiler: "gc",
+    platform: "linux/amd64",
+  };
+}
+
+/** Serves ctx on 127.0.0.1 (HTTPS with a self-signed certificate unless tls is false). */
+async function listen(ctx: HttpContext, useTls: boolean) {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    handle(ctx, req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  };
+  const tls = useTls ? selfSignedCert() : undefined;
+  const server: Server = tls
+    ? createHttpsServer({ cert: tls.cert, key: tls.key }, listener)
+    : createServer(listener);
+  // Idle keep-alive sockets outlive the clients' own idle timeouts (node's agent: 5 s), so a client
+  // never reuses a socket the server is closing (ECONNRESET races); stop() closes them all.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return { server, tls, url: `${tls ? "https" : "http"}://127.0.0.1:${port}` };
+}
+
+/** Resolves with the object once predicate accepts it (checked now and on every store event). */
+function waitForObject(
+  engine: Engine,
+  def: ResourceDef,
+  name: string,
+  namespace: string | undefined,
+  predicate: (obj: KObj | undefined) => boolean,
+  timeoutMs: number,
+): Promise<KObj | undefined> {
+  const store = engine.store;
+  const read = () => {
+    const obj = store.get(def.storageKey, def.namespaced ? (namespace ?? "") : "", name);
+    return obj ? engine.present(def, obj) : undefined;
+  };
+  return new Promise((resolve, reject) => {
+    const first = read();
+    if (predicate(first)) {
+      resolve(first);
+      return;
+    }
+    const timer = setTimeout(() => {
+      unsubscribe();
+      reject(
+        new Error(
+          `timed out after ${timeoutMs} ms waiting for ${def.kind} ${namespace ? `${namespace}/` : ""}${name}`,
+        ),
+      );
+    }, timeoutMs);
+    const unsubscribe = store.subscribe((e: StoreEvent) => {
+      if (e.storageKey !== def.storageKey || e.object.metadata.name !== name) return;
+      const now = read();
+      if (predicate(now)) {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve(now);
+      }
+    });
+  });
+}
+
+async function startMemoryCluster(options: TestClusterOptions): Promise<TestCluster> {
+  const token = options.token ?? randomBytes(16).toString("hex");
+  const userName = options.userName ?? "tsop-test";
+  const tokens = userTokens(options, token, userName);
   const store = new Store(options.watchCacheSize ?? 1000);
   const registry = new Registry(builtinDefs());
   let controllers: Controllers | undefined;
@@ -207,8 +293,6 @@ async function startMemoryCluster(options: TestClusterOptions): Promise<TestClus
   ];
   if (options.authorize) authorizers.push(options.authorize);
   const requests: RequestRecord[] = [];
-  const gitVersion = options.kubernetesVersion ?? "v1.31.0";
-  const [major, minor] = gitVersion.replace(/^v/, "").split(".");
 
   const workloads = options.workloads
     ? new Workloads(engine, options.workloads === true ? {} : options.workloads)
@@ -221,17 +305,7 @@ async function startMemoryCluster(options: TestClusterOptions): Promise<TestClus
     tokens,
     authorizers,
     maxBodyBytes: 3 * 1024 * 1024,
-    version: {
-      major,
-      minor,
-      gitVersion,
-      gitCommit: "0000000000000000000000000000000000000000",
-      gitTreeState: "clean",
-      buildDate: "2024-08-13T07:28:49Z",
-      goVersion: "go1.22.5",
-      compiler: "gc",
-      platform: "linux/amd64",
-    },
+    version: versionInfo(options.kubernetesVersion ?? "v1.31.0"),
     onRequest: (entry) => {
       requests.push(entry);
       if (requests.length > 5000) requests.shift();
@@ -251,26 +325,7 @@ async function startMemoryCluster(options: TestClusterOptions): Promise<TestClus
   }
   for (const obj of options.objects ?? []) createDirect(engine, obj);
 
-  const listener = (req: IncomingMessage, res: ServerResponse) => {
-    handle(ctx, req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
-  };
-  const tls = options.tls === false ? undefined : selfSignedCert();
-  const server: Server = tls
-    ? createHttpsServer({ cert: tls.cert, key: tls.key }, listener)
-    : createServer(listener);
-  // Idle keep-alive sockets outlive the clients' own idle timeouts (node's agent: 5 s), so a client
-  // never reuses a socket the server is closing (ECONNRESET races); stop() closes them all.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = `${tls ? "https" : "http"}://127.0.0.1:${port}`;
+  const { server, tls, url } = await listen(ctx, options.tls !== false);
   const kubeconfig = kubeconfigYaml(url, token, userName, tls?.cert);
   const dir = await mkdtemp(join(tmpdir(), "tsop-test-cluster-"));
   const kubeconfigPath = join(dir, "kubeconfig");
@@ -321,35 +376,7 @@ async function startMemoryCluster(options: TestClusterOptions): Promise<TestClus
     },
     create: (obj) => createDirect(engine, obj),
     waitFor(apiVersion, kind, name, namespace, predicate, timeoutMs = 10_000) {
-      const def = defFor(apiVersion, kind);
-      const read = () => {
-        const obj = store.get(def.storageKey, def.namespaced ? (namespace ?? "") : "", name);
-        return obj ? engine.present(def, obj) : undefined;
-      };
-      return new Promise((resolve, reject) => {
-        const first = read();
-        if (predicate(first)) {
-          resolve(first);
-          return;
-        }
-        const timer = setTimeout(() => {
-          unsubscribe();
-          reject(
-            new Error(
-              `timed out after ${timeoutMs} ms waiting for ${kind} ${namespace ? `${namespace}/` : ""}${name}`,
-            ),
-          );
-        }, timeoutMs);
-        const unsubscribe = store.subscribe((e: StoreEvent) => {
-          if (e.storageKey !== def.storageKey || e.object.metadata.name !== name) return;
-          const now = read();
-          if (predicate(now)) {
-            clearTimeout(timer);
-            unsubscribe();
-            resolve(now);
-          }
-        });
-      });
+      return waitForObject(engine, defFor(apiVersion, kind), name, namespace, predicate, timeoutMs);
     },
     async stop() {
       if (stopped) return;
