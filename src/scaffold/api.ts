@@ -116,6 +116,159 @@ function validate(options: CreateApiOptions, project: Project, plural: string): 
   return problems;
 }
 
+type ApiData = ReturnType<typeof templateData>;
+
+/** The PROJECT entry: the kind with what this run adds and what it already had. */
+function resourceEntry(
+  options: CreateApiOptions,
+  project: Project,
+  plural: string,
+  existing: ProjectResource | undefined,
+  apiPath: string,
+): ProjectResource {
+  const withResource = options.resource !== false;
+  const withController = options.controller !== false;
+  const resource: ProjectResource = {
+    group: options.group,
+    domain: project.domain,
+    version: options.version,
+    kind: options.kind,
+    plural,
+    controller: withController || (existing?.controller ?? false),
+  };
+  if (withResource) {
+    resource.api = { crdVersion: "v1", namespaced: options.namespaced !== false };
+    resource.path = apiPath;
+  } else if (existing?.api) {
+    resource.api = existing.api;
+    if (existing.path) resource.path = existing.path;
+  }
+
+  return resource;
+}
+
+/** The values the templates of create api see. */
+function templateData(
+  options: CreateApiOptions,
+  project: Project,
+  resource: ProjectResource,
+  kindFile: string,
+) {
+  const plural = resource.plural;
+  const group = fullGroup(options.group, project.domain);
+  const namespaced = resource.api?.namespaced ?? true;
+  return {
+    projectName: project.projectName,
+    domain: project.domain,
+    group,
+    shortGroup: options.group,
+    version: options.version,
+    kind: options.kind,
+    kindFile,
+    upperKind: options.kind.toUpperCase(),
+    camelKind: variableName(options.kind),
+    defaultImage: DEFAULT_WORKLOAD_IMAGE,
+    plural,
+    namespaced,
+    scope: namespaced ? "Namespaced" : "Cluster",
+    apiImport: `../api/${options.version}/${kindFile}.js`,
+    apiImportFromTest: `../src/api/${options.version}/${kindFile}.js`,
+    controllerImportFromTest: `../src/controllers/${kindFile}.controller.js`,
+    reconcilerClass: `${options.kind}Reconciler`,
+    finalizer: `${group}/finalizer`,
+    sampleName: `${kindFile}-sample`,
+    header: licenseHeader(project.license, project.owner ?? `The ${project.projectName} Authors`),
+  };
+}
+
+/** Files of the API: the type, a sample, editor/viewer roles, and the kustomization entries. */
+function apiActions(options: CreateApiOptions, data: ApiData, apiPath: string): FileAction[] {
+  const collide = "error" as const;
+  const { kindFile, group, plural } = data;
+  const actions: FileAction[] = [];
+  actions.push({ kind: "template", path: apiPath, template: "api/src/api/kind.ts.hbs", ifExists: collide });
+  const sample = `${options.group}_${options.version}_${kindFile}.yaml`;
+  actions.push({
+    kind: "template",
+    path: `config/samples/${sample}`,
+    template: "api/config/samples/sample.yaml.hbs",
+    ifExists: collide,
+  });
+  actions.push({
+    kind: "edit",
+    path: "config/samples/kustomization.yaml",
+    edit: (text, file) => appendToYamlList(text, file, "resources", sample),
+    ifMissing: "error",
+  });
+  for (const role of ["editor", "viewer"]) {
+    const file = `${kindFile}_${role}_role.yaml`;
+    actions.push({
+      kind: "template",
+      path: `config/rbac/${file}`,
+      template: `api/config/rbac/${role}_role.yaml.hbs`,
+      ifExists: collide,
+    });
+    actions.push({
+      kind: "edit",
+      path: "config/rbac/kustomization.yaml",
+      edit: (text, path) => appendToYamlList(text, path, "resources", file),
+      ifMissing: "error",
+    });
+  }
+  actions.push({
+    kind: "edit",
+    path: "config/crd/kustomization.yaml",
+    edit: (text, file) => appendToYamlList(text, file, "resources", `bases/${group}_${plural}.yaml`),
+    ifMissing: "error",
+  });
+  return actions;
+}
+
+/** Files of the controller: the reconciler, its test, the manager's env and main.ts wiring. */
+function controllerActions(options: CreateApiOptions, data: ApiData): FileAction[] {
+  const collide = "error" as const;
+  const { kindFile } = data;
+  const actions: FileAction[] = [];
+  // The workload image as a RELATED_IMAGE_ variable of the manager, so bundles list (and pin) it.
+  actions.push({
+    kind: "edit",
+    path: "config/manager/manager.yaml",
+    edit: (text, file) =>
+      addDeploymentEnv(text, file, "manager", `RELATED_IMAGE_${data.upperKind}`, DEFAULT_WORKLOAD_IMAGE),
+    ifMissing: "skip",
+  });
+  actions.push({
+    kind: "template",
+    path: `src/controllers/${kindFile}.controller.ts`,
+    template: "api/src/controllers/kind.controller.ts.hbs",
+    ifExists: collide,
+  });
+  actions.push({
+    kind: "template",
+    path: `test/${kindFile}.controller.test.ts`,
+    template: "api/test/kind.controller.test.ts.hbs",
+    ifExists: collide,
+  });
+  actions.push({
+    kind: "insert",
+    path: "src/main.ts",
+    marker: MAIN_MARKERS.imports,
+    fragments: [
+      `import { ${options.kind} } from "./api/${options.version}/${kindFile}.js";`,
+      `import { ${data.reconcilerClass} } from "./controllers/${kindFile}.controller.js";`,
+    ],
+    ifMissing: "error",
+  });
+  actions.push({
+    kind: "insert",
+    path: "src/main.ts",
+    marker: MAIN_MARKERS.controllers,
+    fragments: [controllerRegistration(options.kind, data.reconcilerClass)],
+    ifMissing: "error",
+  });
+  return actions;
+}
+
 export async function createApi(options: CreateApiOptions, reporter: Reporter): Promise<CreateApiResult> {
   const project = await readProject(options.cwd);
   const plural = options.plural ?? defaultPlural(options.kind);
@@ -140,126 +293,12 @@ export async function createApi(options: CreateApiOptions, reporter: Reporter): 
   if (!withResource && !project.resources.some((r) => sameKind(r, options) && r.api)) {
     throw new UsageError(messages.noApiYet(gvk), { hint: messages.noApiYetHint });
   }
-
-  const resource: ProjectResource = {
-    group: options.group,
-    domain: project.domain,
-    version: options.version,
-    kind: options.kind,
-    plural,
-    controller: withController || (existing?.controller ?? false),
-  };
-  if (withResource) {
-    resource.api = { crdVersion: "v1", namespaced: options.namespaced !== false };
-    resource.path = apiPath;
-  } else if (existing?.api) {
-    resource.api = existing.api;
-    if (existing.path) resource.path = existing.path;
-  }
-
-  const group = fullGroup(options.group, project.domain);
-  const namespaced = resource.api?.namespaced ?? true;
-  const data = {
-    projectName: project.projectName,
-    domain: project.domain,
-    group,
-    shortGroup: options.group,
-    version: options.version,
-    kind: options.kind,
-    kindFile,
-    upperKind: options.kind.toUpperCase(),
-    camelKind: variableName(options.kind),
-    defaultImage: DEFAULT_WORKLOAD_IMAGE,
-    plural,
-    namespaced,
-    scope: namespaced ? "Namespaced" : "Cluster",
-    apiImport: `../api/${options.version}/${kindFile}.js`,
-    apiImportFromTest: `../src/api/${options.version}/${kindFile}.js`,
-    controllerImportFromTest: `../src/controllers/${kindFile}.controller.js`,
-    reconcilerClass: `${options.kind}Reconciler`,
-    finalizer: `${group}/finalizer`,
-    sampleName: `${kindFile}-sample`,
-    header: licenseHeader(project.license, project.owner ?? `The ${project.projectName} Authors`),
-  };
-
-  const collide = "error" as const;
-  const actions: FileAction[] = [];
-  if (withResource) {
-    actions.push({ kind: "template", path: apiPath, template: "api/src/api/kind.ts.hbs", ifExists: collide });
-    const sample = `${options.group}_${options.version}_${kindFile}.yaml`;
-    actions.push({
-      kind: "template",
-      path: `config/samples/${sample}`,
-      template: "api/config/samples/sample.yaml.hbs",
-      ifExists: collide,
-    });
-    actions.push({
-      kind: "edit",
-      path: "config/samples/kustomization.yaml",
-      edit: (text, file) => appendToYamlList(text, file, "resources", sample),
-      ifMissing: "error",
-    });
-    for (const role of ["editor", "viewer"]) {
-      const file = `${kindFile}_${role}_role.yaml`;
-      actions.push({
-        kind: "template",
-        path: `config/rbac/${file}`,
-        template: `api/config/rbac/${role}_role.yaml.hbs`,
-        ifExists: collide,
-      });
-      actions.push({
-        kind: "edit",
-        path: "config/rbac/kustomization.yaml",
-        edit: (text, path) => appendToYamlList(text, path, "resources", file),
-        ifMissing: "error",
-      });
-    }
-    actions.push({
-      kind: "edit",
-      path: "config/crd/kustomization.yaml",
-      edit: (text, file) => appendToYamlList(text, file, "resources", `bases/${group}_${plural}.yaml`),
-      ifMissing: "error",
-    });
-  }
-  if (withController) {
-    // The workload image as a RELATED_IMAGE_ variable of the manager, so bundles list (and pin) it.
-    actions.push({
-      kind: "edit",
-      path: "config/manager/manager.yaml",
-      edit: (text, file) =>
-        addDeploymentEnv(text, file, "manager", `RELATED_IMAGE_${data.upperKind}`, DEFAULT_WORKLOAD_IMAGE),
-      ifMissing: "skip",
-    });
-    actions.push({
-      kind: "template",
-      path: `src/controllers/${kindFile}.controller.ts`,
-      template: "api/src/controllers/kind.controller.ts.hbs",
-      ifExists: collide,
-    });
-    actions.push({
-      kind: "template",
-      path: `test/${kindFile}.controller.test.ts`,
-      template: "api/test/kind.controller.test.ts.hbs",
-      ifExists: collide,
-    });
-    actions.push({
-      kind: "insert",
-      path: "src/main.ts",
-      marker: MAIN_MARKERS.imports,
-      fragments: [
-        `import { ${options.kind} } from "./api/${options.version}/${kindFile}.js";`,
-        `import { ${data.reconcilerClass} } from "./controllers/${kindFile}.controller.js";`,
-      ],
-      ifMissing: "error",
-    });
-    actions.push({
-      kind: "insert",
-      path: "src/main.ts",
-      marker: MAIN_MARKERS.controllers,
-      fragments: [controllerRegistration(options.kind, data.reconcilerClass)],
-      ifMissing: "error",
-    });
-  }
+  const resource = resourceEntry(options, project, plural, existing, apiPath);
+  const data = templateData(options, project, resource, kindFile);
+  const actions: FileAction[] = [
+    ...(withResource ? apiActions(options, data, apiPath) : []),
+    ...(withController ? controllerActions(options, data) : []),
+  ];
   actions.push({
     kind: "edit",
     path: PROJECT_FILE,
