@@ -9,6 +9,7 @@ import { tsopVersion } from "../common/version.js";
 import { bundleCommand } from "./bundle.js";
 import { completionCommand } from "./completion.js";
 import { generateCommand } from "./generate.js";
+import { imageCommand } from "./image.js";
 import { createCommand } from "./create.js";
 import { initCommand } from "./init.js";
 import { olmCommand } from "./olm.js";
@@ -42,6 +43,7 @@ export function buildProgram({ versionFlag = true }: { versionFlag?: boolean } =
   program.addCommand(installCommand());
   program.addCommand(uninstallCommand());
   program.addCommand(olmCommand());
+  program.addCommand(imageCommand());
   program.addCommand(bundleCommand());
   program.addCommand(runCommand());
   program.addCommand(deployCommand());

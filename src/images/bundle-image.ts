@@ -40,7 +40,8 @@ interface Entry {
   mode: number;
 }
 
-function comparePaths(a: string, b: string): number {
+/** Tar entry order: path components compared one by one, so a directory precedes its contents. */
+export function comparePaths(a: string, b: string): number {
   const pa = a.split("/");
   const pb = b.split("/");
   for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
@@ -133,7 +134,8 @@ async function tarEntries(entries: readonly Entry[], mtime: Date): Promise<Buffe
   return Buffer.concat(chunks);
 }
 
-function epochFrom(options: BuildOptions): number | undefined {
+/** SOURCE_DATE_EPOCH (or the option), in seconds; undefined when neither is set. */
+export function epochFrom(options: BuildOptions): number | undefined {
   if (options.sourceDateEpoch !== undefined) return options.sourceDateEpoch;
   const raw = (options.env ?? process.env).SOURCE_DATE_EPOCH;
   if (raw === undefined || raw === "") return undefined;

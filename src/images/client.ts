@@ -675,6 +675,34 @@ export class RegistryClient {
     return { digest, size: data.length, how: "uploaded" };
   }
 
+  /**
+   * Cross-repository mount of a blob the caller does not hold (a base image's layer): true when the
+   * registry mounted it; false when it did not (the caller then copies the blob).
+   */
+  async mountBlob(registry: string, repository: string, digest: string, from: string): Promise<boolean> {
+    if (from === repository) return this.hasBlob(registry, repository, digest);
+    const query = new URLSearchParams({ mount: digest, from });
+    const response = await this.call(
+      registry,
+      repository,
+      "pull,push",
+      { method: "POST", url: `/v2/${repository}/blobs/uploads/?${query}`, body: Buffer.alloc(0) },
+      [repositoryScope(from, "pull")],
+    );
+    if (response.status === 201) return true;
+    if (response.status === 202) {
+      // The registry opened an upload instead; cancel it so it does not linger.
+      const location = response.headers.location;
+      if (typeof location === "string" && location) {
+        await this.call(registry, repository, "pull,push", { method: "DELETE", url: location }).catch(
+          () => undefined,
+        );
+      }
+      return false;
+    }
+    return this.statusFailure(registry, response, `blob ${digest} mount into ${registry}/${repository}`);
+  }
+
   private uploadLocation(response: HttpResponse, base: URL, what: string): URL {
     const location = response.headers.location;
     if (typeof location !== "string" || !location) throw this.fail("protocol", msg.noUploadLocation(what));

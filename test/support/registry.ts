@@ -286,6 +286,8 @@ export interface LayoutImage {
   uncompressed?: boolean;
   /** Makes otherwise equal images distinct (a label would work too). */
   salt?: string;
+  /** Extra run settings for the config (Entrypoint, Env, ...). */
+  runConfig?: Record<string, unknown>;
 }
 
 /** Writes an OCI image layout holding one image; returns the manifest digest. */
@@ -364,7 +366,10 @@ async function writeImageBlobs(dir: string, image: LayoutImage): Promise<{ diges
   const config = {
     architecture: image.architecture ?? "amd64",
     os: "linux",
-    config: { Labels: { ...(image.labels ?? {}), ...(image.salt ? { "test.salt": image.salt } : {}) } },
+    config: {
+      ...image.runConfig,
+      Labels: { ...(image.labels ?? {}), ...(image.salt ? { "test.salt": image.salt } : {}) },
+    },
     rootfs: { type: "layers", diff_ids: diffIds },
   };
   const configBlob = await put(Buffer.from(JSON.stringify(config)));

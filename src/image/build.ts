@@ -1,0 +1,194 @@
+// `tsop image build`: the project's build output and production dependencies as layers on a Node
+// base image, without a container engine (what ko does for Go). The plan: check the project, read
+// the base by digest, install dependencies in a staging dir, refuse native addons that would cross
+// architectures, pack the dependency and app layers, derive one image per platform (and an index),
+// then push or write an OCI layout.
+import { resolve } from "node:path";
+import { InvalidInputError } from "../common/errors.js";
+import type { Reporter } from "../common/reporter.js";
+import { epochFrom } from "../images/bundle-image.js";
+import { RegistryClient, type RegistryClientOptions } from "../images/client.js";
+import { MediaType } from "../images/media-types.js";
+import { familiarReference, type ImageReference, parseReference } from "../images/reference.js";
+import { type BaseImage, type Platform, parsePlatforms, platformName, readBaseImage } from "./base.js";
+import { DEFAULT_BASE_IMAGE } from "./defaults.js";
+import { type AppLayer, buildIndex, buildPlatformImage } from "./image-config.js";
+import { imageLabels, readProjectPackage } from "./labels.js";
+import { type BuiltApp, pushApp, writeAppLayout } from "./ship.js";
+import { checkProjectFiles, findNativeAddons, stageDependencies } from "./stage.js";
+import { buildTreeLayer, type TreeSource } from "./tree-layer.js";
+
+export interface ImageBuildOptions extends RegistryClientOptions {
+  /** The project directory (package.json, package-lock.json, dist/). */
+  project: string;
+  base?: string;
+  push?: string;
+  ociLayout?: string;
+  platforms?: string;
+  reporter: Reporter;
+}
+
+export interface ImageBuildResult {
+  /** The top manifest's digest (the index's for a multi-platform build). */
+  digest: string;
+  /** target@digest when pushed. */
+  pinned?: string;
+  base: { reference: string; digest: string };
+  platforms: string[];
+  layers: { dependencies?: string; app: string };
+  labels: Record<string, string>;
+  destination?: string;
+}
+
+const HOST_ARCH: Record<string, string> = {
+  x64: "amd64",
+  arm64: "arm64",
+  ppc64: "ppc64le",
+  s390x: "s390x",
+  arm: "arm",
+};
+
+function checkNativeAddons(addons: readonly string[], platforms: readonly Platform[]): void {
+  const here = HOST_ARCH[process.arch] ?? process.arch;
+  const foreign = platforms.filter(
+    (p) => p.architecture !== here || p.os !== "linux" || process.platform !== "linux",
+  );
+  if (addons.length === 0 || foreign.length === 0) return;
+  throw new InvalidInputError(
+    `native addons built for ${process.platform}/${here} would be copied into the ${foreign.map(platformName).join(", ")} image: ${addons.slice(0, 5).join(", ")}${addons.length > 5 ? ", …" : ""}`,
+    {
+      hint: `Build only for this machine's platform (--platform linux/${here}), or build each platform on its own machine (or with a Dockerfile).`,
+    },
+  );
+}
+
+function targetReference(options: ImageBuildOptions): ImageReference | undefined {
+  if (!options.push) return undefined;
+  const ref = parseReference(options.push);
+  if (ref.digest) {
+    throw new InvalidInputError(
+      `--push ${options.push} has a digest; push to a tag (the digest is printed)`,
+      {
+        exitCode: 2,
+      },
+    );
+  }
+  return ref;
+}
+
+async function buildLayers(project: string, modules: string | undefined, epoch: number): Promise<AppLayer[]> {
+  const layers: AppLayer[] = [];
+  if (modules) {
+    layers.push({
+      what: "dependencies",
+      layer: await buildTreeLayer([{ from: modules, to: "app/node_modules" }], epoch),
+    });
+  }
+  const app: TreeSource[] = [
+    { from: resolve(project, "package.json"), to: "app/package.json" },
+    { from: resolve(project, "dist"), to: "app/dist" },
+  ];
+  layers.push({ what: "app", layer: await buildTreeLayer(app, epoch) });
+  return layers;
+}
+
+function assemble(
+  base: BaseImage,
+  layers: AppLayer[],
+  labels: Record<string, string>,
+  created: string,
+): BuiltApp {
+  const images = base.images.map((image) => buildPlatformImage(image, layers, labels, created));
+  const single =
+    images.length === 1 &&
+    !(base.mediaType === MediaType.ociIndex || base.mediaType === MediaType.dockerManifestList);
+  if (single) {
+    const only = images[0]!;
+    return { images, index: undefined, top: only.manifestDescriptor, topBody: only.manifest };
+  }
+  const index = buildIndex(images, base.mediaType === MediaType.dockerManifestList);
+  return { images, index, top: index.descriptor, topBody: index.body };
+}
+
+export async function buildImage(options: ImageBuildOptions): Promise<ImageBuildResult> {
+  const { reporter } = options;
+  const project = resolve(options.project);
+  const target = targetReference(options);
+  const wanted = options.platforms ? parsePlatforms(options.platforms) : undefined;
+  const epoch = epochFrom({ ...(options.env ? { env: options.env } : {}) }) ?? 0;
+  await checkProjectFiles(project);
+  const pkg = await readProjectPackage(project);
+  const baseRef = parseReference(options.base ?? DEFAULT_BASE_IMAGE);
+  const client = new RegistryClient({ ...options, reporter });
+  try {
+    const base = await readBaseImage(client, baseRef, wanted);
+    reporter.debug(
+      `base ${familiarReference(baseRef)} is ${base.digest} (${base.images.map((i) => platformName(i.platform)).join(", ")})`,
+    );
+    const staged = await stageDependencies(project, reporter, options.env);
+    try {
+      const addons = [
+        ...(staged.nodeModules ? await findNativeAddons(staged.dir, ["node_modules"]) : []),
+        ...(await findNativeAddons(project, ["dist"])),
+      ];
+      checkNativeAddons(
+        addons,
+        base.images.map((i) => i.platform),
+      );
+      const layers = await buildLayers(project, staged.nodeModules, epoch);
+      const baseName = `${baseRef.registry}/${baseRef.repository}`;
+      const labels = await imageLabels(project, pkg, { name: baseName, digest: base.digest });
+      const created = new Date(epoch * 1000).toISOString().replace(".000Z", "Z");
+      const app = assemble(base, layers, labels, created);
+      const result: ImageBuildResult = {
+        digest: app.top.digest,
+        base: { reference: `${baseName}@${base.digest}`, digest: base.digest },
+        platforms: app.images.map((i) => platformName(i.platform)),
+        layers: {
+          ...(staged.nodeModules ? { dependencies: layers[0]!.layer.digest } : {}),
+          app: layers[layers.length - 1]!.layer.digest,
+        },
+        labels,
+      };
+      return await ship(client, app, target, baseRef, options, result);
+    } finally {
+      await staged.remove();
+    }
+  } finally {
+    client.close();
+  }
+}
+
+async function ship(
+  client: RegistryClient,
+  app: BuiltApp,
+  target: ImageReference | undefined,
+  baseRef: ImageReference,
+  options: ImageBuildOptions,
+  result: ImageBuildResult,
+): Promise<ImageBuildResult> {
+  const { reporter } = options;
+  if (options.ociLayout) {
+    const dir = resolve(options.ociLayout);
+    const refName = target?.tag ?? "latest";
+    await writeAppLayout(client, app, dir, refName, baseRef);
+    reporter.success(`Wrote the image ${app.top.digest} to the OCI layout ${dir} (tag ${refName})`);
+    return { ...result, destination: `${dir}:${refName}` };
+  }
+  if (!target) {
+    reporter.success(
+      `Built the image ${app.top.digest} (not pushed: give --push <ref> or --oci-layout <dir>)`,
+    );
+    return result;
+  }
+  const progress = reporter.progress(`Pushing ${familiarReference(target)}`);
+  try {
+    await pushApp(client, app, target, baseRef, reporter);
+  } catch (error) {
+    progress.fail(`Could not push ${familiarReference(target)}`);
+    throw error;
+  }
+  const pinned = `${target.writtenName}@${app.top.digest}`;
+  progress.succeed(`Pushed ${pinned}`);
+  return { ...result, pinned, destination: familiarReference(target) };
+}
