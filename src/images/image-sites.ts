@@ -46,145 +46,174 @@ function isPodSpec(node: Obj): boolean {
   return CONTAINER_LISTS.some(([key]) => Array.isArray(node[key]) && (node[key] as unknown[]).every(isObj));
 }
 
-/** Collects image sites (and problems such as valueFrom) from one object. */
-export function findImageSites(object: Obj, sites: ImageSite[], problems: SiteProblem[]): void {
-  const isCsv = object.kind === "ClusterServiceVersion";
-  const objectWhere = describeObject(object);
+/** What the visitors of one object share. */
+interface Collector {
+  isCsv: boolean;
+  objectWhere: string;
+  sites: ImageSite[];
+  problems: SiteProblem[];
+}
 
-  const visitPodSpec = (spec: Obj, context: string, owner: string | undefined) => {
-    const containerCount = CONTAINER_LISTS.reduce(
-      (n, [key]) => n + (Array.isArray(spec[key]) ? (spec[key] as unknown[]).length : 0),
-      0,
-    );
-    for (const [key, role] of CONTAINER_LISTS) {
-      const list = spec[key];
-      if (!Array.isArray(list)) continue;
-      for (const container of list) {
-        if (!isObj(container)) continue;
-        const name = String(container.name ?? "");
-        const where = `${context}, ${role === "initContainer" ? "init container" : "container"} ${name || "(unnamed)"}`;
-        const inCsv = isCsv && owner !== undefined;
-        if (typeof container.image === "string" && container.image !== "") {
-          const qualified = owner && containerCount > 1 ? `${owner}-${name}` : (owner ?? name);
-          sites.push({
-            holder: container,
-            key: "image",
-            value: container.image,
-            role,
-            where,
-            ...(name ? { name } : {}),
-            qualifiedName: qualified || name,
-            inCsv,
-          });
-        } else if (isCsv) {
-          problems.push({ where, problem: "the container has no image", kind: "noImage" });
-        }
-        if (!Array.isArray(container.env)) continue;
-        for (const env of container.env) {
-          if (!isObj(env) || typeof env.name !== "string" || !isRelatedImageVariable(env.name)) continue;
-          const envWhere = `${where}, env ${env.name}`;
-          if (env.valueFrom !== undefined) {
-            problems.push({
-              where: envWhere,
-              problem: '"valueFrom" cannot be pinned or listed in relatedImages; give the image as "value"',
-              kind: "valueFrom",
-            });
-            continue;
-          }
-          if (typeof env.value !== "string" || env.value === "") {
-            problems.push({ where: envWhere, problem: "the variable has no value", kind: "noValue" });
-            continue;
-          }
-          const envName = relatedImageName(env.name);
-          sites.push({
-            holder: env,
-            key: "value",
-            value: env.value,
-            role: "env",
-            where: envWhere,
-            ...(envName ? { name: envName } : {}),
-            qualifiedName:
-              owner && containerCount > 1 ? `${owner}-${name}-${envName}` : `${owner ?? name}-${envName}`,
-            inCsv,
-          });
-        }
-      }
+/** RELATED_IMAGE_ variables of one container (valueFrom and empty values are problems). */
+function envSites(
+  c: Collector,
+  container: Obj,
+  where: string,
+  qualify: (envName: string) => string,
+  inCsv: boolean,
+) {
+  if (!Array.isArray(container.env)) return;
+  for (const env of container.env) {
+    if (!isObj(env) || typeof env.name !== "string" || !isRelatedImageVariable(env.name)) continue;
+    const envWhere = `${where}, env ${env.name}`;
+    if (env.valueFrom !== undefined) {
+      c.problems.push({
+        where: envWhere,
+        problem: '"valueFrom" cannot be pinned or listed in relatedImages; give the image as "value"',
+        kind: "valueFrom",
+      });
+      continue;
     }
-  };
+    if (typeof env.value !== "string" || env.value === "") {
+      c.problems.push({ where: envWhere, problem: "the variable has no value", kind: "noValue" });
+      continue;
+    }
+    const envName = relatedImageName(env.name);
+    c.sites.push({
+      holder: env,
+      key: "value",
+      value: env.value,
+      role: "env",
+      where: envWhere,
+      ...(envName ? { name: envName } : {}),
+      qualifiedName: qualify(envName),
+      inCsv,
+    });
+  }
+}
 
-  const deployments = (() => {
-    if (!isCsv || !isObj(object.spec) || !isObj(object.spec.install) || !isObj(object.spec.install.spec))
-      return [];
-    const list = object.spec.install.spec.deployments;
-    return Array.isArray(list) ? list.filter(isObj) : [];
-  })();
+/** Every container image and RELATED_IMAGE_ variable of a pod spec. */
+function visitPodSpec(c: Collector, spec: Obj, context: string, owner: string | undefined): void {
+  const containerCount = CONTAINER_LISTS.reduce(
+    (n, [key]) => n + (Array.isArray(spec[key]) ? (spec[key] as unknown[]).length : 0),
+    0,
+  );
+  for (const [key, role] of CONTAINER_LISTS) {
+    const list = spec[key];
+    if (!Array.isArray(list)) continue;
+    for (const container of list) {
+      if (!isObj(container)) continue;
+      const name = String(container.name ?? "");
+      const where = `${context}, ${role === "initContainer" ? "init container" : "container"} ${name || "(unnamed)"}`;
+      const inCsv = c.isCsv && owner !== undefined;
+      if (typeof container.image === "string" && container.image !== "") {
+        const qualified = owner && containerCount > 1 ? `${owner}-${name}` : (owner ?? name);
+        c.sites.push({
+          holder: container,
+          key: "image",
+          value: container.image,
+          role,
+          where,
+          ...(name ? { name } : {}),
+          qualifiedName: qualified || name,
+          inCsv,
+        });
+      } else if (c.isCsv) {
+        c.problems.push({ where, problem: "the container has no image", kind: "noImage" });
+      }
+      const qualify = (envName: string | undefined) =>
+        owner && containerCount > 1 ? `${owner}-${name}-${envName}` : `${owner ?? name}-${envName}`;
+      envSites(c, container, where, qualify, inCsv);
+    }
+  }
+}
+
+/** The pod specs of a CSV's install deployments, visited with the deployment as owner. */
+function visitCsvDeployments(c: Collector, object: Obj): Set<Obj> {
   const csvPodSpecs = new Set<Obj>();
-  for (const deployment of deployments) {
+  if (!c.isCsv || !isObj(object.spec) || !isObj(object.spec.install) || !isObj(object.spec.install.spec))
+    return csvPodSpecs;
+  const list = object.spec.install.spec.deployments;
+  for (const deployment of Array.isArray(list) ? list.filter(isObj) : []) {
     const template =
       isObj(deployment.spec) && isObj(deployment.spec.template) ? deployment.spec.template : undefined;
     const podSpec = template && isObj(template.spec) ? template.spec : undefined;
     if (!podSpec) continue;
     csvPodSpecs.add(podSpec);
     const name = String(deployment.name ?? "(unnamed)");
-    visitPodSpec(podSpec, `${objectWhere}, deployment ${name}`, name);
+    visitPodSpec(c, podSpec, `${c.objectWhere}, deployment ${name}`, name);
   }
+  return csvPodSpecs;
+}
 
-  // Any other pod spec, in any object (Deployments, Jobs, CronJobs, Pods, …): pinned, not listed.
-  const walk = (node: unknown, path: string) => {
-    if (Array.isArray(node)) {
-      node.forEach((item, i) => {
-        walk(item, `${path}[${i}]`);
-      });
-      return;
-    }
-    if (!isObj(node)) return;
-    if (isPodSpec(node) && !csvPodSpecs.has(node)) {
-      visitPodSpec(node, `${objectWhere}, ${path || "spec"}`, undefined);
-      return;
-    }
-    for (const [key, value] of Object.entries(node)) {
-      if (csvPodSpecs.has(value as Obj)) continue;
-      walk(value, path ? `${path}.${key}` : key);
-    }
-  };
-  walk(object, "");
+/** Any other pod spec, in any object (Deployments, Jobs, CronJobs, Pods, …): pinned, not listed. */
+function visitOtherPodSpecs(c: Collector, node: unknown, path: string, skip: ReadonlySet<Obj>): void {
+  if (Array.isArray(node)) {
+    node.forEach((item, i) => {
+      visitOtherPodSpecs(c, item, `${path}[${i}]`, skip);
+    });
+    return;
+  }
+  if (!isObj(node)) return;
+  if (isPodSpec(node) && !skip.has(node)) {
+    visitPodSpec(c, node, `${c.objectWhere}, ${path || "spec"}`, undefined);
+    return;
+  }
+  for (const [key, value] of Object.entries(node)) {
+    if (skip.has(value as Obj)) continue;
+    visitOtherPodSpecs(c, value, path ? `${path}.${key}` : key, skip);
+  }
+}
 
-  if (isCsv) {
-    const metadata = isObj(object.metadata) ? object.metadata : undefined;
-    const annotations = metadata && isObj(metadata.annotations) ? metadata.annotations : undefined;
-    if (annotations && typeof annotations.containerImage === "string" && annotations.containerImage !== "") {
-      sites.push({
-        holder: annotations,
-        key: "containerImage",
-        value: annotations.containerImage,
-        role: "annotation",
-        where: `${objectWhere}, annotation containerImage`,
-        inCsv: true,
-      });
-    }
-    const related =
-      isObj(object.spec) && Array.isArray(object.spec.relatedImages) ? object.spec.relatedImages : [];
-    related.forEach((entry, i) => {
-      if (!isObj(entry) || typeof entry.image !== "string" || entry.image === "") {
-        problems.push({
-          where: `${objectWhere}, spec.relatedImages[${i}]`,
-          problem: "the entry has no image",
-          kind: "noEntryImage",
-        });
-        return;
-      }
-      const name = typeof entry.name === "string" ? entry.name : "";
-      sites.push({
-        holder: entry,
-        key: "image",
-        value: entry.image,
-        role: "relatedImage",
-        where: `${objectWhere}, relatedImages ${name || `[${i}]`}`,
-        ...(name ? { name, qualifiedName: name } : {}),
-        inCsv: true,
-      });
+/** The CSV's containerImage annotation and its relatedImages entries. */
+function visitCsvMetadata(c: Collector, object: Obj): void {
+  const metadata = isObj(object.metadata) ? object.metadata : undefined;
+  const annotations = metadata && isObj(metadata.annotations) ? metadata.annotations : undefined;
+  if (annotations && typeof annotations.containerImage === "string" && annotations.containerImage !== "") {
+    c.sites.push({
+      holder: annotations,
+      key: "containerImage",
+      value: annotations.containerImage,
+      role: "annotation",
+      where: `${c.objectWhere}, annotation containerImage`,
+      inCsv: true,
     });
   }
+  const related =
+    isObj(object.spec) && Array.isArray(object.spec.relatedImages) ? object.spec.relatedImages : [];
+  related.forEach((entry, i) => {
+    if (!isObj(entry) || typeof entry.image !== "string" || entry.image === "") {
+      c.problems.push({
+        where: `${c.objectWhere}, spec.relatedImages[${i}]`,
+        problem: "the entry has no image",
+        kind: "noEntryImage",
+      });
+      return;
+    }
+    const name = typeof entry.name === "string" ? entry.name : "";
+    c.sites.push({
+      holder: entry,
+      key: "image",
+      value: entry.image,
+      role: "relatedImage",
+      where: `${c.objectWhere}, relatedImages ${name || `[${i}]`}`,
+      ...(name ? { name, qualifiedName: name } : {}),
+      inCsv: true,
+    });
+  });
+}
+
+/** Collects image sites (and problems such as valueFrom) from one object. */
+export function findImageSites(object: Obj, sites: ImageSite[], problems: SiteProblem[]): void {
+  const c: Collector = {
+    isCsv: object.kind === "ClusterServiceVersion",
+    objectWhere: describeObject(object),
+    sites,
+    problems,
+  };
+  const csvPodSpecs = visitCsvDeployments(c, object);
+  visitOtherPodSpecs(c, object, "", csvPodSpecs);
+  if (c.isCsv) visitCsvMetadata(c, object);
 }
 
 /**

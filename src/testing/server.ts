@@ -270,6 +270,14 @@ function waitForObject(
   });
 }
 
+/** The namespaces every cluster has, and the test's own. */
+function seedNamespaces(engine: Engine, extra: readonly string[]): void {
+  const nsDef = engine.registry.find("", "v1", "namespaces")!;
+  for (const ns of ["default", "kube-system", "kube-public", "kube-node-lease", ...extra]) {
+    engine.create(nsDef, "", { metadata: { name: ns } }, { manager: "kube-apiserver" });
+  }
+}
+
 async function startMemoryCluster(options: TestClusterOptions): Promise<TestCluster> {
   const token = options.token ?? randomBytes(16).toString("hex");
   const userName = options.userName ?? "tsop-test";
@@ -313,16 +321,7 @@ async function startMemoryCluster(options: TestClusterOptions): Promise<TestClus
     virtual: (def, body, user) => accessReview(def, body, user, ctx),
   };
 
-  const nsDef = registry.find("", "v1", "namespaces")!;
-  for (const ns of [
-    "default",
-    "kube-system",
-    "kube-public",
-    "kube-node-lease",
-    ...(options.namespaces ?? []),
-  ]) {
-    engine.create(nsDef, "", { metadata: { name: ns } }, { manager: "kube-apiserver" });
-  }
+  seedNamespaces(engine, options.namespaces ?? []);
   for (const obj of options.objects ?? []) createDirect(engine, obj);
 
   const { server, tls, url } = await listen(ctx, options.tls !== false);

@@ -218,10 +218,21 @@ export class Workloads {
 
   private deployment(ns: string, name: string): void {
     const def = this.def("apps", "deployments");
-    const rsDef = this.def("apps", "replicasets");
     const dep = this.engine.store.get(def.storageKey, ns, name);
     if (!dep || dep.metadata.deletionTimestamp) return;
     const desired = Number(dep.spec?.replicas ?? 1);
+    const { rsName, newRs } = this.rollOut(dep, ns, name, desired);
+    this.writeStatus(def, dep, this.deploymentStatus(dep, ns, name, desired, rsName, newRs));
+  }
+
+  /** The ReplicaSet of the current template at the desired size; older ones scaled to zero. */
+  private rollOut(
+    dep: KObj,
+    ns: string,
+    name: string,
+    desired: number,
+  ): { rsName: string; newRs: KObj | undefined } {
+    const rsDef = this.def("apps", "replicasets");
     const hash = templateHash(dep.spec?.template);
     const rsName = `${name}-${hash}`;
     const owned = this.owned(rsDef.storageKey, dep);
@@ -274,6 +285,18 @@ export class Workloads {
       next.spec.replicas = 0;
       this.engine.internalWrite(rsDef, next, manager);
     }
+    return { rsName, newRs };
+  }
+
+  private deploymentStatus(
+    dep: KObj,
+    ns: string,
+    name: string,
+    desired: number,
+    rsName: string,
+    newRs: KObj | undefined,
+  ): KObj {
+    const rsDef = this.def("apps", "replicasets");
     const all = this.owned(rsDef.storageKey, dep);
     const sum = (f: string) => all.reduce((n, r) => n + Number(r.status?.[f] ?? 0), 0);
     const replicas = sum("replicas");
@@ -301,6 +324,42 @@ export class Workloads {
       };
     };
     const complete = updated === desired && available >= desired && replicas === desired;
+    const progressing = this.progressingCondition(dep, ns, name, rsName, complete, cond);
+    const status: KObj = {
+      observedGeneration: dep.metadata.generation,
+      replicas,
+      updatedReplicas: updated,
+      readyReplicas: ready,
+      availableReplicas: available,
+      conditions: [
+        isAvailable
+          ? cond("Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.")
+          : cond(
+              "Available",
+              "False",
+              "MinimumReplicasUnavailable",
+              "Deployment does not have minimum availability.",
+            ),
+        progressing,
+      ],
+    };
+    if (desired - available > 0) status.unavailableReplicas = desired - available;
+    for (const k of ["replicas", "updatedReplicas", "readyReplicas", "availableReplicas"])
+      if (status[k] === 0) delete status[k];
+    return status;
+  }
+
+  /** Progressing: complete, still within progressDeadlineSeconds (re-checked then), or timed out. */
+  private progressingCondition(
+    dep: KObj,
+    ns: string,
+    name: string,
+    rsName: string,
+    complete: boolean,
+    cond: (type: string, status: string, reason: string, message: string) => KObj,
+  ): KObj {
+    const prev: KObj[] = dep.status?.conditions ?? [];
+    const now = nowTimestamp();
     const progressingPrev = prev.find((c) => c.type === "Progressing");
     let progressing: KObj;
     if (complete)
@@ -340,28 +399,7 @@ export class Workloads {
         );
       }
     }
-    const status: KObj = {
-      observedGeneration: dep.metadata.generation,
-      replicas,
-      updatedReplicas: updated,
-      readyReplicas: ready,
-      availableReplicas: available,
-      conditions: [
-        isAvailable
-          ? cond("Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.")
-          : cond(
-              "Available",
-              "False",
-              "MinimumReplicasUnavailable",
-              "Deployment does not have minimum availability.",
-            ),
-        progressing,
-      ],
-    };
-    if (desired - available > 0) status.unavailableReplicas = desired - available;
-    for (const k of ["replicas", "updatedReplicas", "readyReplicas", "availableReplicas"])
-      if (status[k] === 0) delete status[k];
-    this.writeStatus(def, dep, status);
+    return progressing;
   }
 
   // ---- ReplicaSet ---------------------------------------------------------------------------
