@@ -326,6 +326,11 @@ export class KubeClient {
     }
   }
 
+  /** The CLI's error for a failure of the runtime's REST client (e.g. under an Informer). */
+  explain(error: unknown, what: Pick<Call, "verb" | "resource" | "namespace" | "name">): Error {
+    return this.mapped(error, { method: "", path: "", ...what });
+  }
+
   /** The CLI's error for a failure of a call: who may not do what, which server is unreachable. */
   private mapped(error: unknown, call: Call): Error {
     if (error instanceof KubeApiError || isNoMatch(error)) return error as Error;

@@ -2,7 +2,7 @@
 // the pods' container waiting reasons and a log tail. Every lookup is best-effort and bounded, so
 // a diagnostic never hides the original failure.
 import type { KubeClient } from "./client.js";
-import { conditionsOf, type KubeObject, type ObjectRef } from "./objects.js";
+import { type ContainerStatus, conditionsOf, type KubeObject, type ObjectRef } from "./objects.js";
 
 const MAX_EVENTS = 5;
 const LOG_LINES = 10;
@@ -153,14 +153,4 @@ async function podDetails(client: KubeClient, pod: KubeObject): Promise<string[]
     }
   }
   return lines;
-}
-
-interface ContainerStatus {
-  name: string;
-  ready?: boolean;
-  state?: {
-    waiting?: { reason?: string; message?: string };
-    terminated?: { reason?: string; exitCode?: number };
-  };
-  lastState?: { terminated?: { reason?: string; exitCode?: number } };
 }

@@ -1,36 +1,16 @@
-// Plain shapes for Kubernetes objects as tsop handles them: unstructured JSON plus a reference type
-// (apiVersion, kind, namespace, name) used for messages, waits and deletes.
+// Kubernetes objects as the CLI handles them: the runtime's KubeObject read as unstructured JSON,
+// plus a reference type (apiVersion, kind, namespace, name) used for messages, waits and deletes.
+import type { ObjectMeta, KubeObject as TypedKubeObject } from "../runtime/schema.js";
 
-export interface KubeObject {
-  apiVersion: string;
-  kind: string;
+export { splitApiVersion } from "../runtime/mapper.js";
+
+/** Metadata as the CLI reads it: the runtime's ObjectMeta, open to fields tsop does not name. */
+export type ObjectMetadata = ObjectMeta & { [key: string]: unknown };
+
+/** A Kubernetes object as the CLI handles it: the runtime's KubeObject, unstructured. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- unstructured spec and status
+export interface KubeObject extends TypedKubeObject<any, any> {
   metadata: ObjectMetadata;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- unstructured content
-  spec?: any;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- unstructured content
-  status?: any;
-  [key: string]: unknown;
-}
-
-export interface ObjectMetadata {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  ownerReferences?: Array<{
-    apiVersion: string;
-    kind: string;
-    name: string;
-    uid: string;
-    controller?: boolean;
-  }>;
   [key: string]: unknown;
 }
 
@@ -56,13 +36,6 @@ export function refKey(ref: ObjectRef): string {
   return `${ref.apiVersion}|${ref.kind}|${ref.namespace ?? ""}|${ref.name}`;
 }
 
-export function splitApiVersion(apiVersion: string): { group: string; version: string } {
-  const slash = apiVersion.indexOf("/");
-  return slash < 0
-    ? { group: "", version: apiVersion }
-    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
-}
-
 export interface Condition {
   type: string;
   status: string;
@@ -82,4 +55,15 @@ export function findCondition(obj: KubeObject | undefined, type: string): Condit
 
 export function isCrd(obj: { apiVersion: string; kind: string }): boolean {
   return obj.kind === "CustomResourceDefinition" && obj.apiVersion.startsWith("apiextensions.k8s.io/");
+}
+
+/** A pod's container status, as diagnostics and checks read it. */
+export interface ContainerStatus {
+  name: string;
+  ready?: boolean;
+  state?: {
+    waiting?: { reason?: string; message?: string };
+    terminated?: { reason?: string; exitCode?: number };
+  };
+  lastState?: { terminated?: { reason?: string; exitCode?: number } };
 }

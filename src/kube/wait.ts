@@ -1,14 +1,16 @@
-// Watch-based waits for a set of objects: one list+watch loop per kind and namespace, relisting
-// when a watch drops, answers 410 Gone or stays quiet too long (the relist fallback). Progress is
+// Watch-based waits for a set of objects: one runtime Informer per kind and namespace (list, watch,
+// relist on 410 Gone, reconnect, abort a watch that stays quiet too long). Progress is
 // reported per object; a timeout or a terminal failure ends with diagnostics for what is pending.
 import { setMaxListeners } from "node:events";
 import { TimeoutError, TsopError } from "../common/errors.js";
 import { formatDuration } from "../common/duration.js";
 import { interruptedError } from "../common/interrupt.js";
 import type { Reporter } from "../common/reporter.js";
-import type { KubeClient } from "./client.js";
+import { Informer } from "../runtime/informer.js";
+import { Logger } from "../runtime/logger.js";
+import type { KubeClient, ResourceInfo } from "./client.js";
 import { diagnose } from "./diagnostics.js";
-import { NoKindMatchError, NotFoundError } from "./errors.js";
+import { ApiError, isNoMatch, isNotFound } from "./errors.js";
 import { describeRef, type KubeObject, type ObjectRef, refKey } from "./objects.js";
 
 export interface CheckResult {
@@ -162,63 +164,100 @@ async function watchGroup(
   signal: AbortSignal,
   relistMs: number,
 ): Promise<void> {
-  const { apiVersion, kind, namespace } = group[0]!.target.ref;
-  const byName = new Map(group.map((s) => [s.target.ref.name, s]));
-  let failures = 0;
+  const { apiVersion, kind } = group[0]!.target.ref;
+  const absent = () => {
+    for (const state of group) update(state, undefined);
+  };
+  let unserved = 0;
   while (!signal.aborted) {
-    let resourceVersion: string;
+    let mapping: ResourceInfo;
     try {
-      const list = await client.list(apiVersion, kind, { namespace: namespace ?? "" });
-      resourceVersion = list.resourceVersion;
-      for (const [name, state] of byName)
-        update(
-          state,
-          list.items.find((o) => o.metadata.name === name),
-        );
-      failures = 0;
+      mapping = await client.resource(apiVersion, kind);
     } catch (error) {
-      if (!(error instanceof NoKindMatchError) && !(error instanceof NotFoundError)) throw error;
+      if (!isNoMatch(error)) throw error;
       // The kind is not served (yet, or any more): every target of this kind is absent.
-      for (const state of byName.values()) update(state, undefined);
-      await pause(Math.min(250 * 2 ** failures++, 2000), signal);
+      absent();
+      await pause(Math.min(250 * 2 ** unserved++, 2000), signal);
       continue;
     }
-    if (signal.aborted) return;
-    // Watch until the stream ends, then relist; a bounded lifetime is the fallback for a silent watch.
-    const local = new AbortController();
-    const abort = () => local.abort();
-    signal.addEventListener("abort", abort);
-    const timer = setTimeout(abort, relistMs);
-    try {
-      let rv = resourceVersion;
-      while (!local.signal.aborted) {
-        const result = await client.watch(
-          apiVersion,
-          kind,
-          {
-            namespace: namespace ?? "",
-            resourceVersion: rv,
-            timeoutSeconds: Math.ceil(relistMs / 1000),
-            signal: local.signal,
-          },
-          (event) => {
-            const state = byName.get(event.object.metadata.name ?? "");
-            if (state) update(state, event.type === "DELETED" ? undefined : event.object);
-          },
-        );
-        if (result.gone || !result.resourceVersion || result.resourceVersion === rv) break;
-        rv = result.resourceVersion;
-      }
-    } catch (error) {
-      if (!(error instanceof NoKindMatchError) && !signal.aborted) {
-        if (++failures > 5) throw error;
-        await pause(Math.min(250 * 2 ** failures, 2000), signal);
-      }
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", abort);
+    unserved = 0;
+    if ((await followKind(client, mapping, group, update, signal, relistMs)) === "unserved") {
+      absent();
+      await pause(250, signal);
     }
   }
+}
+
+/**
+ * Follows one kind with the runtime's Informer (list, watch from there, relist on 410 Gone, reconnect
+ * with backoff, abort a silent watch) and reports the targets' objects. Ends when the signal aborts
+ * or the kind stops being served; a failure that retrying will not cure rejects at once, others after
+ * a few attempts in a row.
+ */
+function followKind(
+  client: KubeClient,
+  mapping: ResourceInfo,
+  group: TargetState[],
+  update: (state: TargetState, obj: KubeObject | undefined) => void,
+  signal: AbortSignal,
+  relistMs: number,
+): Promise<"stopped" | "unserved"> {
+  const { namespace } = group[0]!.target.ref;
+  const byName = new Map(group.map((s) => [s.target.ref.name, s]));
+  const deliver = (obj: KubeObject, gone = false) => {
+    const state = byName.get(obj.metadata?.name ?? "");
+    if (state) update(state, gone ? undefined : obj);
+  };
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const finish = (settle: () => void) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener("abort", onAbort);
+      void informer.stop().then(settle);
+    };
+    const onAbort = () => finish(() => resolve("stopped"));
+    const informer = new Informer<KubeObject>(client.rest, mapping, {
+      namespace,
+      logger: SILENT,
+      resyncPeriodMs: relistMs, // re-runs time-based checks (a grace period) without new events
+      watchTimeoutSeconds: Math.max(1, Math.ceil(relistMs / 1000)),
+      wedgedGraceMs: relistMs,
+      backoffBaseMs: 250,
+      backoffMaxMs: 2000,
+      onError: (error, failures) => {
+        if (isNotFound(error)) finish(() => resolve("unserved"));
+        else if (!isTransient(error) || failures > 5)
+          finish(() =>
+            reject(client.explain(error, { verb: "watch", resource: resourceName(mapping), namespace })),
+          );
+      },
+    });
+    informer.addHandler({
+      onAdd: (obj) => deliver(obj),
+      onUpdate: (_old, obj) => deliver(obj),
+      onDelete: (obj) => deliver(obj, true),
+    });
+    signal.addEventListener("abort", onAbort);
+    informer.start();
+    void informer.waitForSync().then(() => {
+      if (settled) return;
+      const present = new Set(informer.list().map((o) => o.metadata?.name));
+      for (const [name, state] of byName) if (!present.has(name)) update(state, undefined);
+    });
+  });
+}
+
+const SILENT = new Logger({ level: "error", sink: { write: () => undefined } });
+
+/** Worth another attempt: throttling, server errors, 410, dropped connections. */
+function isTransient(error: unknown): boolean {
+  if (!(error instanceof ApiError)) return true;
+  return error.status === 429 || error.status === 410 || error.status >= 500;
+}
+
+function resourceName(m: ResourceInfo): string {
+  return m.group ? `${m.plural}.${m.group}` : m.plural;
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {

@@ -19,13 +19,8 @@ import { describeFound, detectOlm } from "./detect.js";
 import { csvCheck, healthOf } from "./health.js";
 import { messages } from "./messages.js";
 import { loadRelease, normalizeVersion, type OlmRelease, packageserverCsv } from "./release.js";
-import {
-  connect,
-  type OlmClusterOptions,
-  type OlmManifestOptions,
-  type OlmStatus,
-  statusOf,
-} from "./status.js";
+import { connect } from "./connect.js";
+import { type OlmClusterOptions, type OlmManifestOptions, type OlmStatus, statusOf } from "./status.js";
 
 export interface InstallOptions extends OlmClusterOptions, OlmManifestOptions {
   /** Apply over an existing install of the same version (repairs a partial install). */
@@ -45,7 +40,7 @@ export async function olmInstall(options: InstallOptions): Promise<InstallResult
   const remaining = () => Math.max(1000, options.timeoutMs - (Date.now() - started));
   const reporter = options.reporter;
   const release = await loadRelease({ ...options, env: options.env ?? process.env, reporter });
-  const client = await connect(options);
+  const { client } = await connect(options);
   try {
     reporter.info("Checking for an existing OLM");
     const existing = await detectOlm(client);

@@ -4,7 +4,8 @@
 import { formatDuration } from "../common/duration.js";
 import { TimeoutError, UsageError } from "../common/errors.js";
 import type { Reporter } from "../common/reporter.js";
-import { KubeClient } from "../kube/client.js";
+import type { KubeClient } from "../kube/client.js";
+import { connect } from "./connect.js";
 import type { ObjectRef } from "../kube/objects.js";
 import { detectOlm, type ExistingOlm } from "./detect.js";
 import { healthOf } from "./health.js";
@@ -48,18 +49,6 @@ export interface OlmStatus {
   rows: StatusRow[];
 }
 
-export async function connect(options: OlmClusterOptions): Promise<KubeClient> {
-  return KubeClient.connect({
-    kubeconfig: options.kubeconfig,
-    context: options.context,
-    env: options.env ?? process.env,
-    interactive: options.interactive ?? false,
-    retry: options.retry,
-    onRetry: (what, attempt, detail) =>
-      options.reporter.debug(`retrying ${what} (attempt ${attempt + 1}): ${detail}`),
-  });
-}
-
 export async function olmStatus(options: OlmClusterOptions & OlmManifestOptions): Promise<OlmStatus> {
   return withDeadline(statusOnce(options), options.timeoutMs, "checking OLM's status");
 }
@@ -86,7 +75,7 @@ export async function withDeadline<T>(work: Promise<T>, ms: number, what: string
 }
 
 async function statusOnce(options: OlmClusterOptions & OlmManifestOptions): Promise<OlmStatus> {
-  const client = await connect(options);
+  const { client } = await connect(options);
   try {
     const existing = await detectOlm(client);
     if (existing.found.length === 0) return { verdict: "absent", rows: [] };

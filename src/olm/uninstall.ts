@@ -17,8 +17,8 @@ import {
 } from "../kube/index.js";
 import { detectOlm, isCopied, OLM_GROUP } from "./detect.js";
 import { messages } from "./messages.js";
+import { connect } from "./connect.js";
 import {
-  connect,
   type OlmClusterOptions,
   type OlmManifestOptions,
   reconcileVersion,
@@ -42,7 +42,7 @@ export async function olmUninstall(options: UninstallOptions): Promise<Uninstall
   const started = Date.now();
   const remaining = () => Math.max(1000, options.timeoutMs - (Date.now() - started));
   const reporter = options.reporter;
-  const client = await connect(options);
+  const { client } = await connect(options);
   try {
     const existing = await detectOlm(client);
     if (existing.managedBy) {

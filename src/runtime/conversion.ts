@@ -2,6 +2,7 @@
 // goes to the hub with that spoke's toHub, then out to the desired version with its fromHub. Any
 // failure fails the whole review with a message naming the object, as controller-runtime does.
 import { ReviewError } from "./admission.js";
+import { splitApiVersion } from "./mapper.js";
 import type { ConversionWebhookOptions, Converter } from "./webhooks.js";
 
 type Json = Record<string, unknown>;
@@ -13,13 +14,6 @@ export interface RegisteredConverter {
 
 function isJson(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function splitApiVersion(apiVersion: string): { group: string; version: string } {
-  const slash = apiVersion.lastIndexOf("/");
-  return slash < 0
-    ? { group: "", version: apiVersion }
-    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
 function describe(obj: Json): string {

@@ -47,6 +47,8 @@ export interface InformerOptions {
   pageSize?: number;
   logger: Logger;
   metrics?: RuntimeMetrics;
+  /** Told of every list or watch failure (410 Gone aside) and how many came in a row; may stop(). */
+  onError?: (err: unknown, failures: number) => void;
 }
 
 export interface InformerHealth {
@@ -181,6 +183,7 @@ export class Informer<T extends InformerObject = InformerObject> {
           await this.relist();
           needList = false;
           failures = 0;
+          if (this.abort.signal.aborted) break; // a handler stopped the informer
         }
         const outcome = await this.watchOnce();
         this.lastError = undefined;
@@ -210,6 +213,8 @@ export class Informer<T extends InformerObject = InformerObject> {
           err: err as Error,
           attempt: failures,
         });
+        this.options.onError?.(err, failures);
+        if (this.abort.signal.aborted) break;
       }
       if (failures > 0) await this.sleep(retryDelay(this.reconnectPolicy, failures, retryAfter));
     }
@@ -281,6 +286,8 @@ export class Informer<T extends InformerObject = InformerObject> {
     const controller = new AbortController();
     this.currentWatch = controller;
     const onStop = () => controller.abort(new WatchAborted("stopped"));
+    // stop() may have run inside a handler of the list just delivered: do not open a watch then.
+    if (this.abort.signal.aborted) return "normal";
     this.abort.signal.addEventListener("abort", onStop, { once: true });
     const idleLimit = timeout * 1000 + (this.options.wedgedGraceMs ?? 30_000);
     let wedged = false;

@@ -244,4 +244,18 @@ describe("Informer liveness", () => {
     expect(health.detail).toMatch(/no list\/watch progress/);
     expect(fake.watches.length).toBeGreaterThanOrEqual(2); // it kept re-trying meanwhile
   });
+
+  it("stopped by a handler of the first list (a wait that is satisfied), it opens no watch and stops at once", async () => {
+    const fake = await fakeServer();
+    fake.items.set("a", cm("a", 5));
+    const { informer } = await informerFor(fake, { watchTimeoutSeconds: 60 });
+    let stopped: Promise<void> | undefined;
+    informer.addHandler({ onAdd: () => (stopped ??= informer.stop()) });
+    const started = Date.now();
+    informer.start();
+    await waitFor("the handler to run", () => stopped !== undefined);
+    await stopped;
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(fake.watches).toEqual([]);
+  });
 });

@@ -3,17 +3,8 @@
 // OLM's own status (conditions, reasons, messages) into a progress line, and says when a state is
 // terminal so tsop fails fast with OLM's words instead of waiting for the timeout.
 import type { CheckResult } from "../../kube/wait.js";
-import { conditionsOf, findCondition, type KubeObject } from "../../kube/objects.js";
+import { type ContainerStatus, conditionsOf, findCondition, type KubeObject } from "../../kube/objects.js";
 import { formatDuration } from "../../common/duration.js";
-
-interface ContainerStatus {
-  name: string;
-  ready?: boolean;
-  state?: {
-    waiting?: { reason?: string; message?: string };
-    terminated?: { reason?: string; exitCode?: number };
-  };
-}
 
 /** Waiting reasons a registry pod does not recover from without a change. */
 const FATAL_WAITING = new Set([

@@ -2,8 +2,7 @@
 // the diagnostics tsop adds to a failed phase, and rollback of what a run created.
 import { formatDuration } from "../../common/duration.js";
 import { ExitCode, TsopError } from "../../common/errors.js";
-import type { Reporter } from "../../common/reporter.js";
-import { KubeClient } from "../../kube/client.js";
+import type { KubeClient } from "../../kube/client.js";
 import { diagnose } from "../../kube/diagnostics.js";
 import { NoKindMatchError } from "../../kube/errors.js";
 import { describeRef, type KubeObject, type ObjectRef, refOf } from "../../kube/objects.js";
@@ -12,33 +11,7 @@ import { messages } from "./messages.js";
 import { ANNOTATIONS, V1ALPHA1 } from "./names.js";
 import { deleteAndWait, isInterrupted, PhaseError, type Session } from "./session.js";
 
-export interface ClusterOptions {
-  kubeconfig?: string;
-  context?: string;
-  namespace?: string;
-  env?: NodeJS.ProcessEnv;
-  interactive?: boolean;
-  reporter: Reporter;
-  /** Client tuning (tests shorten retries). */
-  retry?: { attempts?: number; baseDelayMs?: number; maxDelayMs?: number };
-  /** An already connected client (tests, library use); not closed by tsop. */
-  client?: KubeClient;
-}
-
-export async function connect(options: ClusterOptions): Promise<{ client: KubeClient; owned: boolean }> {
-  if (options.client) return { client: options.client, owned: false };
-  const client = await KubeClient.connect({
-    kubeconfig: options.kubeconfig,
-    context: options.context,
-    namespace: options.namespace,
-    env: options.env ?? process.env,
-    interactive: options.interactive ?? false,
-    retry: options.retry,
-    onRetry: (what, attempt, detail) =>
-      options.reporter.debug(`retrying ${what} (attempt ${attempt + 1}): ${detail}`),
-  });
-  return { client, owned: true };
-}
+export { type ClusterOptions, connect } from "../connect.js";
 
 export async function requireOlm(client: KubeClient): Promise<void> {
   try {
