@@ -68,7 +68,7 @@ async function killLoop(
   const seen = { old: 0, new: 0, journal: 0 };
   for (let i = 0; i < rounds; i++) {
     for (const p of paths) await writeFile(join(dir, p), old[p]!);
-    await runAndKill(args, dir, Math.round(duration * (0.7 + Math.random() * 0.5)));
+    await runAndKill(args, dir, Math.round(duration * (0.7 + Math.random() * 0.6)));
     const state = await snapshot(dir, paths);
     const journal = (await readdir(dir)).some((n) => n.startsWith(".tsop-commit-"));
     if (JSON.stringify(state) === JSON.stringify(old)) seen.old++;
