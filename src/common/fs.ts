@@ -12,6 +12,9 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, m
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
+    // Name the file the caller asked for in the error, not the hidden temp beside it.
+    const failed = error as NodeJS.ErrnoException;
+    if (failed.path === temp) failed.path = path;
     throw error;
   }
 }

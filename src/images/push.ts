@@ -5,6 +5,7 @@ import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { InvalidInputError } from "../common/errors.js";
 import { writeFileAtomic } from "../common/fs.js";
+import { assertWritableDir } from "../common/output/commit.js";
 import type { Reporter } from "../common/reporter.js";
 import { type BuiltImage, buildBundleImage } from "./bundle-image.js";
 import { RegistryClient, type RegistryClientOptions } from "./client.js";
@@ -52,6 +53,8 @@ const REF_NAME = "org.opencontainers.image.ref.name";
 
 export async function writeOciLayout(dir: string, image: BuiltImage, refName: string): Promise<string> {
   const blobs = join(dir, "blobs", "sha256");
+  // mkdir -p reports a read-only mount as ENOENT: check first, for a message that names the layout.
+  await assertWritableDir(dir);
   await mkdir(blobs, { recursive: true });
   for (const data of [image.layer, image.config, image.manifest]) {
     const path = join(blobs, sha256Digest(data).slice("sha256:".length));

@@ -85,6 +85,21 @@ describe("write errors name the path and change nothing", { timeout: 180_000 }, 
     expectCleanFailure(result, join(dir, "a-file"));
   });
 
+  it("bundle push --oci-layout in a read-only directory names the layout file", async () => {
+    const dir = await memcachedBundleProject();
+    const first = await runTsop([...BUNDLE, "--version", "0.0.1"], { cwd: dir, env: ENV });
+    expect(first.exitCode, first.stderr).toBe(0);
+    await mkdir(join(dir, "layout"));
+    await makeReadOnly(join(dir, "layout"));
+    const result = await runTsop(["bundle", "push", "example.com/b:v1", "--oci-layout", "layout"], {
+      cwd: dir,
+      env: ENV,
+    });
+    expectCleanFailure(result, join(dir, "layout"));
+    expect(result.stderr).not.toMatch(/\.[0-9a-f]{12}\.tmp/);
+    expect(await readdir(join(dir, "layout"))).toEqual([]);
+  });
+
   it.runIf(isRoot)("bundle on a full disk (root: a 64 KiB tmpfs): ENOSPC, nothing written", async () => {
     const dir = await memcachedBundleProject();
     const out = join(dir, "full");

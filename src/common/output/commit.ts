@@ -116,7 +116,8 @@ async function existingAncestor(path: string): Promise<string> {
   return current;
 }
 
-async function assertWritableDir(dir: string, target: string): Promise<void> {
+/** Throws a clear error (path named, nothing changed) unless dir, or its closest existing ancestor, is a writable directory. */
+export async function assertWritableDir(dir: string, target: string = dir): Promise<void> {
   const at = await existingAncestor(dir);
   try {
     if (!(await stat(at)).isDirectory())
