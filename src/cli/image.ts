@@ -21,7 +21,7 @@ function imageBuildCommand(): Command {
     .description("build the operator image (dist/ + production node_modules on a Node base) and push it")
     .option(
       "--base <ref>",
-      "base image with a Node.js 20 runtime (default: distroless nodejs20, pinned by digest)",
+      "base image with a Node.js 20 runtime (default: $TSOP_IMAGE_BASE, else distroless nodejs20 pinned by digest)",
     )
     .option("--push <ref>", "push to this tag and print the digest-pinned reference")
     .option("--oci-layout <dir>", "write an OCI image layout to <dir> (tag from --push, else latest)")
@@ -54,7 +54,7 @@ function imageBuildCommand(): Command {
       const { buildImage } = await import("../image/build.js");
       const result = await buildImage({
         project: resolve(ctx.cwd, flags.dir),
-        ...(flags.base ? { base: flags.base } : {}),
+        ...baseOption(flags.base, ctx.env),
         ...(flags.push ? { push: flags.push } : {}),
         ...(flags.ociLayout ? { ociLayout: resolve(ctx.cwd, flags.ociLayout) } : {}),
         ...(flags.platform ? { platforms: flags.platform } : {}),
@@ -64,6 +64,13 @@ function imageBuildCommand(): Command {
       });
       ctx.out(flags.output === "json" ? JSON.stringify(result, null, 2) : (result.pinned ?? result.digest));
     });
+}
+
+// Like ko's KO_DEFAULTBASEIMAGE: a mirror or an air-gapped registry set once per shell or CI job,
+// so the commands themselves (and the README's) stay as written. --base wins.
+function baseOption(flag: string | undefined, env: NodeJS.ProcessEnv): { base?: string } {
+  const base = flag ?? env.TSOP_IMAGE_BASE?.trim();
+  return base ? { base } : {};
 }
 
 export function imageCommand(): Command {

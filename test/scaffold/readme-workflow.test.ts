@@ -14,6 +14,7 @@ import { REPO_ROOT, TSOP_BIN } from "../support/cli.js";
 import { runOnTerminal, tail } from "../support/pty.js";
 import { startRegistry, type TestRegistry } from "../support/registry.js";
 import { testdir } from "../support/testdir.js";
+import { pushNodeBase } from "../image/node-base.js";
 
 const CLUSTER_COMMANDS = /^tsop (install|run|deploy|undeploy|olm|cleanup)\b/;
 
@@ -31,7 +32,10 @@ async function workflowLines(): Promise<string[]> {
 let registry: TestRegistry;
 beforeAll(async () => {
   registry = await startRegistry({ tls: true });
-}, 60_000);
+  // `tsop image build` cannot reach gcr.io here: its default base comes from TSOP_IMAGE_BASE, as a
+  // user behind a mirror sets it, so the README line runs unchanged.
+  await pushNodeBase(registry, "node", "20");
+}, 120_000);
 afterAll(async () => {
   await registry?.stop();
 });
@@ -47,6 +51,7 @@ it("runs the README's workflow as written (no terminal, then the bundle step on 
     CI: "1",
     NO_COLOR: "1",
     SSL_CERT_FILE: registry.caFile!,
+    TSOP_IMAGE_BASE: `${registry.host}/node:20`,
   };
 
   const lines = await workflowLines();
