@@ -136,6 +136,45 @@ describe("run bundle-upgrade", () => {
     expect(await registryPods(env)).toHaveLength(1);
   }, 90_000);
 
+  it("refuses to upgrade from a Failed CSV without fail-forward (OLM would never replace it), changing nothing", async () => {
+    env = await startRunEnv();
+    env.model.faults.csvFailure.set("demo/memcached-operator.v0.0.1", {
+      reason: "InstallCheckFailed",
+      message:
+        "install failed: deployment memcached-operator-controller-manager has exceeded its progress deadline",
+    });
+    await failure(
+      runBundle({
+        ...env.base,
+        image: registry.image("0.0.1"),
+        namespace: "demo",
+        timeoutMs: 30_000,
+        reporter: env.reporter,
+        keepOnFailure: true,
+        csvFailedGraceMs: 300,
+      }),
+    );
+    const catalog = {
+      apiVersion: OLM,
+      kind: "CatalogSource",
+      namespace: "demo",
+      name: "memcached-operator-catalog",
+    };
+    const before = await env.client.get(catalog);
+    const pods = await registryPods(env);
+    const error = await failure(upgrade(env));
+    expect(error.exitCode).toBe(ExitCode.installFailed);
+    expect(error.message).toContain(
+      "the installed ClusterServiceVersion demo/memcached-operator.v0.0.1 is Failed (InstallCheckFailed: install failed: deployment memcached-operator-controller-manager has exceeded its progress deadline); OLM does not replace a Failed CSV",
+    );
+    expect(error.hint).toContain("TechPreviewUnsafeFailForward");
+    expect(error.hint).toContain("kubectl patch operatorgroup tsop-operatorgroup -n demo");
+    const after = await env.client.get(catalog);
+    expect(after?.spec?.address).toBe(before?.spec?.address);
+    expect(after?.metadata.annotations).toEqual(before?.metadata.annotations);
+    expect(await registryPods(env)).toEqual(pods);
+  }, 90_000);
+
   it("refuses a bundle that is not newer, and a package tsop did not install", async () => {
     env = await startRunEnv();
     const none = await failure(upgrade(env));

@@ -5,7 +5,7 @@
 // the previous registry pod and ConfigMaps. --rollback-on-failure points the catalog back.
 import { randomBytes } from "node:crypto";
 import semver from "semver";
-import { TsopError } from "../../common/errors.js";
+import { ExitCode, TsopError } from "../../common/errors.js";
 import { CATALOG_INIT_IMAGE } from "../../common/pins.js";
 import { describeRef, type KubeObject, type ObjectRef, refOf } from "../../kube/objects.js";
 import { goneCheck, waitFor } from "../../kube/wait.js";
@@ -24,7 +24,7 @@ import {
 } from "./cluster.js";
 import { resolveAndInstall } from "./install-flow.js";
 import { messages } from "./messages.js";
-import { ANNOTATIONS, LABELS, MANAGED_BY, packageSelector, V1ALPHA1 } from "./names.js";
+import { ANNOTATIONS, LABELS, MANAGED_BY, packageSelector, V1, V1ALPHA1 } from "./names.js";
 import {
   type CatalogOptions,
   catalogAnnotations,
@@ -122,6 +122,7 @@ export async function bundleUpgrade(options: BundleUpgradeOptions): Promise<Bund
         namespace,
         name: installed,
       });
+      await checkReplaceable(client, installedCsv, namespace, csvName);
       const installedVersion = installedCsv
         ? csvVersion(installedCsv)
         : (served.find((b) => b.csv === installed)?.version ?? "");
@@ -328,4 +329,38 @@ async function previousCatalogObjects(
     }
   }
   return refs;
+}
+
+const FAIL_FORWARD = "TechPreviewUnsafeFailForward";
+
+/**
+ * OLM moves a CSV to Replacing only from Succeeded, or from Failed when the namespace's
+ * OperatorGroup has `spec.upgradeStrategy.name: TechPreviewUnsafeFailForward`; the new CSV waits in
+ * Pending until its predecessor is Replacing. So upgrading from a Failed CSV without fail-forward
+ * would hang until --timeout: refuse before changing anything, with OLM's reason.
+ */
+async function checkReplaceable(
+  client: Session["client"],
+  installed: KubeObject | undefined,
+  namespace: string,
+  csvName: string,
+): Promise<void> {
+  if (installed?.status?.phase !== "Failed") return;
+  const groups = await listIn(client, V1, "OperatorGroup", namespace);
+  const strategy =
+    groups.length === 1 ? (groups[0]!.spec?.upgradeStrategy?.name as string | undefined) : undefined;
+  if (strategy === FAIL_FORWARD) return;
+  const name = installed.metadata.name ?? "";
+  const why = `${installed.status.reason ?? "no reason"}${installed.status.message ? `: ${installed.status.message}` : ""}`;
+  const group =
+    groups.length === 1
+      ? `OperatorGroup ${namespace}/${groups[0]!.metadata.name}`
+      : `the OperatorGroup of namespace ${namespace}`;
+  throw new TsopError(
+    `the installed ClusterServiceVersion ${namespace}/${name} is Failed (${why}); OLM does not replace a Failed CSV unless the namespace's OperatorGroup allows fail-forward upgrades, so ${csvName} would wait in phase Pending forever`,
+    {
+      hint: `fix ${name} until it is Succeeded and retry; or allow fail-forward upgrades on ${group} (kubectl patch operatorgroup ${groups[0]?.metadata.name ?? "<name>"} -n ${namespace} --type merge -p '{"spec":{"upgradeStrategy":{"name":"${FAIL_FORWARD}"}}}', unsafe: OLM then skips its upgrade checks); or remove it with \`tsop cleanup\` and run the new bundle with \`tsop run bundle\``,
+      exitCode: ExitCode.installFailed,
+    },
+  );
 }
