@@ -1,7 +1,8 @@
 // A file-based catalog fragment (olm.package, olm.channel, olm.bundle) for one bundle, as
 // `opm render` would describe it; `tsop run bundle` and catalog builds consume it.
-import { asRecords, isRecord, type KubeObject, podSpecOf, str } from "../manifests/index.js";
+import { isRecord, type KubeObject, str } from "../manifests/index.js";
 import { stringifyYaml } from "../common/yaml.js";
+import { bundleProperties, bundleRelatedImages } from "./fbc-properties.js";
 
 export interface FbcOptions {
   packageName: string;
@@ -9,6 +10,11 @@ export interface FbcOptions {
   defaultChannel: string | undefined;
   csv: KubeObject;
   bundleImage: string;
+  /** The bundle's CRDs: each version is an olm.gvk property. */
+  crds?: KubeObject[];
+  /** metadata/dependencies.yaml and metadata/properties.yaml of the bundle directory, parsed. */
+  dependencies?: unknown;
+  properties?: unknown;
 }
 
 function sorted<T extends Record<string, unknown>>(value: T): T {
@@ -28,26 +34,13 @@ export function fbcDocuments(options: FbcOptions): Record<string, unknown>[] {
   if (str(spec.replaces)) entry.replaces = str(spec.replaces);
   if (Array.isArray(spec.skips) && spec.skips.length > 0) entry.skips = spec.skips;
   if (str(annotations["olm.skipRange"])) entry.skipRange = str(annotations["olm.skipRange"]);
-  const properties: Record<string, unknown>[] = [
-    { type: "olm.package", value: { packageName: options.packageName, version: str(spec.version) } },
-  ];
-  const owned = isRecord(spec.customresourcedefinitions)
-    ? asRecords(spec.customresourcedefinitions.owned)
-    : [];
-  for (const crd of owned) {
-    const group = str(crd.name).split(".").slice(1).join(".");
-    properties.push({ type: "olm.gvk", value: { group, kind: str(crd.kind), version: str(crd.version) } });
-  }
-  const images = new Map<string, string>([[options.bundleImage, ""]]);
-  for (const r of asRecords(spec.relatedImages))
-    if (!images.has(str(r.image))) images.set(str(r.image), str(r.name));
-  const install = isRecord(spec.install) && isRecord(spec.install.spec) ? spec.install.spec : {};
-  for (const d of asRecords(install.deployments)) {
-    const pod = podSpecOf({ kind: "Deployment", spec: d.spec });
-    for (const c of [...asRecords(pod?.containers), ...asRecords(pod?.initContainers)]) {
-      if (str(c.image) && !images.has(str(c.image))) images.set(str(c.image), str(c.name));
-    }
-  }
+  const properties = bundleProperties({
+    packageName: options.packageName,
+    csv: options.csv,
+    crds: options.crds ?? [],
+    dependencies: options.dependencies,
+    properties: options.properties,
+  });
   const defaultChannel = options.defaultChannel ?? options.channels[0];
   return [
     sorted({
@@ -69,7 +62,7 @@ export function fbcDocuments(options: FbcOptions): Record<string, unknown>[] {
       package: options.packageName,
       image: options.bundleImage,
       properties,
-      relatedImages: [...images].map(([image, n]) => ({ name: n, image })),
+      relatedImages: bundleRelatedImages(options.csv, options.bundleImage),
     }),
   ];
 }

@@ -6,7 +6,7 @@ import { join, relative, resolve } from "node:path";
 import { AggregateTsopError, TsopError, UsageError } from "../common/errors.js";
 import type { OutputChange } from "../common/output/sink.js";
 import type { Reporter } from "../common/reporter.js";
-import { isRecord, type KubeObject, str, toYaml } from "../manifests/index.js";
+import { isRecord, kindOf, type KubeObject, parseYamlDocuments, str, toYaml } from "../manifests/index.js";
 import { renderFbc } from "./fbc.js";
 import { bundleObject, csvFileName, renderManifests } from "./files.js";
 import type { BundleOptions, PinImagesOptions } from "./index.js";
@@ -143,13 +143,22 @@ function bundleFiles(
   return files;
 }
 
+/** A metadata file the user keeps in the bundle directory (dependencies.yaml, properties.yaml), parsed. */
+function metadataFile(previousTree: Map<string, string>, name: string): unknown {
+  const file = `metadata/${name}`;
+  const text = previousTree.get(file);
+  return text === undefined ? undefined : parseYamlDocuments(text, file).find((d) => d.value != null)?.value;
+}
+
 /** --fbc: the catalog fragment; it needs the bundle image reference. */
 function fbcChange(
   plan: ResolvedBundle,
   options: BundleOptions,
-  csv: KubeObject,
-  managerImage: string | undefined,
+  objects: KubeObject[],
+  inputs: BundleInputs,
 ) {
+  const csv = objects[0]!;
+  const managerImage = inputs.managerImage;
   if (plan.fbcDir === undefined) return undefined;
   const version = str((csv.spec as Record<string, unknown>).version);
   const bundleImage =
@@ -167,7 +176,16 @@ function fbcChange(
     change: {
       op: "write" as const,
       path: resolve(plan.cwd, plan.fbcDir, packageName, "catalog.yaml"),
-      content: renderFbc({ packageName, channels, defaultChannel, csv, bundleImage }),
+      content: renderFbc({
+        packageName,
+        channels,
+        defaultChannel,
+        csv,
+        bundleImage,
+        crds: objects.filter((o) => kindOf(o) === "CustomResourceDefinition"),
+        dependencies: metadataFile(inputs.previousTree, "dependencies.yaml"),
+        properties: metadataFile(inputs.previousTree, "properties.yaml"),
+      }),
     },
   };
 }
@@ -206,7 +224,7 @@ export async function renderOutput(
     bundleFiles(plan, composed, pinned.objects, inputs, meta, overwrite),
     inputs.previousTree,
   );
-  const fbc = fbcChange(plan, options, pinned.objects[0]!, inputs.managerImage);
+  const fbc = fbcChange(plan, options, pinned.objects, inputs);
   const changes: OutputChange[] = [];
   if (inputs.base.pending)
     changes.push({ op: "write", path: inputs.base.pending.file, content: inputs.base.pending.content });

@@ -131,6 +131,9 @@ export interface InstallableBundle {
   /** Every manifest of the bundle, the CSV included, in file order. */
   objects: KubeObject[];
   annotations: Record<string, string>;
+  /** metadata/dependencies.yaml and metadata/properties.yaml, parsed, when the bundle has them. */
+  dependencies?: unknown;
+  properties?: unknown;
 }
 
 /** The registry and test-seam fields of a command's options, nothing else (no run timeouts, no reporter). */
@@ -206,5 +209,7 @@ export function installable(bundle: SourcedBundle, image: string): InstallableBu
     csv,
     objects: bundle.manifests.map((m) => m.object as KubeObject),
     annotations,
+    ...(bundle.dependencies !== undefined ? { dependencies: bundle.dependencies } : {}),
+    ...(bundle.properties !== undefined ? { properties: bundle.properties } : {}),
   };
 }

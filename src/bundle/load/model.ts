@@ -1,5 +1,5 @@
 // A bundle tree → the bundle model every command uses (validate, run bundle, bundle-upgrade,
-// `tsop bundle`'s own check): metadata/annotations.yaml, metadata/dependencies.yaml, and every YAML
+// `tsop bundle`'s own check): metadata/annotations.yaml, dependencies.yaml, properties.yaml, and every YAML
 // document of every file in the manifests directory the annotations name, plus load findings.
 import { posix } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -51,7 +51,7 @@ export function annotationDir(value: unknown): { dir: string } | { problem: stri
 async function readMetadata(tree: BundleTree, bundle: LoadedBundle, push: (f: Finding) => void) {
   const entries = await tree.list("metadata");
   bundle.hasMetadataDir = entries !== undefined;
-  for (const name of ["annotations.yaml", "dependencies.yaml"]) {
+  for (const name of ["annotations.yaml", "dependencies.yaml", "properties.yaml"]) {
     if (!entries?.some((e) => e.name === name && e.kind === "file")) continue;
     const file = `metadata/${name}`;
     const parsed = documents(await tree.read(file), file);
@@ -63,6 +63,9 @@ async function readMetadata(tree: BundleTree, bundle: LoadedBundle, push: (f: Fi
     if (name === "dependencies.yaml") {
       bundle.dependenciesFile = file;
       bundle.dependencies = value;
+    } else if (name === "properties.yaml") {
+      bundle.propertiesFile = file;
+      bundle.properties = value;
     } else if (isRecord(value) && isRecord(value.annotations)) {
       bundle.annotationsFile = file;
       bundle.annotations = value.annotations;
@@ -157,6 +160,8 @@ export async function readBundle(tree: BundleTree): Promise<LoadedBundle> {
     annotations: undefined,
     dependenciesFile: undefined,
     dependencies: undefined,
+    propertiesFile: undefined,
+    properties: undefined,
     emptyManifests: false,
     manifests: [],
     csv: undefined,

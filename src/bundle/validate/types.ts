@@ -33,6 +33,9 @@ export interface LoadedBundle {
   annotations: Record<string, unknown> | undefined;
   dependenciesFile: string | undefined;
   dependencies: unknown;
+  /** metadata/properties.yaml: properties OLM adds to the bundle's own (opm render carries them). */
+  propertiesFile: string | undefined;
+  properties: unknown;
   /** manifests/ had no YAML files at all. */
   emptyManifests: boolean;
   manifests: BundleFile[];

@@ -9,6 +9,7 @@ import type { KubeObject } from "../../kube/objects.js";
 import type { InstallableBundle as LoadedBundle } from "../../bundle/load/index.js";
 import { RUN_CHANNEL } from "./names.js";
 import { stringifyYaml } from "../../common/yaml.js";
+import { bundleProperties, bundleRelatedImages } from "../../bundle/fbc-properties.js";
 
 export type Blob = Record<string, unknown>;
 
@@ -41,78 +42,33 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-function groupOfCrdName(name: string): string {
-  return name.split(".").slice(1).join(".");
-}
-
-/** The olm.bundle blob for a bundle, as `opm render` produces it from the image. */
+/**
+ * The olm.bundle blob for a bundle, as `opm render` produces it from the image (fbc-properties.ts),
+ * plus every manifest as an olm.bundle.object property: the in-cluster catalog serves the objects,
+ * so OLM needs no second unpack of the bundle image to read them.
+ */
 export function bundleBlob(bundle: LoadedBundle): Blob {
   const csv = bundle.csv;
-  const spec = csv.spec ?? {};
-  const properties: Array<{ type: string; value: unknown }> = [
-    { type: "olm.package", value: { packageName: bundle.packageName, version: csvVersion(csv) } },
-  ];
-  const gvks = new Map<string, { group: string; kind: string; version: string }>();
-  for (const owned of (spec.customresourcedefinitions?.owned ?? []) as Array<Record<string, string>>) {
-    const gvk = {
-      group: groupOfCrdName(owned.name ?? ""),
-      kind: owned.kind ?? "",
-      version: owned.version ?? "",
-    };
-    gvks.set(JSON.stringify(gvk), gvk);
-  }
-  for (const crd of bundle.objects.filter((o) => o.kind === "CustomResourceDefinition")) {
-    for (const v of (crd.spec?.versions ?? []) as Array<{ name?: string }>) {
-      const gvk = { group: crd.spec?.group ?? "", kind: crd.spec?.names?.kind ?? "", version: v.name ?? "" };
-      gvks.set(JSON.stringify(gvk), gvk);
-    }
-  }
-  for (const gvk of gvks.values()) properties.push({ type: "olm.gvk", value: gvk });
-  for (const required of (spec.customresourcedefinitions?.required ?? []) as Array<Record<string, string>>) {
-    properties.push({
-      type: "olm.gvk.required",
-      value: {
-        group: groupOfCrdName(required.name ?? ""),
-        kind: required.kind ?? "",
-        version: required.version ?? "",
-      },
-    });
-  }
-  const byTypeThenValue = (a: { type: string; value: unknown }, b: { type: string; value: unknown }) =>
-    a.type.localeCompare(b.type) ||
-    JSON.stringify(sortKeys(a.value)).localeCompare(JSON.stringify(sortKeys(b.value)));
-  properties.sort(byTypeThenValue);
+  const properties: Array<{ type: string; value: unknown }> = bundleProperties({
+    packageName: bundle.packageName,
+    csv,
+    crds: bundle.objects.filter((o) => o.kind === "CustomResourceDefinition"),
+    dependencies: bundle.dependencies,
+    properties: bundle.properties,
+  });
   for (const obj of bundle.objects) {
     properties.push({
       type: "olm.bundle.object",
       value: { data: Buffer.from(JSON.stringify(obj)).toString("base64") },
     });
   }
-
-  const images = new Map<string, string>();
-  for (const r of (spec.relatedImages ?? []) as Array<{ name?: string; image?: string }>) {
-    if (r.image && !images.has(r.image)) images.set(r.image, r.name ?? "");
-  }
-  if (!images.has(bundle.image)) images.set(bundle.image, "");
-  for (const d of (spec.install?.spec?.deployments ?? []) as Array<{ spec?: KubeObject["spec"] }>) {
-    const pod = d.spec?.template?.spec ?? {};
-    for (const c of [...(pod.initContainers ?? []), ...(pod.containers ?? [])] as Array<{
-      name?: string;
-      image?: string;
-    }>) {
-      if (c.image && !images.has(c.image)) images.set(c.image, c.name ?? "");
-    }
-  }
-  const relatedImages = [...images]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([image, name]) => (name ? { image, name } : { image }));
   return {
     schema: "olm.bundle",
     name: csv.metadata.name,
     package: bundle.packageName,
     image: bundle.image,
     properties,
-    relatedImages,
+    relatedImages: bundleRelatedImages(csv, bundle.image),
   };
 }
 
