@@ -126,7 +126,7 @@ describe("tsop bundle options", () => {
     expect(down.stderr).toContain("--version 0.1.5 is lower than the previous bundle's 0.2.0");
     const bad = await run(dir, ["--version", "0.3.0", "--replaces", "Not_A_Name"]);
     expect(bad.exitCode).toBe(1);
-    expect(bad.stderr).toContain('CSV-02 spec.replaces: spec.replaces "Not_A_Name" is invalid');
+    expect(bad.stderr).toContain('CSV-02 spec.replaces: spec.replaces "Not_A_Name" cannot name a CSV');
   });
 
   test("stale manifests are removed and reported; user files in the bundle dir are kept", async () => {
@@ -183,6 +183,17 @@ describe("tsop bundle options", () => {
 
   test("--fbc writes a file-based catalog fragment; -f reads a rendered file", async () => {
     const dir = await copyFixture(MEMCACHED);
+    // Metadata files the user keeps in the bundle directory become olm.bundle properties, as opm
+    // render makes them (test/bundle/peers.real.test.ts checks against opm itself).
+    await mkdir(join(dir, "bundle/metadata"), { recursive: true });
+    await writeFile(
+      join(dir, "bundle/metadata/dependencies.yaml"),
+      "dependencies:\n- type: olm.package\n  value: {packageName: etcd, version: '>=0.9.0'}\n- type: olm.gvk\n  value: {group: etcd.io, kind: Etcd, version: v1}\n",
+    );
+    await writeFile(
+      join(dir, "bundle/metadata/properties.yaml"),
+      "properties:\n- type: olm.maxOpenShiftVersion\n  value: '4.15'\n",
+    );
     const r = await tsop(dir, [
       "bundle",
       "--skip-generate",
@@ -211,9 +222,13 @@ describe("tsop bundle options", () => {
       name: "memcached-operator.v0.0.1",
       package: "memcached-operator",
       image: "quay.io/example/memcached-operator-bundle:v0.0.1",
+      // Sorted by type, then value, as opm render sorts them.
       properties: [
-        { type: "olm.package", value: { packageName: "memcached-operator", version: "0.0.1" } },
         { type: "olm.gvk", value: { group: "cache.example.com", kind: "Memcached", version: "v1alpha1" } },
+        { type: "olm.gvk.required", value: { group: "etcd.io", kind: "Etcd", version: "v1" } },
+        { type: "olm.maxOpenShiftVersion", value: "4.15" },
+        { type: "olm.package", value: { packageName: "memcached-operator", version: "0.0.1" } },
+        { type: "olm.package.required", value: { packageName: "etcd", versionRange: ">=0.9.0" } },
       ],
     });
 

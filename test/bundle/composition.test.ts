@@ -260,7 +260,7 @@ webhooks:
     expect(refused.exitCode).toBe(1);
     expect(refused.stderr).toContain("invalid generated ClusterServiceVersion:");
     expect(refused.stderr).toContain(
-      "CSV-09 spec.webhookdefinitions[0]: only AllNamespaces InstallModeType is supported when conversionCRDs is present",
+      "CSV-09 spec.webhookdefinitions[0]: a conversion webhook needs the operator in all namespaces: support AllNamespaces only",
     );
     await expect(readdir(join(dir2, "bundle"))).rejects.toThrow();
     // Not even the base CSV: a failed first run leaves no partial output.

@@ -56,14 +56,15 @@ export const CASES: Case[] = [
     id: "FMT-01",
     what: "no manifests dir",
     breakIt: (b) => b.remove("manifests"),
-    message: "Unable to locate manifests directory",
+    message:
+      "the bundle has no manifests/ directory; run `tsop bundle` to write one, or point at the directory that holds manifests/ and metadata/",
     file: "manifests/",
   },
   {
     id: "FMT-02",
     what: "no metadata dir",
     breakIt: (b) => b.remove("metadata"),
-    message: "Unable to locate metadata directory",
+    message: "the bundle has no metadata/ directory; run `tsop bundle` to write metadata/annotations.yaml",
     file: "metadata/",
   },
   {
@@ -73,19 +74,22 @@ export const CASES: Case[] = [
       await b.remove("manifests");
       await mkdir(join(b.dir, "manifests"));
     },
-    message: "The directory manifests/ contains no yaml files",
+    message:
+      "manifests/ holds no YAML file; the ClusterServiceVersion and CRDs belong there (run `tsop bundle`)",
   },
   {
     id: "FMT-04",
     what: "annotations.yaml without annotations",
     breakIt: (b) => b.write(ANN, "labels: {}\n"),
-    message: "Could not find annotations file",
+    message:
+      "metadata/annotations.yaml is missing or has no `annotations:` map; run `tsop bundle` to write it",
   },
   {
     id: "FMT-05",
     what: "missing package annotation",
     breakIt: (b) => b.ann((a) => delete a[`${K}.package.v1`]),
-    message: `Missing annotation "${K}.package.v1"`,
+    message:
+      "the operators.operatorframework.io.bundle.package.v1 annotation is missing; add it (tsop bundle writes every required annotation)",
     file: ANN,
     path: `annotations.${K}.package.v1`,
   },
@@ -93,14 +97,16 @@ export const CASES: Case[] = [
     id: "FMT-06",
     what: "wrong media type",
     breakIt: (b) => b.ann((a) => (a[`${K}.mediatype.v1`] = "plain")),
-    message: `Expecting annotation "${K}.mediatype.v1" to have value "registry+v1" instead of "plain"`,
+    message:
+      'media type "plain" does not fit the content: manifests/ makes this a registry+v1 bundle, so set it to "registry+v1"',
     file: ANN,
   },
   {
     id: "FMT-07",
     what: "empty channels",
     breakIt: (b) => b.ann((a) => (a[`${K}.channels.v1`] = "")),
-    message: `Expecting annotation "${K}.channels.v1" to have non-empty value`,
+    message:
+      "the operators.operatorframework.io.bundle.channels.v1 annotation is empty; list at least one channel, e.g. alpha",
   },
   {
     id: "FMT-08",
@@ -110,7 +116,7 @@ export const CASES: Case[] = [
         "metadata/dependencies.yaml",
         "dependencies:\n- type: olm.package\n  value: {packageName: etcd, version: 'not a range'}\n- type: olm.gvk\n  value: {version: v1, kind: X}\n",
       ),
-    message: "Invalid semver format version: not a range",
+    message: 'olm.package version range "not a range" is not a semver range; write e.g. ">=0.9.0 <1.0.0"',
     file: "metadata/dependencies.yaml",
     path: "dependencies[0]",
   },
@@ -118,7 +124,7 @@ export const CASES: Case[] = [
     id: "FMT-09",
     what: "manifests annotation points elsewhere",
     breakIt: (b) => b.ann((a) => (a[`${K}.manifests.v1`] = "other/")),
-    message: `Expecting annotation "${K}.manifests.v1" to have value "manifests/" instead of "other/"`,
+    message: 'is "other/", but bundle images carry their manifests in manifests/; set it to "manifests/"',
   },
   {
     id: "LOAD-01",
@@ -131,7 +137,8 @@ export const CASES: Case[] = [
     id: "LOAD-02",
     what: "two CSVs",
     breakIt: async (b) => cp(join(b.dir, CSV), join(b.dir, "manifests/zz-stale.clusterserviceversion.yaml")),
-    message: /^invalid bundle: contains multiple CSVs/,
+    message:
+      "a second ClusterServiceVersion (the first is manifests/memcached-operator.clusterserviceversion.yaml); a bundle holds exactly one, remove the other",
   },
   {
     id: "LOAD-03",
@@ -160,7 +167,8 @@ export const CASES: Case[] = [
     what: "a Deployment object",
     breakIt: (b) =>
       b.write("manifests/d.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n"),
-    message: "unsupported media type registry+v1 for bundle object: apps/v1, Kind=Deployment",
+    message:
+      "Deployment (apps/v1) is not a kind OLM installs from a bundle; remove it (workloads go in the CSV's install strategy)",
     file: "manifests/d.yaml",
     path: "kind",
   },
@@ -172,20 +180,21 @@ export const CASES: Case[] = [
         "manifests/memcached-operator-webhook-service_v1_service.yaml",
         (d) => (d.metadata.namespace = "x"),
       ),
-    message: /metadata.namespace: Forbidden: not allowed on this type/,
+    message: 'metadata.namespace is "x"; remove it: OLM installs the object into the operator\'s namespace',
     path: "metadata.namespace",
   },
   {
     id: "CNT-03",
     what: "no CSV",
     breakIt: (b) => b.remove(CSV),
-    message: "no ClusterServiceVersion in bundle",
+    message: "the bundle has no ClusterServiceVersion; run `tsop bundle` to generate one into manifests/",
   },
   {
     id: "CSV-01",
     what: "bad CSV name",
     breakIt: (b) => b.csv((c) => (c.metadata.name = "Memcached_Operator")),
-    message: /^metadata.name "Memcached_Operator" is invalid/,
+    message:
+      "CSV name \"Memcached_Operator\" is not usable: must be a lowercase RFC 1123 subdomain (lowercase letters, digits, '-' and '.', starting and ending with a letter or digit); name it <package>.v<version>, e.g. memcached-operator.v0.0.1",
     file: CSV,
     path: "metadata.name",
   },
@@ -193,21 +202,24 @@ export const CASES: Case[] = [
     id: "CSV-02",
     what: "bad replaces",
     breakIt: (b) => b.csv((c) => (c.spec.replaces = "x".repeat(70))),
-    message: /^spec.replaces "x+" is invalid: must be no more than 63 characters/,
+    message:
+      'spec.replaces "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" cannot name a CSV: must be no more than 63 characters; give the name of the CSV this one upgrades',
     path: "spec.replaces",
   },
   {
     id: "CSV-03",
     what: "no annotations",
     breakIt: (b) => b.csv((c) => delete c.metadata.annotations),
-    message: "annotations not found",
+    message:
+      "the CSV has no metadata.annotations; tsop bundle writes alm-examples, capabilities and the others there",
     level: "warning",
   },
   {
     id: "CSV-04",
     what: "no examples",
     breakIt: (b) => b.csv((c) => delete c.metadata.annotations["alm-examples"]),
-    message: "example annotations not found",
+    message:
+      "the CSV has no alm-examples annotation; add a sample custom resource for each owned API (config/samples)",
     level: "warning",
     path: "metadata.annotations.alm-examples",
   },
@@ -215,14 +227,15 @@ export const CASES: Case[] = [
     id: "CSV-05",
     what: "examples not JSON",
     breakIt: (b) => b.csv((c) => (c.metadata.annotations["alm-examples"] = "[{")),
-    message: /^invalid example: /,
+    message: /^alm-examples is not valid JSON \(/,
     path: "metadata.annotations.alm-examples",
   },
   {
     id: "CSV-06",
     what: "owned CRD name without group",
     breakIt: (b) => b.csv((c) => (ownedCrd(c).name = "memcacheds")),
-    message: "couldn't parse plural.group from crd name: memcacheds",
+    message:
+      'owned CRD name "memcacheds" is not <plural>.<group>; use the CRD\'s metadata.name, e.g. memcacheds.cache.example.com',
     path: "spec.customresourcedefinitions.owned[0].name",
   },
   {
@@ -235,14 +248,16 @@ export const CASES: Case[] = [
             { apiVersion: "other.io/v1", kind: "Thing" },
           ])),
       ),
-    message: "example must have a provided API: other.io/v1, Kind=Thing",
+    message:
+      "the example of other.io/v1, Kind=Thing is not of an API this CSV owns; remove it or add its CRD to spec.customresourcedefinitions.owned",
     path: "metadata.annotations.alm-examples[0]",
   },
   {
     id: "CSV-08",
     what: "owned API without example",
     breakIt: (b) => b.csv((c) => (c.metadata.annotations["alm-examples"] = "[]")),
-    message: "provided API should have an example annotation: cache.example.com/v1alpha1, Kind=Memcached",
+    message:
+      "owned API cache.example.com/v1alpha1, Kind=Memcached has no example in alm-examples; add a sample for it (config/samples)",
     level: "warning",
   },
   {
@@ -252,41 +267,43 @@ export const CASES: Case[] = [
       b.csv((c) => {
         for (const m of c.spec.installModes as Doc[]) m.supported = false;
       }),
-    message: "none of InstallModeTypes are supported",
+    message:
+      "no install mode is supported; set supported: true on at least one (AllNamespaces suits most operators)",
     path: "spec.installModes",
   },
   {
     id: "CSV-10",
     what: "minKubeVersion not a full version",
     breakIt: (b) => b.csv((c) => (c.spec.minKubeVersion = "1.16")),
-    message: "(memcached-operator.v0.0.1) csv.Spec.MinKubeVersion has an invalid value: 1.16",
+    message: 'spec.minKubeVersion "1.16" is not a full version; write MAJOR.MINOR.PATCH, e.g. 1.28.0',
     path: "spec.minKubeVersion",
   },
   {
     id: "CSV-11",
     what: "no display name",
     breakIt: (b) => b.csv((c) => delete c.spec.displayName),
-    message: "required field missing: spec.displayName",
+    message: "spec.displayName is missing; set it in the base CSV (config/manifests/bases)",
     path: "spec.displayName",
   },
   {
     id: "CSV-12",
     what: "wrong-case olm annotation",
     breakIt: (b) => b.csv((c) => (c.metadata.annotations["olm.skiprange"] = "<0.0.1")),
-    message: "provided annotation olm.skiprange uses wrong case and should be olm.skipRange instead",
+    message: 'annotation "olm.skiprange" has the wrong case: OLM reads "olm.skipRange"; rename it',
   },
   {
     id: "CSV-13",
     what: "olm.properties annotation",
     breakIt: (b) => b.csv((c) => (c.metadata.annotations["olm.properties"] = "[]")),
-    message: /^found olm.properties annotation/,
+    message:
+      "olm.properties is set as a CSV annotation; move these properties to metadata/properties.yaml, where OLM and opm read them",
     level: "warning",
   },
   {
     id: "CSV-14",
     what: "no apiVersion",
     breakIt: (b) => b.csv((c) => delete c.apiVersion),
-    message: "'apiVersion' is missing",
+    message: "the CSV has no apiVersion; set operators.coreos.com/v1alpha1",
     path: "apiVersion",
   },
   {
@@ -331,7 +348,8 @@ export const CASES: Case[] = [
     id: "RI-01",
     what: "invalid related image",
     breakIt: (b) => b.csv((c) => (c.spec.relatedImages = [{ name: "db", image: "Not A Ref" }])),
-    message: 'relatedImages[0] has an invalid image pullspec "Not A Ref"',
+    message:
+      '"Not A Ref" is not an image reference; write registry/repository:tag or registry/repository@sha256:<digest>',
     path: "spec.relatedImages[0].image",
   },
   {
@@ -346,21 +364,21 @@ export const CASES: Case[] = [
     what: "the same CRD twice",
     breakIt: async (b) => cp(join(b.dir, CRD), join(b.dir, "manifests/copy_memcacheds.yaml")),
     message:
-      /^duplicate CRD "cache.example.com\/v1alpha1, Kind=Memcached" in bundle "memcached-operator.v0.0.1"/,
+      "CRD version cache.example.com/v1alpha1, Kind=Memcached is defined twice (also in manifests/cache.example.com_memcacheds.yaml); keep one file per CRD",
   },
   {
     id: "BDL-02",
     what: "owned CRD missing",
     breakIt: (b) => b.remove(CRD),
     message:
-      'owned CRD "cache.example.com/v1alpha1, Kind=Memcached" not found in bundle "memcached-operator.v0.0.1"',
+      "memcached-operator.v0.0.1 owns cache.example.com/v1alpha1, Kind=Memcached, but no CRD in the bundle defines it; add the CRD (tsop generate) or drop the entry",
   },
   {
     id: "BDL-03",
     what: "CRD not owned",
     breakIt: (b) => b.csv((c) => (c.spec.customresourcedefinitions.owned = [])),
     message:
-      'CRD "cache.example.com/v1alpha1, Kind=Memcached" is present in bundle "memcached-operator.v0.0.1" but not defined in CSV',
+      "CRD cache.example.com/v1alpha1, Kind=Memcached is in the bundle, but memcached-operator.v0.0.1 does not own it; add it to spec.customresourcedefinitions.owned (tsop bundle does) or remove the file",
     file: CRD,
   },
   {
@@ -372,7 +390,7 @@ export const CASES: Case[] = [
         "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: memcached-operator-controller-manager}\n",
       ),
     message:
-      /^invalid service account found in bundle. This service account memcached-operator-controller-manager/,
+      "ServiceAccount memcached-operator-controller-manager is the account a CSV deployment runs as, which OLM creates itself; remove this file",
   },
   {
     id: "BDL-05",
@@ -382,41 +400,42 @@ export const CASES: Case[] = [
         "manifests/big_v1_configmap.yaml",
         `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata: {blob: "${noise(1_100_000)}"}\n`,
       ),
-    message: /^maximum bundle compressed size with gzip size exceeded/,
+    message:
+      /^the manifests compress to ~1\.\d\d MiB \(1\.\d\d MiB uncompressed\), over the 1 MiB OLM can store/,
   },
   {
     id: "OH-01",
     what: "no provider",
     breakIt: (b) => b.csv((c) => delete c.spec.provider),
-    message: "csv.Spec.Provider.Name not specified",
+    message: "spec.provider.name is not set; name who provides the operator (--provider-name)",
     optional: ["operatorhub"],
   },
   {
     id: "OH-02",
     what: "maintainer without email",
     breakIt: (b) => b.csv((c) => (c.spec.maintainers = [{ name: "x" }])),
-    message: "csv.Spec.Maintainers elements should contain both name and email",
+    message: "a maintainer needs both a name and an email",
     optional: ["operatorhub"],
   },
   {
     id: "OH-03",
     what: "link without url",
     breakIt: (b) => b.csv((c) => (c.spec.links = [{ name: "x" }])),
-    message: "csv.Spec.Links elements should contain both name and url",
+    message: "a link needs both a name and a url",
     optional: ["operatorhub"],
   },
   {
     id: "OH-04",
     what: "version 0.0.0",
     breakIt: (b) => b.csv((c) => (c.spec.version = "0.0.0")),
-    message: "csv.Spec.Version must be set",
+    message: "spec.version is not set (or is 0.0.0); pass --version to tsop bundle",
     optional: ["operatorhub"],
   },
   {
     id: "OH-05",
     what: "empty icon",
     breakIt: async () => {},
-    message: "csv.Spec.Icon elements should contain both data and mediatype",
+    message: "the icon needs both base64data and mediatype; add it with --icon <file>",
     optional: ["suite=operatorframework"],
     path: "spec.icon[0]",
   },
@@ -424,28 +443,30 @@ export const CASES: Case[] = [
     id: "CAP-01",
     what: "unknown capability level",
     breakIt: (b) => b.csv((c) => (c.metadata.annotations.capabilities = "Magic")),
-    message: 'csv.Metadata.Annotations.Capabilities "Magic" is not a valid capabilities level',
+    message:
+      'capability level "Magic" is unknown; use Basic Install, Seamless Upgrades, Full Lifecycle, Deep Insights or Auto Pilot',
     optional: ["capabilities"],
   },
   {
     id: "CAT-01",
     what: "unknown category",
     breakIt: (b) => b.csv((c) => (c.metadata.annotations.categories = "Database, Cooking")),
-    message: 'csv.Metadata.Annotations.Categories "Cooking" is not a valid category',
+    message:
+      'category "Cooking" is not in the standard list; pick one from it, or set OPERATOR_BUNDLE_CATEGORIES to a file with your own list',
     optional: ["categories"],
   },
   {
     id: "GP-01",
     what: "no deployments",
     breakIt: (b) => b.csv((c) => (c.spec.install.spec.deployments = [])),
-    message: "unable to find a deployment to install in the CSV",
+    message: "the CSV installs no deployment; spec.install.spec.deployments is empty",
     optional: ["good-practices"],
   },
   {
     id: "GP-02",
     what: "no resource requests",
     breakIt: (b) => b.csv((c) => delete container(c).resources),
-    message: /^unable to find the resource requests for the container: \(manager\)/,
+    message: "container manager requests no resources; request CPU and memory so the scheduler can place it",
     level: "warning",
     optional: ["good-practices"],
   },
@@ -453,7 +474,8 @@ export const CASES: Case[] = [
     id: "GP-03",
     what: "owned CRD without description",
     breakIt: (b) => b.csv((c) => delete ownedCrd(c).description),
-    message: 'owned CRD "memcacheds.cache.example.com" has an empty description',
+    message:
+      'owned CRD "memcacheds.cache.example.com" has no description; describe it (the description of the base CSV entry, from the kind\'s doc comment)',
     level: "warning",
     optional: ["good-practices"],
   },
@@ -461,7 +483,8 @@ export const CASES: Case[] = [
     id: "GP-04",
     what: "channel naming",
     breakIt: async () => {},
-    message: /^channel\(s\) \[alpha\] are not following the recommended naming convention/,
+    message:
+      "channel name(s) alpha do not start with candidate, stable or fast, as OLM's channel naming guide recommends (https://olm.operatorframework.io/docs/best-practices/channel-naming)",
     level: "warning",
     optional: ["good-practices"],
   },
@@ -476,7 +499,8 @@ export const CASES: Case[] = [
           verbs: ["create"],
         }),
       ),
-    message: /^CSV contains permissions to create CRD/,
+    message:
+      "the operator may create CustomResourceDefinitions; ship your CRDs in the bundle instead of creating them (or other operators' CRDs) at run time",
     level: "warning",
     optional: ["good-practices"],
     path: "spec.install.spec.clusterPermissions[0].rules[8]",
@@ -485,7 +509,8 @@ export const CASES: Case[] = [
     id: "GP-06",
     what: "CSV name without version",
     breakIt: (b) => b.csv((c) => (c.metadata.name = "memcached-operator")),
-    message: /is not following the recommended naming convention: <operator-name>.v<semver>/,
+    message:
+      'CSV name "memcached-operator" is not <package>.v<version>; name it e.g. memcached-operator.v0.0.1 (tsop bundle --version does)',
     level: "warning",
     optional: ["good-practices"],
   },
@@ -519,7 +544,8 @@ export const CASES: Case[] = [
           verbs: ["use"],
         }),
       ),
-    message: /removed in v1.25: policy\/podsecuritypolicies/,
+    message:
+      "RBAC asks for policy/podsecuritypolicies, removed in Kubernetes 1.25; drop the rule or move to the API that replaced it",
     level: "warning",
     optional: ["deprecated-apis"],
   },
@@ -539,7 +565,7 @@ export const CASES: Case[] = [
     id: "DEP-05",
     what: "bad --k8s-version",
     breakIt: async () => {},
-    message: "invalid value informed via the k8s key option : banana",
+    message: '--k8s-version "banana" is not a Kubernetes version; write e.g. 1.29 or 1.29.0',
     optional: ["deprecated-apis"],
     k8sVersion: "banana",
   },
@@ -547,7 +573,8 @@ export const CASES: Case[] = [
     id: "COM-01",
     what: "1.22-removed API without maxOpenShiftVersion",
     breakIt: (b) => b.edit(CRD, (d) => (d.apiVersion = "apiextensions.k8s.io/v1beta1")),
-    message: /does not set olm.maxOpenShiftVersion/,
+    message:
+      "the bundle uses APIs removed in Kubernetes 1.22 (OpenShift 4.9) but sets no olm.maxOpenShiftVersion; set it to 4.8 so OpenShift 4.9 and later do not offer the bundle",
     optional: ["community"],
   },
   {
@@ -609,4 +636,3 @@ export async function validBundle(): Promise<Bundle> {
   await b.csv((c) => (c.spec.minKubeVersion = "1.28.0"));
   return b;
 }
-

@@ -48,7 +48,7 @@ describe("bundle validate: broken-bundle corpus", () => {
     });
     const text = await tsop(b.dir, ["bundle", "validate", "."]);
     expect(text.exitCode).toBe(1);
-    expect(text.stdout).toContain(`ERROR CSV-01  ${CSV}: metadata.name: metadata.name "Bad_Name" is invalid`);
+    expect(text.stdout).toContain(`ERROR CSV-01  ${CSV}: metadata.name: CSV name "Bad_Name" is not usable`);
     expect(text.stdout).toContain(`WARN  CSV-10  ${CSV}: spec.minKubeVersion:`);
     expect(text.stderr).toContain("bundle . is not valid: 1 error(s), 1 warning(s)");
     const json = await tsop(b.dir, ["bundle", "validate", ".", "-o", "json"]);

@@ -100,7 +100,7 @@ function addObject(bundle: LoadedBundle, loaded: BundleFile, push: (f: Finding) 
         id: "LOAD-02",
         level: "error",
         file: loaded.file,
-        message: `invalid bundle: contains multiple CSVs (${bundle.csv.file} and ${loaded.file})`,
+        message: `a second ClusterServiceVersion (the first is ${bundle.csv.file}); a bundle holds exactly one, remove the other`,
       });
     } else bundle.csv = loaded;
   }

@@ -283,7 +283,14 @@ export const CHECKS: Check[] = [
     run: (b) =>
       b.hasManifestsDir
         ? []
-        : [finding("FMT-01", "error", "Unable to locate manifests directory", "manifests/")],
+        : [
+            finding(
+              "FMT-01",
+              "error",
+              "the bundle has no manifests/ directory; run `tsop bundle` to write one, or point at the directory that holds manifests/ and metadata/",
+              "manifests/",
+            ),
+          ],
   },
   {
     id: "FMT-02",
@@ -293,7 +300,14 @@ export const CHECKS: Check[] = [
     run: (b) =>
       b.hasMetadataDir
         ? []
-        : [finding("FMT-02", "error", "Unable to locate metadata directory", "metadata/")],
+        : [
+            finding(
+              "FMT-02",
+              "error",
+              "the bundle has no metadata/ directory; run `tsop bundle` to write metadata/annotations.yaml",
+              "metadata/",
+            ),
+          ],
   },
   {
     id: "FMT-03",
@@ -302,7 +316,14 @@ export const CHECKS: Check[] = [
     description: "manifests/ holds YAML files",
     run: (b) =>
       b.hasManifestsDir && b.emptyManifests
-        ? [finding("FMT-03", "error", "The directory manifests/ contains no yaml files", "manifests/")]
+        ? [
+            finding(
+              "FMT-03",
+              "error",
+              "manifests/ holds no YAML file; the ClusterServiceVersion and CRDs belong there (run `tsop bundle`)",
+              "manifests/",
+            ),
+          ]
         : [],
   },
   {
@@ -312,7 +333,14 @@ export const CHECKS: Check[] = [
     description: "metadata/annotations.yaml holds an annotations map",
     run: (b) =>
       b.hasMetadataDir && !b.annotations
-        ? [finding("FMT-04", "error", "Could not find annotations file", "metadata/annotations.yaml")]
+        ? [
+            finding(
+              "FMT-04",
+              "error",
+              "metadata/annotations.yaml is missing or has no `annotations:` map; run `tsop bundle` to write it",
+              "metadata/annotations.yaml",
+            ),
+          ]
         : [],
   },
   {
@@ -323,7 +351,13 @@ export const CHECKS: Check[] = [
     run: (b) =>
       b.annotations
         ? REQUIRED_ANNOTATIONS.filter((k) => b.annotations?.[k] === undefined).map((k) =>
-            finding("FMT-05", "error", `Missing annotation "${k}"`, b.annotationsFile, `annotations.${k}`),
+            finding(
+              "FMT-05",
+              "error",
+              `the ${k} annotation is missing; add it (tsop bundle writes every required annotation)`,
+              b.annotationsFile,
+              `annotations.${k}`,
+            ),
           )
         : [],
   },
@@ -342,7 +376,7 @@ export const CHECKS: Check[] = [
             finding(
               "FMT-06",
               "error",
-              `Expecting annotation "${ANNOTATION.mediatype}" to have value "${detected}" instead of "${str(value)}"`,
+              `media type "${str(value)}" does not fit the content: manifests/ makes this a ${detected} bundle, so set it to "${detected}"`,
               b.annotationsFile,
               `annotations.${ANNOTATION.mediatype}`,
             ),
@@ -363,7 +397,7 @@ export const CHECKS: Check[] = [
             finding(
               "FMT-07",
               "error",
-              `Expecting annotation "${key}" to have non-empty value`,
+              `the ${key} annotation is empty; ${key === ANNOTATION.channels ? "list at least one channel, e.g. alpha" : "name one of the channels or remove it"}`,
               b.annotationsFile,
               `annotations.${key}`,
             ),
@@ -388,30 +422,37 @@ export const CHECKS: Check[] = [
           out.push(finding("FMT-08", "error", message, b.dependenciesFile, path));
         };
         if (!isRecord(d)) {
-          at("dependency must be a mapping");
+          at("is not a mapping; each dependency is {type, value}");
           return;
         }
         const value = isRecord(d.value) ? d.value : {};
         switch (d.type) {
           case "olm.gvk":
-            if (!str(value.group)) at("API Group is empty");
-            if (!str(value.version)) at("API Version is empty");
-            if (!str(value.kind)) at("API Kind is empty");
+            if (!str(value.group)) at("olm.gvk dependency without a group; set value.group");
+            if (!str(value.version)) at("olm.gvk dependency without a version; set value.version");
+            if (!str(value.kind)) at("olm.gvk dependency without a kind; set value.kind");
             break;
           case "olm.package":
-            if (!str(value.packageName)) at("Package name is empty");
-            if (!str(value.version)) at("Package version is empty");
+            if (!str(value.packageName))
+              at("olm.package dependency without a packageName; set value.packageName");
+            if (!str(value.version))
+              at('olm.package dependency without a version range; set value.version, e.g. ">=1.0.0"');
             else if (semver.validRange(str(value.version)) === null)
-              at(`Invalid semver format version: ${str(value.version)}`);
+              at(
+                `olm.package version range "${str(value.version)}" is not a semver range; write e.g. ">=0.9.0 <1.0.0"`,
+              );
             break;
           case "olm.label":
-            if (!str(value.label)) at("Label information is missing");
+            if (!str(value.label)) at("olm.label dependency without a label; set value.label");
             break;
           case "olm.constraint":
-            if (isRecord(value.cel) && !str(value.cel.rule)) at("The CEL expression is missing");
+            if (isRecord(value.cel) && !str(value.cel.rule))
+              at("olm.constraint with a cel block but no rule; set value.cel.rule");
             break;
           default:
-            at(`unsupported dependency type ${str(d.type)}`);
+            at(
+              `dependency type "${str(d.type)}" is unknown; use olm.gvk, olm.package, olm.label or olm.constraint`,
+            );
         }
       });
       return out;
@@ -435,7 +476,7 @@ export const CHECKS: Check[] = [
       ) {
         at(
           ANNOTATION.manifests,
-          `Expecting annotation "${ANNOTATION.manifests}" to have value "manifests/" instead of "${str(a[ANNOTATION.manifests])}"`,
+          `is "${str(a[ANNOTATION.manifests])}", but bundle images carry their manifests in manifests/; set it to "manifests/"`,
         );
       }
       if (
@@ -444,11 +485,11 @@ export const CHECKS: Check[] = [
       ) {
         at(
           ANNOTATION.metadata,
-          `Expecting annotation "${ANNOTATION.metadata}" to have value "metadata/" instead of "${str(a[ANNOTATION.metadata])}"`,
+          `is "${str(a[ANNOTATION.metadata])}", but bundle images carry their metadata in metadata/; set it to "metadata/"`,
         );
       }
       if (a[ANNOTATION.package] !== undefined && !str(a[ANNOTATION.package]).trim()) {
-        at(ANNOTATION.package, `Expecting annotation "${ANNOTATION.package}" to have non-empty value`);
+        at(ANNOTATION.package, `the package annotation is empty; set it to the package name`);
       }
       const channels = str(a[ANNOTATION.channels])
         .split(",")
@@ -504,7 +545,7 @@ export const CHECKS: Check[] = [
           finding(
             "CNT-01",
             "error",
-            `unsupported media type registry+v1 for bundle object: ${str(m.object.apiVersion)}, Kind=${kindOf(m.object)}`,
+            `${kindOf(m.object)} (${str(m.object.apiVersion)}) is not a kind OLM installs from a bundle; remove it (workloads go in the CSV's install strategy)`,
             m.file,
             "kind",
           ),
@@ -523,7 +564,7 @@ export const CHECKS: Check[] = [
             finding(
               "CNT-02",
               "error",
-              "error validating object: metadata.name: Required value",
+              "the object has no metadata.name; give it one",
               m.file,
               "metadata.name",
             ),
@@ -533,7 +574,7 @@ export const CHECKS: Check[] = [
             finding(
               "CNT-02",
               "error",
-              `error validating object: metadata.namespace: Forbidden: not allowed on this type (found "${namespaceOf(m.object)}"); OLM sets the namespace`,
+              `metadata.namespace is "${namespaceOf(m.object)}"; remove it: OLM installs the object into the operator's namespace`,
               m.file,
               "metadata.namespace",
             ),
@@ -549,7 +590,14 @@ export const CHECKS: Check[] = [
     description: "the bundle has a ClusterServiceVersion",
     run: (b) =>
       b.hasManifestsDir && !b.emptyManifests && !b.csv
-        ? [finding("CNT-03", "error", "no ClusterServiceVersion in bundle", "manifests/")]
+        ? [
+            finding(
+              "CNT-03",
+              "error",
+              "the bundle has no ClusterServiceVersion; run `tsop bundle` to generate one into manifests/",
+              "manifests/",
+            ),
+          ]
         : [],
   },
   // ClusterServiceVersion (operator-framework/api CSV validator).
@@ -562,7 +610,7 @@ export const CHECKS: Check[] = [
             finding(
               "CSV-01",
               "error",
-              `metadata.name "${v.name}" is invalid: ${p}`,
+              `CSV name "${v.name}" is not usable: ${p}; name it <package>.v<version>, e.g. memcached-operator.v0.0.1`,
               v.file.file,
               "metadata.name",
             ),
@@ -581,7 +629,7 @@ export const CHECKS: Check[] = [
             finding(
               "CSV-02",
               "error",
-              `spec.replaces "${str(replaces)}" is invalid: ${p}`,
+              `spec.replaces "${str(replaces)}" cannot name a CSV: ${p}; give the name of the CSV this one upgrades`,
               v.file.file,
               "spec.replaces",
             ),
@@ -594,7 +642,15 @@ export const CHECKS: Check[] = [
     ...csvChecks("CSV-03", "warning", "the CSV has annotations", (v) =>
       v.annotations
         ? []
-        : [finding("CSV-03", "warning", "annotations not found", v.file.file, "metadata.annotations")],
+        : [
+            finding(
+              "CSV-03",
+              "warning",
+              "the CSV has no metadata.annotations; tsop bundle writes alm-examples, capabilities and the others there",
+              v.file.file,
+              "metadata.annotations",
+            ),
+          ],
     ),
   },
   {
@@ -606,7 +662,7 @@ export const CHECKS: Check[] = [
           finding(
             "CSV-04",
             "warning",
-            "both `alm-examples` and `olm.examples` are present. Checking only `alm-examples`",
+            "both alm-examples and olm.examples are set; only alm-examples is read, remove olm.examples",
             v.file.file,
             "metadata.annotations",
           ),
@@ -618,7 +674,7 @@ export const CHECKS: Check[] = [
             finding(
               "CSV-04",
               "warning",
-              "example annotations not found",
+              "the CSV has no alm-examples annotation; add a sample custom resource for each owned API (config/samples)",
               v.file.file,
               "metadata.annotations.alm-examples",
             ),
@@ -631,13 +687,22 @@ export const CHECKS: Check[] = [
       const ex = examples(v);
       if (!ex) return [];
       const path = `metadata.annotations.${ex.key}`;
-      if (ex.error) return [finding("CSV-05", "error", `invalid example: ${ex.error}`, v.file.file, path)];
+      if (ex.error)
+        return [
+          finding(
+            "CSV-05",
+            "error",
+            `alm-examples is not valid JSON (${ex.error}); it must be a JSON list of custom resources`,
+            v.file.file,
+            path,
+          ),
+        ];
       if (!Array.isArray(ex.value) || !ex.value.every(isRecord)) {
         return [
           finding(
             "CSV-05",
             "error",
-            "error decoding example CustomResource: expected a JSON list of objects",
+            "alm-examples is not a JSON list of objects; it must list custom resources",
             v.file.file,
             path,
           ),
@@ -655,7 +720,7 @@ export const CHECKS: Check[] = [
           finding(
             "CSV-06",
             "error",
-            `couldn't parse plural.group from crd name: ${a.name}`,
+            `owned CRD name "${a.name}" is not <plural>.<group>; use the CRD's metadata.name, e.g. memcacheds.cache.example.com`,
             v.file.file,
             `${a.source}[${a.index}].name`,
           ),
@@ -676,7 +741,7 @@ export const CHECKS: Check[] = [
               finding(
                 "CSV-07",
                 "error",
-                `example must have a provided API: ${gvk}`,
+                `the example of ${gvk} is not of an API this CSV owns; remove it or add its CRD to spec.customresourcedefinitions.owned`,
                 v.file.file,
                 `metadata.annotations.${ex.key}[${i}]`,
               ),
@@ -699,7 +764,7 @@ export const CHECKS: Check[] = [
           finding(
             "CSV-08",
             "warning",
-            `provided API should have an example annotation: ${a.group}/${a.version}, Kind=${a.kind}`,
+            `owned API ${a.group}/${a.version}, Kind=${a.kind} has no example in alm-examples; add a sample for it (config/samples)`,
             v.file.file,
             `${a.source}[${a.index}]`,
           ),
@@ -716,7 +781,15 @@ export const CHECKS: Check[] = [
         const modes = asRecords(v.spec.installModes);
         const file = v.file.file;
         if (modes.length === 0)
-          return [finding("CSV-09", "error", "install modes not found", file, "spec.installModes")];
+          return [
+            finding(
+              "CSV-09",
+              "error",
+              "spec.installModes is missing; list the four install modes and mark those the operator supports",
+              file,
+              "spec.installModes",
+            ),
+          ];
         const out: Finding[] = [];
         const seen = new Set<string>();
         modes.forEach((m, i) => {
@@ -744,7 +817,13 @@ export const CHECKS: Check[] = [
         });
         if (!modes.some((m) => m.supported === true))
           out.push(
-            finding("CSV-09", "error", "none of InstallModeTypes are supported", file, "spec.installModes"),
+            finding(
+              "CSV-09",
+              "error",
+              "no install mode is supported; set supported: true on at least one (AllNamespaces suits most operators)",
+              file,
+              "spec.installModes",
+            ),
           );
         const onlyAll = modes.every((m) => (m.type === "AllNamespaces") === (m.supported === true));
         asRecords(v.spec.webhookdefinitions).forEach((w, i) => {
@@ -753,7 +832,7 @@ export const CHECKS: Check[] = [
               finding(
                 "CSV-09",
                 "error",
-                "only AllNamespaces InstallModeType is supported when conversionCRDs is present",
+                "a conversion webhook needs the operator in all namespaces: support AllNamespaces only",
                 file,
                 `spec.webhookdefinitions[${i}]`,
               ),
@@ -773,7 +852,7 @@ export const CHECKS: Check[] = [
           finding(
             "CSV-10",
             "warning",
-            `(${v.name}) csv.Spec.minKubeVersion is not informed. It is recommended you provide this information. Otherwise, it would mean that your operator project can be distributed and installed in any cluster version available, which is not necessarily the case for all projects.`,
+            `spec.minKubeVersion is not set, so OLM offers ${v.name} to clusters of any Kubernetes version; set the oldest version you support (--min-kube-version, e.g. 1.28.0)`,
             v.file.file,
             "spec.minKubeVersion",
           ),
@@ -785,7 +864,7 @@ export const CHECKS: Check[] = [
             finding(
               "CSV-10",
               "error",
-              `(${v.name}) csv.Spec.MinKubeVersion has an invalid value: ${String(min)}`,
+              `spec.minKubeVersion "${String(min)}" is not a full version; write MAJOR.MINOR.PATCH, e.g. 1.28.0`,
               v.file.file,
               "spec.minKubeVersion",
             ),
@@ -798,7 +877,15 @@ export const CHECKS: Check[] = [
       const out: Finding[] = [];
       const file = v.file.file;
       const missing = (path: string) =>
-        out.push(finding("CSV-11", "error", `required field missing: ${path}`, file, path));
+        out.push(
+          finding(
+            "CSV-11",
+            "error",
+            `${path} is missing; set it in the base CSV (config/manifests/bases)`,
+            file,
+            path,
+          ),
+        );
       if (!str(v.spec.displayName)) missing("spec.displayName");
       const install = isRecord(v.spec.install) ? v.spec.install : undefined;
       if (!install) missing("spec.install");
@@ -838,7 +925,7 @@ export const CHECKS: Check[] = [
               finding(
                 "CSV-12",
                 "error",
-                `provided annotation ${k} uses wrong case and should be ${hit} instead`,
+                `annotation "${k}" has the wrong case: OLM reads "${hit}"; rename it`,
                 v.file.file,
                 `metadata.annotations.${k}`,
               ),
@@ -855,7 +942,7 @@ export const CHECKS: Check[] = [
             finding(
               "CSV-13",
               "warning",
-              "found olm.properties annotation, please define these properties in metadata/properties.yaml instead",
+              "olm.properties is set as a CSV annotation; move these properties to metadata/properties.yaml, where OLM and opm read them",
               v.file.file,
               "metadata.annotations.olm.properties",
             ),
@@ -868,7 +955,15 @@ export const CHECKS: Check[] = [
     ...csvChecks("CSV-14", "error", "apiVersion and kind are set", (v) => [
       ...(str(v.csv.apiVersion)
         ? []
-        : [finding("CSV-14", "error", "'apiVersion' is missing", v.file.file, "apiVersion")]),
+        : [
+            finding(
+              "CSV-14",
+              "error",
+              "the CSV has no apiVersion; set operators.coreos.com/v1alpha1",
+              v.file.file,
+              "apiVersion",
+            ),
+          ]),
     ]),
   },
   {
@@ -927,7 +1022,13 @@ export const CHECKS: Check[] = [
           const path = `spec.relatedImages[${i}].image`;
           if (!image)
             return [
-              finding("RI-01", "error", `relatedImages[${i}] has an empty image field`, v.file.file, path),
+              finding(
+                "RI-01",
+                "error",
+                `spec.relatedImages[${i}] has no image; give a pull spec or remove the entry`,
+                v.file.file,
+                path,
+              ),
             ];
           return validPullSpec(image)
             ? []
@@ -935,7 +1036,7 @@ export const CHECKS: Check[] = [
                 finding(
                   "RI-01",
                   "error",
-                  `relatedImages[${i}] has an invalid image pullspec "${image}"`,
+                  `"${image}" is not an image reference; write registry/repository:tag or registry/repository@sha256:<digest>`,
                   v.file.file,
                   path,
                 ),
@@ -1023,7 +1124,7 @@ export const CHECKS: Check[] = [
               finding(
                 "BDL-01",
                 "error",
-                `duplicate CRD "${gvk}" in bundle "${csvView(b)?.name ?? ""}" (also in ${seen.get(gvk)})`,
+                `CRD version ${gvk} is defined twice (also in ${seen.get(gvk)}); keep one file per CRD`,
                 m.file,
               ),
             );
@@ -1049,7 +1150,7 @@ export const CHECKS: Check[] = [
           finding(
             "BDL-02",
             "error",
-            `owned CRD "${a.group}/${a.version}, Kind=${a.kind}" not found in bundle "${v.name}"`,
+            `${v.name} owns ${a.group}/${a.version}, Kind=${a.kind}, but no CRD in the bundle defines it; add the CRD (tsop generate) or drop the entry`,
             v.file.file,
             `${a.source}[${a.index}]`,
           ),
@@ -1068,7 +1169,7 @@ export const CHECKS: Check[] = [
               finding(
                 "BDL-03",
                 "error",
-                `CRD "${c.group}/${str(c.versions[0]?.name)}, Kind=${c.kind}" is present in bundle "${v.name}" but not defined in CSV`,
+                `CRD ${c.group}/${str(c.versions[0]?.name)}, Kind=${c.kind} is in the bundle, but ${v.name} does not own it; add it to spec.customresourcedefinitions.owned (tsop bundle does) or remove the file`,
                 m.file,
               ),
             ];
@@ -1093,7 +1194,7 @@ export const CHECKS: Check[] = [
             finding(
               "BDL-04",
               "error",
-              `invalid service account found in bundle. This service account ${nameOf(m.object)} in your bundle is not valid, because a service account with the same name was already specified in your CSV. If this was unintentional, please remove the service account from the bundle.`,
+              `ServiceAccount ${nameOf(m.object)} is the account a CSV deployment runs as, which OLM creates itself; remove this file`,
               m.file,
             ),
           );
@@ -1113,7 +1214,7 @@ export const CHECKS: Check[] = [
           finding(
             "BDL-05",
             "error",
-            `maximum bundle compressed size with gzip size exceeded: size=~${(compressed / 1024 / 1024).toFixed(2)} MegaByte, max=1 MegaByte. Bundle uncompressed size is ${(size / 1024 / 1024).toFixed(2)} MegaByte`,
+            `the manifests compress to ~${(compressed / 1024 / 1024).toFixed(2)} MiB (${(size / 1024 / 1024).toFixed(2)} MiB uncompressed), over the 1 MiB OLM can store; make them smaller, e.g. shorter CRD descriptions (tsop generate --max-desc-len)`,
             "manifests/",
           ),
         ];
@@ -1123,7 +1224,7 @@ export const CHECKS: Check[] = [
           finding(
             "BDL-05",
             "warning",
-            `nearing maximum bundle compressed size with gzip: size=~${(compressed / 1024 / 1024).toFixed(2)} MegaByte, max=1 MegaByte`,
+            `the manifests compress to ~${(compressed / 1024 / 1024).toFixed(2)} MiB, close to the 1 MiB OLM can store`,
             "manifests/",
           ),
         ];
@@ -1141,7 +1242,7 @@ export const CHECKS: Check[] = [
             finding(
               "OH-01",
               "error",
-              "csv.Spec.Provider.Name not specified",
+              "spec.provider.name is not set; name who provides the operator (--provider-name)",
               v.file.file,
               "spec.provider.name",
             ),
@@ -1157,7 +1258,7 @@ export const CHECKS: Check[] = [
             finding(
               "OH-02",
               "error",
-              "csv.Spec.Maintainers elements should contain both name and email",
+              "a maintainer needs both a name and an email",
               v.file.file,
               `spec.maintainers[${i}]`,
             ),
@@ -1168,7 +1269,7 @@ export const CHECKS: Check[] = [
               finding(
                 "OH-02",
                 "error",
-                `csv.Spec.Maintainers email ${str(m.email)} is invalid`,
+                `maintainer email "${str(m.email)}" is not an email address`,
                 v.file.file,
                 `spec.maintainers[${i}].email`,
               ),
@@ -1182,13 +1283,7 @@ export const CHECKS: Check[] = [
       asRecords(v.spec.links).flatMap((l, i) => {
         if (!str(l.name) || !str(l.url))
           return [
-            finding(
-              "OH-03",
-              "error",
-              "csv.Spec.Links elements should contain both name and url",
-              v.file.file,
-              `spec.links[${i}]`,
-            ),
+            finding("OH-03", "error", "a link needs both a name and a url", v.file.file, `spec.links[${i}]`),
           ];
         try {
           new URL(str(l.url));
@@ -1198,7 +1293,7 @@ export const CHECKS: Check[] = [
             finding(
               "OH-03",
               "error",
-              `csv.Spec.Links url ${str(l.url)} is invalid`,
+              `link url "${str(l.url)}" is not a URL`,
               v.file.file,
               `spec.links[${i}].url`,
             ),
@@ -1212,7 +1307,15 @@ export const CHECKS: Check[] = [
     ...csvChecks("OH-04", "error", "spec.version is set and not 0.0.0", (v) =>
       str(v.spec.version) && str(v.spec.version) !== "0.0.0"
         ? []
-        : [finding("OH-04", "error", "csv.Spec.Version must be set", v.file.file, "spec.version")],
+        : [
+            finding(
+              "OH-04",
+              "error",
+              "spec.version is not set (or is 0.0.0); pass --version to tsop bundle",
+              v.file.file,
+              "spec.version",
+            ),
+          ],
     ),
   },
   {
@@ -1220,10 +1323,18 @@ export const CHECKS: Check[] = [
     ...csvChecks("OH-05", "error", "one icon with data and a supported media type", (v) => {
       const icons = asRecords(v.spec.icon);
       if (icons.length === 0)
-        return [finding("OH-05", "warning", "csv.Spec.Icon not specified", v.file.file, "spec.icon")];
+        return [
+          finding(
+            "OH-05",
+            "warning",
+            "the CSV has no icon; add one with --icon <file>",
+            v.file.file,
+            "spec.icon",
+          ),
+        ];
       if (icons.length !== 1)
         return [
-          finding("OH-05", "error", `csv.Spec.Icon should only have one element`, v.file.file, "spec.icon"),
+          finding("OH-05", "error", `spec.icon holds several icons; keep one`, v.file.file, "spec.icon"),
         ];
       const icon = icons[0]!;
       if (!str(icon.base64data) || !str(icon.mediatype))
@@ -1231,7 +1342,7 @@ export const CHECKS: Check[] = [
           finding(
             "OH-05",
             "error",
-            "csv.Spec.Icon elements should contain both data and mediatype",
+            "the icon needs both base64data and mediatype; add it with --icon <file>",
             v.file.file,
             "spec.icon[0]",
           ),
@@ -1242,7 +1353,7 @@ export const CHECKS: Check[] = [
             finding(
               "OH-05",
               "error",
-              `csv.Spec.Icon ${str(icon.mediatype)} does not have a valid mediatype`,
+              `icon media type "${str(icon.mediatype)}" is not supported; use image/png, image/svg+xml, image/jpeg or image/gif`,
               v.file.file,
               "spec.icon[0].mediatype",
             ),
@@ -1259,7 +1370,7 @@ export const CHECKS: Check[] = [
             finding(
               "CAP-01",
               "error",
-              `csv.Metadata.Annotations.Capabilities "${str(value)}" is not a valid capabilities level`,
+              `capability level "${str(value)}" is unknown; use Basic Install, Seamless Upgrades, Full Lifecycle, Deep Insights or Auto Pilot`,
               v.file.file,
               "metadata.annotations.capabilities",
             ),
@@ -1284,7 +1395,7 @@ export const CHECKS: Check[] = [
             finding(
               "CAT-01",
               "error",
-              `csv.Metadata.Annotations.Categories "${c}" is not a valid category`,
+              `category "${c}" is not in the standard list; pick one from it, or set OPERATOR_BUNDLE_CATEGORIES to a file with your own list`,
               v.file.file,
               "metadata.annotations.categories",
             ),
@@ -1302,7 +1413,7 @@ export const CHECKS: Check[] = [
             finding(
               "GP-01",
               "error",
-              "unable to find a deployment to install in the CSV",
+              "the CSV installs no deployment; spec.install.spec.deployments is empty",
               v.file.file,
               "spec.install.spec.deployments",
             ),
@@ -1320,7 +1431,7 @@ export const CHECKS: Check[] = [
                 finding(
                   "GP-02",
                   "warning",
-                  `unable to find the resource requests for the container: (${str(c.name)}). It is recommended to ensure the resource request for CPU and Memory.`,
+                  `container ${str(c.name)} requests no resources; request CPU and memory so the scheduler can place it`,
                   v.file.file,
                   `spec.install.spec.deployments[${i}].spec.template.spec.containers[${j}].resources.requests`,
                 ),
@@ -1341,7 +1452,7 @@ export const CHECKS: Check[] = [
                 finding(
                   "GP-03",
                   "warning",
-                  `${key} CRD "${str(c.name)}" has an empty description`,
+                  `${key} CRD "${str(c.name)}" has no description; describe it (the description of the base CSV entry, from the kind's doc comment)`,
                   v.file.file,
                   `spec.customresourcedefinitions.${key}[${i}].description`,
                 ),
@@ -1366,7 +1477,7 @@ export const CHECKS: Check[] = [
             finding(
               "GP-04",
               "warning",
-              `channel(s) [${bad.join(" ")}] are not following the recommended naming convention: https://olm.operatorframework.io/docs/best-practices/channel-naming`,
+              `channel name(s) ${bad.join(", ")} do not start with candidate, stable or fast, as OLM's channel naming guide recommends (https://olm.operatorframework.io/docs/best-practices/channel-naming)`,
               b.annotationsFile,
               `annotations.${ANNOTATION.channels}`,
             ),
@@ -1392,7 +1503,7 @@ export const CHECKS: Check[] = [
           finding(
             "GP-05",
             "warning",
-            "CSV contains permissions to create CRD. An Operator shouldn't deploy or manage other operators (such patterns are known as meta or super operators or that it deploys other operator's CRDs). Operators should ship their CRDs with the bundle.",
+            "the operator may create CustomResourceDefinitions; ship your CRDs in the bundle instead of creating them (or other operators' CRDs) at run time",
             v.file.file,
             path,
           ),
@@ -1408,7 +1519,7 @@ export const CHECKS: Check[] = [
           finding(
             "GP-06",
             "warning",
-            `CSV name "${v.name}" is not following the recommended naming convention: <operator-name>.v<semver> e.g. memcached-operator.v0.0.1`,
+            `CSV name "${v.name}" is not <package>.v<version>; name it e.g. memcached-operator.v0.0.1 (tsop bundle --version does)`,
             v.file.file,
             "metadata.name",
           ),
@@ -1419,7 +1530,7 @@ export const CHECKS: Check[] = [
             finding(
               "GP-06",
               "warning",
-              `CSV name "${v.name}" is not following the versioning convention (MAJOR.MINOR.PATCH e.g 0.0.1)`,
+              `the version in CSV name "${v.name}" is not MAJOR.MINOR.PATCH; name it e.g. memcached-operator.v0.0.1`,
               v.file.file,
               "metadata.name",
             ),
@@ -1440,7 +1551,7 @@ export const CHECKS: Check[] = [
               finding(
                 "DEP-03",
                 "warning",
-                `this bundle is using APIs which were deprecated and removed in v1.25: ${String(g)}/${String(r)}; migrate to the current API before Kubernetes 1.25`,
+                `RBAC asks for ${String(g)}/${String(r)}, removed in Kubernetes 1.25; drop the rule or move to the API that replaced it`,
                 v.file.file,
                 path,
               ),
@@ -1459,7 +1570,11 @@ export const CHECKS: Check[] = [
       const out: Finding[] = [];
       if (ctx.k8sVersion && !kubeVersion(ctx.k8sVersion))
         out.push(
-          finding("DEP-05", "error", `invalid value informed via the k8s key option : ${ctx.k8sVersion}`),
+          finding(
+            "DEP-05",
+            "error",
+            `--k8s-version "${ctx.k8sVersion}" is not a Kubernetes version; write e.g. 1.29 or 1.29.0`,
+          ),
         );
       const v = csvView(b);
       const min = v ? str(v.spec.minKubeVersion) : "";
@@ -1468,7 +1583,7 @@ export const CHECKS: Check[] = [
           finding(
             "DEP-05",
             "error",
-            `unable to use csv.Spec.MinKubeVersion to verify the CRD/Webhook apis because it has an invalid value: ${min}`,
+            `spec.minKubeVersion "${min}" is not a version, so removed APIs cannot be judged against it; fix it or pass --k8s-version`,
             v.file.file,
             "spec.minKubeVersion",
           ),
@@ -1502,7 +1617,7 @@ export const CHECKS: Check[] = [
             finding(
               "COM-01",
               "error",
-              "this bundle uses APIs removed in Kubernetes 1.22 (OpenShift 4.9) and does not set olm.maxOpenShiftVersion in the olm.properties annotation",
+              "the bundle uses APIs removed in Kubernetes 1.22 (OpenShift 4.9) but sets no olm.maxOpenShiftVersion; set it to 4.8 so OpenShift 4.9 and later do not offer the bundle",
               v.file.file,
               "metadata.annotations.olm.properties",
             ),
