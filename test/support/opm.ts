@@ -51,9 +51,14 @@ export interface OpmServer {
 /** `opm serve <dir>` on a free port; resolves once the gRPC port answers a health check. */
 export async function opmServe(dir: string): Promise<OpmServer> {
   const port = await freePort();
-  const child: ChildProcess = spawn(rigBinary("opm"), ["serve", dir, "-p", String(port)], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  // No pprof endpoint: its fixed default port would clash between servers.
+  const child: ChildProcess = spawn(
+    rigBinary("opm"),
+    ["serve", dir, "-p", String(port), "--pprof-addr", ""],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   running.add(child);
   let output = "";
   const collect = (c: Buffer) => (output += c.toString("utf8"));
