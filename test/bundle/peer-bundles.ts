@@ -35,8 +35,16 @@ export async function tsopOk(dir: string, args: string[]): Promise<void> {
 /** The memcached fixture, bundled as test/bundle/memcached.test.ts does. */
 export async function memcachedFixtureBundle(): Promise<PeerBundle> {
   const project = await copyFixture(MEMCACHED);
+  // The fixture's base CSV keeps operator-sdk's sample placeholder icon (empty data and media
+  // type), which the operatorhub checks of both tools refuse: give it a real one.
+  await writeFile(
+    join(project, "icon.svg"),
+    '<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8"/></svg>\n',
+  );
   const args = [
     "bundle",
+    "--icon",
+    "icon.svg",
     "--skip-generate",
     "--version",
     "0.0.1",

@@ -158,7 +158,10 @@ async function checkFbcFragment(b: PeerBundle, image: string, rendered: Blob) {
   const annotations = parse(await readFile(join(b.dir, "metadata/annotations.yaml"), "utf8")).annotations;
   const channels = String(annotations["operators.operatorframework.io.bundle.channels.v1"]).split(",");
   const served = await expectServed(join(b.project, "fbc"), b, rendered, channels);
-  expect(served.defaultChannel).toBe(annotations["operators.operatorframework.io.bundle.channel.default.v1"]);
+  // The bundle's default channel annotation, else its only channel.
+  expect(served.defaultChannel).toBe(
+    annotations["operators.operatorframework.io.bundle.channel.default.v1"] ?? channels[0],
+  );
   // No manifests inline: OLM unpacks the bundle image the catalog names.
   expect(served.bundles[0]!.bundlePath).toBe(image);
 }
