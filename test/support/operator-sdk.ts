@@ -41,9 +41,10 @@ export async function sdkValidate(dir: string, args: string[] = []): Promise<Sdk
   try {
     parsed = JSON.parse(result.stdout) as JsonResult;
   } catch {
-    throw new Error(
-      `operator-sdk bundle validate ${dir} printed no JSON (exit ${result.exitCode}):\n${output}`,
-    );
+    // A bundle it cannot load at all ends in a fatal log line instead of a JSON report.
+    if (result.exitCode === 0) throw new Error(`operator-sdk printed no JSON report:\n${output}`);
+    const fatal = /level=fatal msg="(.*)"\s*$/m.exec(result.stderr)?.[1] ?? result.stderr.trim();
+    parsed = { passed: false, outputs: [{ type: "error", message: fatal }] };
   }
   const of = (type: string) =>
     (parsed.outputs ?? []).filter((o) => o.type === type).map((o) => String(o.message ?? ""));
