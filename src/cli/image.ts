@@ -12,6 +12,7 @@ interface ImageBuildFlags extends RegistryFlags {
   push?: string;
   ociLayout?: string;
   platform?: string;
+  cache: boolean;
   dir: string;
   output: "text" | "json";
 }
@@ -29,13 +30,18 @@ function imageBuildCommand(): Command {
       "--platform <list>",
       "platforms to build from a multi-platform base, e.g. linux/amd64,linux/arm64",
     )
-    .option("--dir <dir>", "project directory (package.json, package-lock.json, dist/)", ".");
+    .option("--dir <dir>", "project directory (package.json, package-lock.json, dist/)", ".")
+    .option(
+      "--no-cache",
+      "run npm ci even when the dependencies layer of the same inputs is cached in node_modules/.cache/tsop-image",
+    );
   addRegistryFlags(command);
   return command
     .addOption(outputOption(["text", "json"]))
     .addHelpText(
       "after",
-      "\nLayers on top of the base: /app/node_modules (npm ci --omit=dev, reused while package-lock.json is\n" +
+      "\nLayers on top of the base: /app/node_modules (npm ci --omit=dev; the layer is cached in\n" +
+        "node_modules/.cache/tsop-image and reused while package.json, the lock, .npmrc and vendor/ are\n" +
         "unchanged), then /app/package.json and /app/dist. Entrypoint node dist/main.js in /app, user\n" +
         "65532:65532, NODE_ENV=production, OCI labels (source, revision, version, base digest). Fixed\n" +
         "mtimes (SOURCE_DATE_EPOCH or 0), sorted entries, uid/gid 0: the same inputs give the same digest.\n" +
@@ -58,6 +64,7 @@ function imageBuildCommand(): Command {
         ...(flags.push ? { push: flags.push } : {}),
         ...(flags.ociLayout ? { ociLayout: resolve(ctx.cwd, flags.ociLayout) } : {}),
         ...(flags.platform ? { platforms: flags.platform } : {}),
+        cache: flags.cache,
         ...registryOptions(flags, ctx.cwd),
         env: ctx.env,
         reporter: ctx.reporter,

@@ -1,6 +1,6 @@
 // `tsop image build`: the project's build output and production dependencies as layers on a Node
 // base image, without a container engine (what ko does for Go). The plan: check the project, read
-// the base by digest, install dependencies in a staging dir, refuse native addons that would cross
+// the base by digest, install dependencies in a staging dir (or reuse their cached layer), refuse native addons that would cross
 // architectures, pack the dependency and app layers, derive one image per platform (and an index),
 // then push or write an OCI layout.
 import { resolve } from "node:path";
@@ -15,7 +15,8 @@ import { DEFAULT_BASE_IMAGE } from "./defaults.js";
 import { type AppLayer, buildIndex, buildPlatformImage } from "./image-config.js";
 import { imageLabels, readProjectPackage } from "./labels.js";
 import { type BuiltApp, pushApp, writeAppLayout } from "./ship.js";
-import { checkProjectFiles, findNativeAddons, stageDependencies } from "./stage.js";
+import { dependencyLayer } from "./dependencies.js";
+import { checkProjectFiles, findNativeAddons } from "./stage.js";
 import { buildTreeLayer, type TreeSource } from "./tree-layer.js";
 
 export interface ImageBuildOptions extends RegistryClientOptions {
@@ -25,6 +26,8 @@ export interface ImageBuildOptions extends RegistryClientOptions {
   push?: string;
   ociLayout?: string;
   platforms?: string;
+  /** false: run npm ci even when the dependencies layer of the same inputs is cached (--no-cache). */
+  cache?: boolean;
   reporter: Reporter;
 }
 
@@ -76,20 +79,12 @@ function targetReference(options: ImageBuildOptions): ImageReference | undefined
   return ref;
 }
 
-async function buildLayers(project: string, modules: string | undefined, epoch: number): Promise<AppLayer[]> {
-  const layers: AppLayer[] = [];
-  if (modules) {
-    layers.push({
-      what: "dependencies",
-      layer: await buildTreeLayer([{ from: modules, to: "app/node_modules" }], epoch),
-    });
-  }
+async function appLayer(project: string, epoch: number): Promise<AppLayer> {
   const app: TreeSource[] = [
     { from: resolve(project, "package.json"), to: "app/package.json" },
     { from: resolve(project, "dist"), to: "app/dist" },
   ];
-  layers.push({ what: "app", layer: await buildTreeLayer(app, epoch) });
-  return layers;
+  return { what: "app", layer: await buildTreeLayer(app, epoch) };
 }
 
 function assemble(
@@ -125,35 +120,35 @@ export async function buildImage(options: ImageBuildOptions): Promise<ImageBuild
     reporter.debug(
       `base ${familiarReference(baseRef)} is ${base.digest} (${base.images.map((i) => platformName(i.platform)).join(", ")})`,
     );
-    const staged = await stageDependencies(project, reporter, options.env);
-    try {
-      const addons = [
-        ...(staged.nodeModules ? await findNativeAddons(staged.dir, ["node_modules"]) : []),
-        ...(await findNativeAddons(project, ["dist"])),
-      ];
-      checkNativeAddons(
-        addons,
-        base.images.map((i) => i.platform),
-      );
-      const layers = await buildLayers(project, staged.nodeModules, epoch);
-      const baseName = `${baseRef.registry}/${baseRef.repository}`;
-      const labels = await imageLabels(project, pkg, { name: baseName, digest: base.digest });
-      const created = new Date(epoch * 1000).toISOString().replace(".000Z", "Z");
-      const app = assemble(base, layers, labels, created);
-      const result: ImageBuildResult = {
-        digest: app.top.digest,
-        base: { reference: `${baseName}@${base.digest}`, digest: base.digest },
-        platforms: app.images.map((i) => platformName(i.platform)),
-        layers: {
-          ...(staged.nodeModules ? { dependencies: layers[0]!.layer.digest } : {}),
-          app: layers[layers.length - 1]!.layer.digest,
-        },
-        labels,
-      };
-      return await ship(client, app, target, baseRef, options, result);
-    } finally {
-      await staged.remove();
-    }
+    const deps = await dependencyLayer(project, {
+      epoch,
+      cache: options.cache !== false,
+      reporter,
+      ...(options.env ? { env: options.env } : {}),
+    });
+    checkNativeAddons(
+      [...deps.addons, ...(await findNativeAddons(project, ["dist"]))],
+      base.images.map((i) => i.platform),
+    );
+    const layers: AppLayer[] = [
+      ...(deps.layer ? [{ what: "dependencies", layer: deps.layer }] : []),
+      await appLayer(project, epoch),
+    ];
+    const baseName = `${baseRef.registry}/${baseRef.repository}`;
+    const labels = await imageLabels(project, pkg, { name: baseName, digest: base.digest });
+    const created = new Date(epoch * 1000).toISOString().replace(".000Z", "Z");
+    const app = assemble(base, layers, labels, created);
+    const result: ImageBuildResult = {
+      digest: app.top.digest,
+      base: { reference: `${baseName}@${base.digest}`, digest: base.digest },
+      platforms: app.images.map((i) => platformName(i.platform)),
+      layers: {
+        ...(deps.layer ? { dependencies: deps.layer.digest } : {}),
+        app: layers[layers.length - 1]!.layer.digest,
+      },
+      labels,
+    };
+    return await ship(client, app, target, baseRef, options, result);
   } finally {
     client.close();
   }

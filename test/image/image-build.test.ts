@@ -2,7 +2,7 @@
 // api, npm run build), against a real docker-registry and a Node base the test assembles itself.
 // Oracles: skopeo (inspect, copy to a dir), the image's own layers unpacked and its entrypoint run
 // with unshare as the image's user in its workdir, and tsop's manifests compared between builds.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -175,6 +175,54 @@ describe("tsop image build", () => {
       expect(after.layers.length).toBe(before.layers.length);
       expect(after.layers.slice(0, -1)).toEqual(before.layers.slice(0, -1));
       expect(after.layers.at(-1)?.digest).not.toBe(before.layers.at(-1)?.digest);
+    },
+  );
+
+  it(
+    "reuses the cached dependencies layer: npm runs again only when its inputs change or --no-cache",
+    { timeout: 600_000 },
+    async () => {
+      // A PATH with git (the revision label) but no npm: a build that needs npm fails.
+      const withoutNpm = join(work, "bin-without-npm");
+      await mkdir(withoutNpm, { recursive: true });
+      await symlink((await execa("sh", ["-c", "command -v git"])).stdout.trim(), join(withoutNpm, "git"));
+      const args = [
+        "image",
+        "build",
+        "--base",
+        `${registry.host}/base/node:20`,
+        "--push",
+        `${registry.host}/op:cached`,
+        "-q",
+      ];
+      const first = await tsop(args);
+      expect(first.exitCode, first.stderr).toBe(0);
+
+      const cached = await tsop(args, { PATH: withoutNpm });
+      expect(cached.exitCode, cached.stderr).toBe(0);
+      expect(cached.stdout.trim()).toBe(first.stdout.trim());
+
+      const uncached = await tsop([...args, "--no-cache"], { PATH: withoutNpm });
+      expect(uncached.exitCode).toBe(1);
+      expect(uncached.stderr).toContain("installing the production dependencies");
+
+      // A damaged cached layer is rebuilt, never shipped.
+      const cacheDir = join(project, "node_modules", ".cache", "tsop-image");
+      const blob = (await readdir(cacheDir)).find((name) => name.endsWith(".tar.gz"))!;
+      await writeFile(join(cacheDir, blob), "damaged");
+      expect((await tsop(args, { PATH: withoutNpm })).exitCode).toBe(1);
+      const rebuilt = await tsop(args);
+      expect(rebuilt.stdout.trim()).toBe(first.stdout.trim());
+
+      // An input of npm ci changed (package.json): the cache no longer applies.
+      const pkgFile = join(project, "package.json");
+      const pkg = await readFile(pkgFile, "utf8");
+      await writeFile(pkgFile, pkg.replace(/\n}\s*$/, ',\n  "description": "changed"\n}\n'));
+      try {
+        expect((await tsop(args, { PATH: withoutNpm })).exitCode).toBe(1);
+      } finally {
+        await writeFile(pkgFile, pkg);
+      }
     },
   );
 
