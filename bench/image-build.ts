@@ -1,9 +1,10 @@
 #!/usr/bin/env -S npx tsx
 // `tsop image build` timed in a scaffolded project (tsop init + create api + npm run build) against
 // a docker-registry on 127.0.0.1 and a Node base assembled by the tests (test/image/node-base.ts):
-//   cold     the first push of the image to an empty repository (every layer uploaded);
-//   warm     the same inputs again (same digest; blobs already there, nothing uploaded);
-//   app edit dist/ changed (a new app layer; the dependencies layer reused).
+//   cold     no layer cache (npm ci runs) and an empty repository (every layer uploaded);
+//   warm     the same inputs again (same digest; the dependencies layer from the cache, no npm,
+//            blobs already there, nothing uploaded);
+//   app edit dist/ changed (a new app layer; the dependencies layer from the cache).
 // The floor each build cannot go under is `npm ci --omit=dev` of the same lock in a fresh directory
 // (what the scaffolded Dockerfile's dependency stage runs too), timed in the same run: the ratio
 // tsop / npm-ci says what tsop adds on top of installing the dependencies. No container engine runs
@@ -83,6 +84,7 @@ main(async () => {
     };
     for (let i = 0; i < runs; i++) {
       const repository = `bench/op-${i}`;
+      rmSync(join(project, "node_modules/.cache/tsop-image"), { recursive: true, force: true });
       const cold = ok("tsop image build (cold)", await imageBuild(registry, project, repository));
       const warm = ok("tsop image build (warm)", await imageBuild(registry, project, repository));
       if (warm.stdout !== cold.stdout) fail(`same inputs, different image: ${cold.stdout} vs ${warm.stdout}`);

@@ -6,6 +6,7 @@
 // OLM with the built CLI's `tsop olm install` from the manifests shipped with tsop. With
 // `install: false` the runner still runs, so a later `tsop olm install` gets working operators.
 import type { RealTestCluster, RealTestClusterOptions } from "../../src/testing/index.js";
+import { execa } from "execa";
 import { runTsop } from "./cli.js";
 import {
   kwokStagesForRunner,
@@ -66,10 +67,37 @@ export async function startOlmOnRig(
         { timeoutMs: 330_000 },
       );
       if (installed.exitCode !== 0) throw new Error(`tsop olm install failed:\n${installed.stderr}`);
+      await defaultCatalogReady(cluster.kubeconfigPath);
     }
   } catch (error) {
     await runner.stop();
     throw error;
   }
   return { runner, stop: () => runner.stop() };
+}
+
+/**
+ * Waits for OLM's default CatalogSource (operatorhubio-catalog, served by the runner's opm) to be
+ * READY. `tsop olm install` does not wait for it (it is a catalog, not OLM itself), but real OLM's
+ * resolver fails every Subscription while a global catalog is unreachable, and on a loaded machine
+ * the first connection can land in TRANSIENT_FAILURE's backoff: tests start from a settled OLM.
+ */
+async function defaultCatalogReady(kubeconfig: string): Promise<void> {
+  const waited = await execa(
+    "kubectl",
+    [
+      "--kubeconfig",
+      kubeconfig,
+      "wait",
+      "-n",
+      "olm",
+      "catalogsource/operatorhubio-catalog",
+      "--for=jsonpath={.status.connectionState.lastObservedState}=READY",
+      "--timeout=300s",
+    ],
+    { reject: false, all: true },
+  );
+  if (waited.exitCode !== 0) {
+    throw new Error(`OLM's default catalog olm/operatorhubio-catalog never became READY:\n${waited.all}`);
+  }
 }
