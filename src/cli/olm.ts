@@ -22,8 +22,8 @@ function manifestFlags(command: Command, versionHelp: string): Command {
   return command
     .option("--version <version>", versionHelp)
     .option(
-      "--manifests <dir|url>",
-      "read crds.yaml and olm.yaml from this directory or URL instead of the release (offline use)",
+      "--manifests <dir|url|files>",
+      "read crds.yaml and olm.yaml from this directory or URL, or the objects from YAML files joined by commas, instead of the release (offline use)",
     )
     .option(
       "--base-url <url>",

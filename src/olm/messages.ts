@@ -26,9 +26,17 @@ export const messages = {
     message: `${file} is missing from ${dir}`,
     hint: "--manifests must name a directory (or URL) holding OLM's release assets crds.yaml and olm.yaml",
   }),
+  manifestsMixed: (dir: string): Message => ({
+    message: `--manifests lists several paths, and ${dir} is a directory`,
+    hint: "pass either one directory holding crds.yaml and olm.yaml, or YAML files joined by commas",
+  }),
+  manifestFileUnreadable: (file: string, detail: string): Message => ({
+    message: `cannot read ${file}: ${detail}`,
+    hint: "--manifests takes a directory holding crds.yaml and olm.yaml, an http(s) URL, or YAML files joined by commas",
+  }),
   badManifest: (file: string, detail: string): Message => ({
     message: `${file}: ${detail}`,
-    hint: "use OLM's release assets crds.yaml and olm.yaml unmodified",
+    hint: "use OLM's release assets crds.yaml and olm.yaml (the CRDs and everything else) unmodified",
   }),
   versionConflict: (file: string, labelled: string, wanted: string): Message => ({
     message: `${file} is OLM ${labelled} (the packageserver CSV's olm.version label), not ${wanted}`,

@@ -4,7 +4,7 @@
 // assets (crds.yaml, olm.yaml) under a configurable base URL. "latest" is resolved through the
 // releases/latest redirect, never GitHub's rate-limited API, and recorded as the concrete version.
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,7 +28,7 @@ export interface ReleaseOptions {
   version?: string;
   /** Never use the network: shipped or cached manifests only (status, which only reads). */
   offline?: boolean;
-  /** Directory or http(s) URL holding crds.yaml and olm.yaml. */
+  /** Directory or http(s) URL holding crds.yaml and olm.yaml, or YAML files joined by commas. */
   manifests?: string;
   /** Base of the release download URLs (default: OLM's GitHub releases; env TSOP_OLM_RELEASES_URL). */
   baseUrl?: string;
@@ -43,8 +43,8 @@ export interface OlmRelease {
   version: string;
   crds: KubeObject[];
   resources: KubeObject[];
-  origin: "directory" | "url" | "shipped" | "cache" | "download";
-  /** The directory, URL or cache path the manifests were read from. */
+  origin: "directory" | "files" | "url" | "shipped" | "cache" | "download";
+  /** The directory, URL or cache path the manifests were read from (files: joined by commas). */
   location: string;
 }
 
@@ -66,13 +66,8 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv): string {
 export async function loadRelease(options: ReleaseOptions): Promise<OlmRelease> {
   const reporter = options.reporter;
   if (options.manifests) {
-    const isUrl = /^https?:\/\//.test(options.manifests);
-    const location = isUrl
-      ? options.manifests.replace(/\/$/, "")
-      : resolve(options.cwd ?? process.cwd(), options.manifests);
-    const texts = isUrl ? await fetchAssets(location, "", options.env) : await readAssets(location);
-    const release = parseRelease(texts, location, isUrl ? "url" : "directory", options.version);
-    reporter.info(`Using OLM ${release.version} manifests from ${location}`);
+    const release = await loadManifestsFlag(options.manifests, options);
+    reporter.info(`Using OLM ${release.version} manifests from ${release.location}`);
     return release;
   }
   const baseUrl = (options.baseUrl ?? options.env.TSOP_OLM_RELEASES_URL ?? DEFAULT_RELEASES_URL).replace(
@@ -109,6 +104,59 @@ export async function loadRelease(options: ReleaseOptions): Promise<OlmRelease> 
   await writeFilesAtomic(ASSETS.map((a) => ({ path: join(cacheDir, a), data: texts[a] })));
   reporter.debug(`cached in ${cacheDir}`);
   return release;
+}
+
+/**
+ * --manifests: an http(s) URL or a directory holding crds.yaml and olm.yaml, or YAML files (one, or
+ * several joined by commas) holding the same objects under any names: CRDs are told apart by kind.
+ */
+async function loadManifestsFlag(flag: string, options: ReleaseOptions): Promise<OlmRelease> {
+  if (/^https?:\/\//.test(flag)) {
+    const location = flag.replace(/\/$/, "");
+    return parseRelease(await fetchAssets(location, "", options.env), location, "url", options.version);
+  }
+  const paths = flag
+    .split(",")
+    .filter((p) => p.trim() !== "")
+    .map((p) => resolve(options.cwd ?? process.cwd(), p.trim()));
+  if (paths.length === 1 && (await isDirectory(paths[0]!)))
+    return parseRelease(await readAssets(paths[0]!), paths[0]!, "directory", options.version);
+  const objects: KubeObject[] = [];
+  for (const path of paths) {
+    if (await isDirectory(path)) {
+      const m = messages.manifestsMixed(path);
+      throw new UsageError(m.message, { hint: m.hint });
+    }
+    objects.push(...parseDocs(await readManifestFile(path), path));
+  }
+  return releaseOf(
+    objects.filter(isCrd),
+    objects.filter((o) => !isCrd(o)),
+    {
+      location: paths.join(","),
+      origin: "files",
+      version: options.version,
+      crdsWhere: paths.join(", "),
+      resourcesWhere: paths.join(", "),
+    },
+  );
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function readManifestFile(path: string): Promise<string> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    const m = messages.manifestFileUnreadable(path, (error as NodeJS.ErrnoException).code ?? String(error));
+    throw new InvalidInputError(m.message, { hint: m.hint });
+  }
 }
 
 async function resolveLatest(baseUrl: string, env: NodeJS.ProcessEnv): Promise<string> {
@@ -211,27 +259,52 @@ function parseRelease(
   const crds = parseDocs(texts["crds.yaml"], `${location}/crds.yaml`);
   const resources = parseDocs(texts["olm.yaml"], `${location}/olm.yaml`);
   const notCrd = crds.find((o) => !isCrd(o));
-  if (notCrd || crds.length === 0) {
+  if (notCrd) {
     const m = messages.badManifest(
       `${location}/crds.yaml`,
-      notCrd
-        ? `holds a ${notCrd.kind}, not only CustomResourceDefinitions`
-        : "holds no CustomResourceDefinitions",
+      `holds a ${notCrd.kind}, not only CustomResourceDefinitions`,
     );
     throw new InvalidInputError(m.message, { hint: m.hint });
   }
+  return releaseOf(crds, resources, {
+    location,
+    origin,
+    version,
+    crdsWhere: `${location}/crds.yaml`,
+    resourcesWhere: `${location}/olm.yaml`,
+  });
+}
+
+interface ReleaseSource {
+  location: string;
+  origin: OlmRelease["origin"];
+  version: string | undefined;
+  /** Where the CRDs and the other objects were read, for messages. */
+  crdsWhere: string;
+  resourcesWhere: string;
+}
+
+/** Checks that both parts are there and that the version agrees with the packageserver CSV's label. */
+function releaseOf(crds: KubeObject[], resources: KubeObject[], source: ReleaseSource): OlmRelease {
+  if (crds.length === 0) {
+    const m = messages.badManifest(source.crdsWhere, "holds no CustomResourceDefinitions");
+    throw new InvalidInputError(m.message, { hint: m.hint });
+  }
   if (resources.length === 0) {
-    const m = messages.badManifest(`${location}/olm.yaml`, "holds no objects");
+    const m = messages.badManifest(
+      source.resourcesWhere,
+      "holds no objects besides CustomResourceDefinitions",
+    );
     throw new InvalidInputError(m.message, { hint: m.hint });
   }
   const label = packageserverCsv(resources)?.metadata.labels?.["olm.version"];
   const labelled = label ? normalizeVersion(label) : undefined;
-  const resolved = version ? normalizeVersion(version) : (labelled ?? "unknown");
+  const resolved = source.version ? normalizeVersion(source.version) : (labelled ?? "unknown");
   if (labelled && resolved !== labelled) {
-    const m = messages.versionConflict(`${location}/olm.yaml`, labelled, resolved);
+    const m = messages.versionConflict(source.resourcesWhere, labelled, resolved);
     throw new InvalidInputError(m.message, { hint: m.hint });
   }
-  return { version: resolved, crds, resources, origin, location };
+  return { version: resolved, crds, resources, origin: source.origin, location: source.location };
 }
 
 export function packageserverCsv(objects: KubeObject[]): KubeObject | undefined {

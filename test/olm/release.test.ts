@@ -156,6 +156,38 @@ describe("OLM release manifests", () => {
     expect(fromUrl).toMatchObject({ version: "v0.28.0", origin: "url" });
   });
 
+  it("reads YAML files joined by commas (any names, any split): CRDs told apart by kind", async () => {
+    const dir = `${FIXTURE_RELEASES}${FIXTURE_VERSION}`;
+    const crds = await readFile(join(dir, "crds.yaml"), "utf8");
+    const olm = await readFile(join(dir, "olm.yaml"), "utf8");
+    const shipped = await loadRelease({ manifests: dir, env: {}, reporter: new MemoryReporter() });
+    // One file holding everything, and two files under other names with the order swapped.
+    const files = await testdir({ "all.yaml": `${olm}\n---\n${crds}`, "a.yaml": olm, "b.yaml": crds });
+    const reporter = new MemoryReporter();
+    const one = await loadRelease({ manifests: join(files, "all.yaml"), env: {}, reporter });
+    expect(one).toMatchObject({ version: "v0.28.0", origin: "files", location: join(files, "all.yaml") });
+    expect(reporter.text()).toContain(`Using OLM v0.28.0 manifests from ${join(files, "all.yaml")}`);
+    const two = await loadRelease({ manifests: "a.yaml,b.yaml", cwd: files, env: {}, reporter });
+    expect(two.location).toBe(`${join(files, "a.yaml")},${join(files, "b.yaml")}`);
+    for (const release of [one, two]) {
+      expect(release.crds).toEqual(shipped.crds);
+      expect(release.resources).toEqual(shipped.resources);
+    }
+    await expect(
+      loadRelease({ manifests: join(files, "a.yaml"), env: {}, reporter: new MemoryReporter() }),
+    ).rejects.toThrow(`${join(files, "a.yaml")}: holds no CustomResourceDefinitions`);
+    await expect(
+      loadRelease({
+        manifests: `${join(files, "b.yaml")},${files}`,
+        env: {},
+        reporter: new MemoryReporter(),
+      }),
+    ).rejects.toThrow(`--manifests lists several paths, and ${files} is a directory`);
+    await expect(
+      loadRelease({ manifests: join(files, "missing.yaml"), env: {}, reporter: new MemoryReporter() }),
+    ).rejects.toThrow(`cannot read ${join(files, "missing.yaml")}: ENOENT`);
+  });
+
   it("fails clearly on a missing release, a missing file, bad YAML and a bad version, caching nothing", async () => {
     server = await startReleaseServer({ broken: true });
     const cacheDir = await testdir();
