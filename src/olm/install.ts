@@ -1,7 +1,7 @@
 // `tsop olm install`: load the release manifests → refuse if OLM (or part of it) is already there →
 // apply CRDs, wait Established, apply the rest (server-side apply) → wait for OLM's deployments and
 // the packageserver CSV → report the status table. On failure, delete what this run created.
-import { TsopError } from "../common/errors.js";
+import { TimeoutError, TsopError } from "../common/errors.js";
 import { trackLeftovers } from "../common/interrupt.js";
 import type { Reporter } from "../common/reporter.js";
 import type { KubeClient } from "../kube/client.js";
@@ -86,6 +86,13 @@ export async function olmInstall(options: InstallOptions): Promise<InstallResult
         what: "OLM to become ready",
         signal: options.signal,
       });
+      await settleCatalogs(
+        client,
+        release,
+        reporter,
+        Math.min(CATALOG_GRACE_MS, remaining()),
+        options.signal,
+      );
     } catch (error) {
       throw await rollback(client, created, error, release.version, reporter);
     }
@@ -132,6 +139,43 @@ export function readinessTargets(release: OlmRelease): WaitTarget[] {
     });
   }
   return targets;
+}
+
+/** How long install gives the release's CatalogSources to connect before reporting. */
+const CATALOG_GRACE_MS = 60_000;
+
+/**
+ * Gives the release's CatalogSources (operatorhub.io's) a moment to connect, so the table shows
+ * their settled state. Not a condition of success: a cluster without internet access never
+ * connects to that catalog, and OLM works without it; a warning says so.
+ */
+async function settleCatalogs(
+  client: KubeClient,
+  release: OlmRelease,
+  reporter: Reporter,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const targets: WaitTarget[] = release.resources
+    .filter((o) => o.kind === "CatalogSource")
+    .map((o) => ({
+      ref: {
+        apiVersion: o.apiVersion,
+        kind: o.kind,
+        namespace: o.metadata.namespace,
+        name: o.metadata.name ?? "",
+      },
+      check: (obj) => healthOf("CatalogSource", obj),
+    }));
+  if (targets.length === 0) return;
+  try {
+    await waitFor(client, targets, { timeoutMs, reporter, what: "OLM's catalogs to connect", signal });
+  } catch (error) {
+    if (!(error instanceof TimeoutError)) throw error;
+    reporter.warn(
+      `not every catalog is READY yet (OLM itself is ready; a catalog needs its image and, for operatorhub.io's, the network): ${error.message.split("\n").slice(1).join("; ").trim()}`,
+    );
+  }
 }
 
 /** Deletes what this run created (namespaced objects, then cluster-scoped, namespaces, CRDs last). */

@@ -1,7 +1,8 @@
 // `tsop olm uninstall`: find OLM and its version → refuse while OLM-installed operators remain
 // (unless --force) → delete in a safe order, waiting for each step: operators' Subscriptions and
 // CSVs (while OLM still runs to process their finalizers), OLM's own CSV, catalogs and groups, its
-// deployments, the remaining objects and namespaces, and the CRDs last.
+// deployments, what OLM created outside its namespaces (owned.ts), the remaining objects and
+// namespaces, and the CRDs last.
 import { TsopError } from "../common/errors.js";
 import type { KubeClient } from "../kube/client.js";
 import {
@@ -18,6 +19,7 @@ import {
 import { detectOlm, isCopied, OLM_GROUP } from "./detect.js";
 import { messages } from "./messages.js";
 import { connect } from "./connect.js";
+import { ownedOutside } from "./owned.js";
 import {
   type OlmClusterOptions,
   type OlmManifestOptions,
@@ -112,6 +114,14 @@ export async function olmUninstall(options: UninstallOptions): Promise<Uninstall
     // OLM's own CSV first, while olm-operator still runs to clear its finalizer; then the rest.
     await step("OLM's CSVs, catalogs and operator groups to be deleted", olmObjects);
     await step("OLM's deployments to be deleted", deployments);
+    // With OLM stopped nothing re-creates them: what OLM made outside its namespaces, by owner label.
+    const namespaceNames = [
+      ...new Set([...namespaces.map((n) => n.name), ...all.map((r) => r.namespace ?? "")]),
+    ];
+    await step(
+      "what OLM created outside its namespaces to be deleted",
+      await ownedOutside(client, namespaceNames.filter(Boolean)),
+    );
     await step("OLM's service accounts and RBAC to be deleted", rest);
     await step("OLM's namespaces to be deleted", namespaces);
     await step("OLM's CRDs to be deleted", crds);
