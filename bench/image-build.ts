@@ -105,7 +105,7 @@ main(async () => {
       runs,
       peers: ["npm ci --omit=dev"],
       cases: [
-        against("cold: first push to an empty repository", samples.cold),
+        against("cold: no layer cache (npm ci runs), empty repository", samples.cold),
         against("warm: same inputs, same digest", samples.warm),
         against("app edit: dist/ changed, dependencies layer reused", samples.edit),
       ],
