@@ -135,7 +135,7 @@ async function podDetails(client: KubeClient, pod: KubeObject): Promise<string[]
     const terminated = cs.state?.terminated ?? cs.lastState?.terminated;
     if (waiting) {
       lines.push(
-        `  container ${cs.name} waiting: ${waiting.reason ?? "unknown"}${waiting.message ? ` (${waiting.message})` : ""}`,
+        `  container ${cs.name} waiting: ${waiting.reason ?? "unknown"}${waiting.message ? ` (${waiting.message})` : ""}${cs.image ? `; image ${cs.image}` : ""}`,
       );
     } else if (terminated) {
       lines.push(

@@ -60,6 +60,7 @@ export function isCrd(obj: { apiVersion: string; kind: string }): boolean {
 /** A pod's container status, as diagnostics and checks read it. */
 export interface ContainerStatus {
   name: string;
+  image?: string;
   ready?: boolean;
   state?: {
     waiting?: { reason?: string; message?: string };

@@ -19,6 +19,7 @@ export async function pushBundle(
   name: string,
   version: "0.0.1" | "0.0.2",
   edit: (csv: KubeObject) => void = () => undefined,
+  pushArgs: string[] = ["--plain-http"],
 ): Promise<string> {
   // A plain temp dir (not testdir()): the benchmark pushes bundles outside vitest too.
   const dir = await mkdtemp(join(tmpdir(), "tsop-bed-bundle-"));
@@ -27,7 +28,7 @@ export async function pushBundle(
   edit(csv);
   await writeFile(join(dir, CSV_FILE), stringify(csv));
   const image = `${registry.host}/${name}:v${version}`;
-  const pushed = await runTsop(["bundle", "push", image, "--dir", dir, "--plain-http"]);
+  const pushed = await runTsop(["bundle", "push", image, "--dir", dir, ...pushArgs]);
   await rm(dir, { recursive: true, force: true });
   if (pushed.exitCode !== 0) throw new Error(`tsop bundle push ${image} failed:\n${pushed.stderr}`);
   return image;
@@ -66,4 +67,14 @@ export async function snapshot(kubeconfig: string): Promise<Set<string>> {
 /** Objects in `after` that were not in `before`. */
 export function added(before: Set<string>, after: Set<string>): string[] {
   return [...after].filter((o) => !before.has(o)).sort();
+}
+
+/** Polls until every object added since `before` is gone (OLM and the GC finish asynchronously). */
+export async function leftovers(kubeconfig: string, before: Set<string>, waitMs = 90_000): Promise<string[]> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const left = added(before, await snapshot(kubeconfig));
+    if (left.length === 0 || Date.now() >= deadline) return left;
+    await new Promise((r) => setTimeout(r, 2000));
+  }
 }

@@ -148,6 +148,35 @@ describe("phase checks", () => {
     );
     expect(check(obj("ClusterServiceVersion", { phase: "Succeeded" })).done).toBe(true);
   });
+
+  it("CSV: its own unmet requirement (minKubeVersion) fails at once with OLM's message", () => {
+    const check = csvCheck(60_000);
+    const requirement = (status: string, message: string) => ({
+      group: "operators.coreos.com",
+      version: "v1alpha1",
+      kind: "ClusterServiceVersion",
+      name: "x",
+      status,
+      message,
+    });
+    const pending = (req: Record<string, string>) =>
+      obj("ClusterServiceVersion", {
+        phase: "Pending",
+        reason: "RequirementsNotMet",
+        message: "one or more requirements couldn't be found",
+        requirementStatus: [req],
+      });
+    const unmet = "CSV version requirement not met: minKubeVersion (1.99.0) > server version (1.34.4)";
+    expect(check(pending(requirement("PresentNotSatisfied", unmet))).failed).toBe(
+      `phase Pending (RequirementsNotMet): one or more requirements couldn't be found; ${unmet}`,
+    );
+    // Other requirements (a missing CRD, a service account) are still OLM's to retry.
+    const crd = { ...requirement("NotPresent", "CRD is not present"), kind: "CustomResourceDefinition" };
+    expect(check(pending(crd)).failed).toBeUndefined();
+    expect(
+      check(pending(requirement("Present", "CSV minKubeVersion (1.25.0) less than server version"))).failed,
+    ).toBeUndefined();
+  });
 });
 
 describe("names", () => {

@@ -15,6 +15,7 @@ import {
   type RunnerNetwork,
   startPodRunner,
 } from "./rig/pod-runner.js";
+import { withUnpullableImages } from "./rig/unpullable.js";
 
 export interface OlmOnRig {
   runner: PodRunner;
@@ -28,13 +29,14 @@ export interface PreparedOlmRig {
   clusterOptions: Pick<RealTestClusterOptions, "args" | "kwokPodStages">;
 }
 
-export async function prepareOlmRig(): Promise<PreparedOlmRig> {
+/** `unpullableImages`: kwok plays ImagePullBackOff for pods using them (test/support/rig/unpullable.ts). */
+export async function prepareOlmRig(unpullableImages: string[] = []): Promise<PreparedOlmRig> {
   const network = await prepareRunnerNetwork();
   return {
     network,
     clusterOptions: {
       args: { "kube-apiserver": { "egress-selector-config-file": network.egressConfig } },
-      kwokPodStages: kwokStagesForRunner(),
+      kwokPodStages: withUnpullableImages(kwokStagesForRunner(), unpullableImages),
     },
   };
 }

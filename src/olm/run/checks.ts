@@ -145,6 +145,13 @@ export function csvCheck(graceMs: number, now: () => number = Date.now) {
     const phase = (status.phase as string | undefined) ?? "";
     const detail = `${status.reason ? ` (${status.reason})` : ""}${status.message ? `: ${status.message}` : ""}`;
     if (phase === "Succeeded") return { done: true, status: "Succeeded" };
+    const unmet = unmetCsvRequirement(obj);
+    if (unmet) {
+      // The CSV's own requirement (minKubeVersion): OLM keeps it Pending, but the server's version
+      // will not change while tsop waits.
+      const text = `phase ${phase || "Pending"}${detail}; ${unmet}`;
+      return { done: false, status: text, failed: text };
+    }
     if (phase !== "Failed") {
       failedSince = undefined;
       return { done: false, status: `phase ${phase || "(none yet)"}${detail}` };
@@ -158,6 +165,28 @@ export function csvCheck(graceMs: number, now: () => number = Date.now) {
     }
     return { done: false, status: `${text}; OLM may retry` };
   };
+}
+
+/**
+ * OLM's message for a requirement of the CSV itself that the cluster does not meet (OLM checks
+ * spec.minKubeVersion against the server's version and records it in status.requirementStatus as
+ * kind ClusterServiceVersion, PresentNotSatisfied), if the CSV waits on one.
+ */
+export function unmetCsvRequirement(obj: KubeObject): string | undefined {
+  if (obj.status?.reason !== "RequirementsNotMet") return undefined;
+  const statuses = (obj.status?.requirementStatus ?? []) as Array<{
+    kind?: string;
+    name?: string;
+    status?: string;
+    message?: string;
+  }>;
+  const own = statuses.find(
+    (r) =>
+      r.kind === "ClusterServiceVersion" &&
+      r.name === obj.metadata.name &&
+      r.status === "PresentNotSatisfied",
+  );
+  return own ? (own.message ?? "a requirement of the CSV itself is not met") : undefined;
 }
 
 /** One line per condition, for diagnostics of objects whose conditions the generic describer skips. */

@@ -196,6 +196,12 @@ export function refFor(obj: KubeObject): ObjectRef {
 /** A specific hint for failures users hit often; otherwise the original one. */
 function hintFor(error: PhaseError): string | undefined {
   const pull = /ImagePullBackOff|ErrImagePull/.test(error.message);
+  if (error.phase === "csv" && pull) {
+    return "the cluster cannot pull the operator's image (named above): push it where the cluster can pull it (check the image in the CSV's deployment), and for a private registry add imagePullSecrets to that deployment's pod spec in the CSV";
+  }
+  if (/minKubeVersion/.test(error.message) && error.phase === "csv") {
+    return "the cluster's Kubernetes is older than the CSV's spec.minKubeVersion: lower minKubeVersion in the CSV (tsop bundle) if the operator works on this version, or use a newer cluster";
+  }
   if (pull && error.phase === "subscription") {
     return "the cluster cannot pull the bundle image: push it where the cluster can reach it, and for a private registry pass --pull-secret-name with a secret in the namespace";
   }

@@ -3,7 +3,7 @@
 // to complete and the CSV to reach Succeeded (watch-based, with OLM's reasons on failure).
 import { TsopError } from "../../common/errors.js";
 import type { KubeObject, ObjectRef } from "../../kube/objects.js";
-import { waitFor } from "../../kube/wait.js";
+import { type CheckResult, waitFor } from "../../kube/wait.js";
 import { csvCheck, installPlanCheck, subscriptionCheck } from "./checks.js";
 import { messages } from "./messages.js";
 import { V1ALPHA1 } from "./names.js";
@@ -48,8 +48,15 @@ export async function resolveAndInstall(
     }
     const others = names.filter((n) => n !== options.csvName);
     if (others.length > 0) {
-      const m = messages.foreignPlan(planName, options.csvName, others);
-      throw new TsopError(m.message, { hint: m.hint });
+      const dependencies = await newDependencies(session, plan, others);
+      const foreign = others.filter((n) => !dependencies.includes(n));
+      if (foreign.length > 0) {
+        const m = messages.foreignPlan(planName, options.csvName, foreign);
+        throw new TsopError(m.message, { hint: m.hint });
+      }
+      reporter.info(
+        `InstallPlan ${planName} also installs ${dependencies.join(", ")}: dependencies OLM resolved for ${options.csvName}, each with a new Subscription`,
+      );
     }
     if (current?.spec?.approved !== true) {
       session.checkInterrupted();
@@ -83,4 +90,35 @@ export async function resolveAndInstall(
   );
   const csv = [...done.values()][0] as KubeObject;
   return { installPlan: planName, csv };
+}
+
+/** InstallPlan steps once OLM has computed them (after unpacking the bundles it needs). */
+function planStepsCheck(obj: KubeObject | undefined): CheckResult {
+  const base = installPlanCheck(obj);
+  if (base.failed || base.done) return base;
+  const steps = (obj?.status?.plan ?? []) as unknown[];
+  if (steps.length > 0 && obj?.status?.phase === "RequiresApproval")
+    return { done: true, status: "steps known" };
+  return { done: false, status: `${base.status}; waiting for OLM to list the plan's steps` };
+}
+
+/**
+ * Of `others` (CSVs in the plan besides the bundle's), those OLM resolved as new dependencies: the
+ * plan creates a Subscription for them. A CSV without one belongs to an existing Subscription of the
+ * namespace (a pending change tsop must not approve on the user's behalf).
+ */
+async function newDependencies(session: Session, plan: ObjectRef, others: string[]): Promise<string[]> {
+  const done = await waitFor(session.client, [{ ref: plan, check: planStepsCheck }], {
+    timeoutMs: session.remaining("the InstallPlan listed its steps"),
+    reporter: session.reporter,
+    what: `InstallPlan ${plan.namespace}/${plan.name} to list its steps`,
+    signal: session.signal,
+  });
+  const steps = ([...done.values()][0]?.status?.plan ?? []) as Array<{
+    resolving?: string;
+    resource?: { kind?: string };
+  }>;
+  return others.filter((csv) =>
+    steps.some((step) => step.resolving === csv && step.resource?.kind === "Subscription"),
+  );
 }

@@ -10,6 +10,8 @@ export interface OlmBedOptions {
   olm?: boolean;
   /** Namespaces created at start. */
   namespaces?: string[];
+  /** Images kwok reports as unpullable (ImagePullBackOff) for the pods it simulates. */
+  unpullableImages?: string[];
 }
 
 export interface OlmBed {
@@ -19,7 +21,7 @@ export interface OlmBed {
 }
 
 export async function startOlmBed(options: OlmBedOptions = {}): Promise<OlmBed> {
-  const prepared = await prepareOlmRig();
+  const prepared = await prepareOlmRig(options.unpullableImages);
   const cluster = (await startTestCluster({
     controlPlane: "real",
     workloads: true,
