@@ -83,7 +83,7 @@ async function allowed(sa: string, attrs: Record<string, string>): Promise<boole
 
 /** The registry pod tsop created in `namespace` (label from src/olm/run/names.ts). */
 async function registryPod(namespace: string): Promise<KubeObject> {
-  const pods = await getJson(["pods", "-n", namespace, "-l", "app.kubernetes.io/component=registry"]);
+  const pods = await getJson(["pods", "-n", namespace, "-l", "tsop.dev/component=registry"]);
   expect(pods.items, `registry pods in ${namespace}`).toHaveLength(1);
   return pods.items![0]!;
 }
@@ -182,6 +182,15 @@ describe("run bundle on real OLM: namespaces, permissions and install modes", ()
     // OLM tells the operator what to watch.
     const deployment = await getJson(["deployment", "-n", "single", "memcached-operator-controller-manager"]);
     expect(deployment.spec?.template?.metadata?.annotations?.["olm.targetNamespaces"]).toBe("watched");
+
+    // OLM's catalog operator connected to the registry pod's Service and opm answered it.
+    const catalog = (await getJson(["catalogsources", "-n", "own"])).items![0]!;
+    const service = (await getJson(["services", "-n", "own", "-l", "tsop.dev/component=registry"]))
+      .items![0]!;
+    expect(catalog.status?.connectionState).toMatchObject({
+      lastObservedState: "READY",
+      address: `${service.metadata.name}.own.svc:50051`,
+    });
 
     await cleanup("memcached-operator", "own", false);
     await cleanup("memcached-operator", "single");
