@@ -151,7 +151,15 @@ describe("run bundle on real OLM: namespaces, permissions and install modes", ()
     );
 
     await cleanup("nsperm-operator", "psa");
-    expect(await leftovers(bed.cluster.kubeconfigPath, before)).toEqual([]);
+    const left = await leftovers(bed.cluster.kubeconfigPath, before);
+    const labels = await kubectl([
+      "get",
+      "clusterroles,clusterrolebindings",
+      "-l",
+      "olm.managed",
+      "--show-labels",
+    ]);
+    expect(left, labels.stdout).toEqual([]);
   }, 900_000);
 
   it("OwnNamespace and SingleNamespace: OperatorGroup targets, CSV Succeeded, copied only into the watched namespace", async () => {
@@ -327,18 +335,22 @@ describe("run bundle on real OLM: namespaces, permissions and install modes", ()
     const subs = (await getJson(["subscriptions", "-n", "deps"])).items!;
     expect(subs.find((s) => s.spec?.name === PROVIDER_PACKAGE)?.spec?.source).toBe("cert-catalog");
 
-    await cleanup("memcached-operator", "deps");
-    // What OLM installed for the dependency and the catalog the test made are the user's to remove.
+    // The user removes the dependency OLM installed and the catalog they made, then tsop's install.
     const providerSub = subs.find((s) => s.spec?.name === PROVIDER_PACKAGE)?.metadata.name ?? "";
     for (const args of [
-      ["subscription", providerSub],
-      ["csv", PROVIDER_CSV],
-      ["catalogsource,service,pod,configmap", "cert-catalog"],
+      ["-n", "deps", "subscription", providerSub],
+      ["-n", "deps", "csv", PROVIDER_CSV],
+      ["-n", "deps", "catalogsource,service,pod,configmap", "cert-catalog"],
+      ["crd", "certificates.cert.example.com"],
     ]) {
-      const deleted = await kubectl(["delete", "-n", "deps", ...args, "--wait=true"]);
+      const deleted = await kubectl(["delete", ...args, "--wait=true"]);
       expect(deleted.exitCode, deleted.stderr).toBe(0);
     }
-    expect((await kubectl(["delete", "crd", "certificates.cert.example.com"])).exitCode).toBe(0);
+    await cleanup("memcached-operator", "deps");
+    // OLM's Operator object for the dependency (OLM never deletes these).
+    expect(
+      (await kubectl(["delete", "operator", `${PROVIDER_PACKAGE}.deps`, "--ignore-not-found"])).exitCode,
+    ).toBe(0);
     expect(await leftovers(bed.cluster.kubeconfigPath, before)).toEqual([]);
   }, 900_000);
 

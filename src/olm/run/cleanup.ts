@@ -88,6 +88,7 @@ export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
         !c.metadata.labels?.["olm.copiedFrom"],
     );
     targets.push(...csvs.map(refOf));
+    targets.push(...(await clusterRbacOf(client, pkg, namespace, csvNames)));
 
     // The OperatorGroup only if tsop created it and no other Subscription in the namespace needs it.
     const groups = (await listIn(client, V1, "OperatorGroup", namespace)).filter(
@@ -161,6 +162,16 @@ export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
     });
     throwIfInterrupted(options.signal);
     if (outcome.left.length === 0) {
+      // A kept CRD keeps OLM's component label for this install, and OLM would re-create the Operator
+      // object for it; the label goes with the install.
+      for (const k of kept.filter((i) => i.kind === "CustomResourceDefinition")) {
+        await client
+          .mergePatch(
+            { apiVersion: CRD, kind: "CustomResourceDefinition", name: k.name },
+            { metadata: { labels: { [componentLabel(pkg, namespace)]: null } } },
+          )
+          .catch(() => undefined);
+      }
       const operator = await removeOperatorObject(client, pkg, namespace, reporter, options.timeoutMs);
       if (operator) outcome.deleted.push(operator);
     }
@@ -271,6 +282,38 @@ export async function removeOperatorObject(
     what: `OLM's Operator object ${ref.name} to be deleted`,
   });
   return outcome.left.length === 0 ? ref : undefined;
+}
+
+/** OLM's label on every component of an installed operator (operators.coreos.com/<pkg>.<ns>). */
+function componentLabel(pkg: string, namespace: string): string {
+  return `operators.coreos.com/${`${pkg}.${namespace}`.slice(0, 63)}`;
+}
+
+/**
+ * Cluster-scoped RBAC that OLM made for the package's CSVs (clusterPermissions, and ClusterRoles
+ * or bindings shipped in the bundle): labelled with the CSV as owner or with the operator's
+ * component label. Namespaced objects carry ownerReferences to the CSV and go with it.
+ */
+async function clusterRbacOf(
+  client: KubeClient,
+  pkg: string,
+  namespace: string,
+  csvNames: Set<string>,
+): Promise<ObjectRef[]> {
+  const component = componentLabel(pkg, namespace);
+  const refs: ObjectRef[] = [];
+  for (const kind of ["ClusterRole", "ClusterRoleBinding"]) {
+    for (const obj of await listIn(client, "rbac.authorization.k8s.io/v1", kind, "")) {
+      const labels = obj.metadata.labels ?? {};
+      const ownedByCsv =
+        labels["olm.owner.kind"] === "ClusterServiceVersion" &&
+        labels["olm.owner.namespace"] === namespace &&
+        csvNames.has(labels["olm.owner"] ?? "");
+      const isComponent = component in labels && labels["olm.owner.kind"] !== "OperatorGroup";
+      if (ownedByCsv || isComponent) refs.push(refOf(obj));
+    }
+  }
+  return refs;
 }
 
 /** The package OLM recorded in the CSV's properties annotation, if any. */
