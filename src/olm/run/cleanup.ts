@@ -9,6 +9,7 @@ import type { KubeClient } from "../../kube/client.js";
 import type { KubeObject, ObjectRef } from "../../kube/objects.js";
 import { describeRef, refOf } from "../../kube/objects.js";
 import { type ClusterOptions, connect, listIn, requireOlm, servedBundles } from "./cluster.js";
+import { parseCatalog, unpackPayload } from "./catalog.js";
 import { messages } from "./messages.js";
 import { LABELS, MANAGED_BY, packageSelector, V1, V1ALPHA1 } from "./names.js";
 import { deleteAndWait, deleteOrder } from "./session.js";
@@ -89,6 +90,14 @@ export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
     );
     targets.push(...csvs.map(refOf));
     targets.push(...(await clusterRbacOf(client, pkg, namespace, csvNames)));
+    // Another install of these CSVs elsewhere shares the bundle's cluster-scoped objects.
+    const elsewhere = allCsvs.some(
+      (c) =>
+        c.metadata.namespace !== namespace &&
+        csvNames.has(c.metadata.name ?? "") &&
+        !c.metadata.labels?.["olm.copiedFrom"],
+    );
+    if (!elsewhere) targets.push(...(await bundleClusterRbac(client, pkg, namespace, selector)));
 
     // The OperatorGroup only if tsop created it and no other Subscription in the namespace needs it.
     const groups = (await listIn(client, V1, "OperatorGroup", namespace)).filter(
@@ -311,6 +320,45 @@ async function clusterRbacOf(
         csvNames.has(labels["olm.owner"] ?? "");
       const isComponent = component in labels && labels["olm.owner.kind"] !== "OperatorGroup";
       if (ownedByCsv || isComponent) refs.push(refOf(obj));
+    }
+  }
+  return refs;
+}
+
+/**
+ * ClusterRoles and ClusterRoleBindings shipped in the bundles tsop's catalog serves (read back from
+ * its ConfigMaps) that OLM created: OLM labels them only olm.managed=true and leaves them behind
+ * when the CSV goes.
+ */
+async function bundleClusterRbac(
+  client: KubeClient,
+  pkg: string,
+  namespace: string,
+  selector: string,
+): Promise<ObjectRef[]> {
+  const texts: string[] = [];
+  for (const cm of await listIn(client, "v1", "ConfigMap", namespace, selector)) {
+    for (const payload of Object.values((cm.binaryData ?? {}) as Record<string, string>)) {
+      try {
+        texts.push(unpackPayload(payload));
+      } catch {
+        // Not a catalog payload.
+      }
+    }
+  }
+  const refs: ObjectRef[] = [];
+  for (const bundle of parseCatalog(texts, pkg).bundles) {
+    for (const p of (bundle.properties ?? []) as Array<{ type?: string; value?: { data?: string } }>) {
+      if (p.type !== "olm.bundle.object" || !p.value?.data) continue;
+      const obj = JSON.parse(Buffer.from(p.value.data, "base64").toString("utf8")) as KubeObject;
+      if (obj.kind !== "ClusterRole" && obj.kind !== "ClusterRoleBinding") continue;
+      const ref = {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: obj.kind,
+        name: obj.metadata.name ?? "",
+      };
+      const live = await client.get(ref).catch(() => undefined);
+      if (live?.metadata.labels?.["olm.managed"] === "true") refs.push(ref);
     }
   }
   return refs;
