@@ -80,7 +80,7 @@ export async function startOlmOnRig(
 
 /**
  * Waits for OLM's default CatalogSource (operatorhubio-catalog, served by the runner's opm) to be
- * READY. `tsop olm install` does not wait for it (it is a catalog, not OLM itself), but real OLM's
+ * READY. `tsop olm install` gives it only a bounded grace (it is a catalog, not OLM itself), but real OLM's
  * resolver fails every Subscription while a global catalog is unreachable, and on a loaded machine
  * the first connection can land in TRANSIENT_FAILURE's backoff: tests start from a settled OLM.
  */
