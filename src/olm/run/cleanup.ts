@@ -49,6 +49,7 @@ export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
     const selector = packageSelector(pkg);
     const targets: ObjectRef[] = [];
     const kept: CleanupItem[] = [];
+    const deletedGroups: string[] = [];
 
     const subs = (await listIn(client, V1ALPHA1, "Subscription", namespace, selector)).filter(
       (s) => !s.spec?.name || s.spec.name === pkg,
@@ -108,8 +109,10 @@ export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
         (s) => !subNames.has(s.metadata.name),
       );
       for (const g of groups) {
-        if (others.length === 0) targets.push(refOf(g));
-        else
+        if (others.length === 0) {
+          targets.push(refOf(g));
+          deletedGroups.push(g.metadata.name ?? "");
+        } else
           kept.push({
             ...item(refOf(g), "kept"),
             reason: `still used by Subscription(s) ${others.map((s) => s.metadata.name).join(", ")}`,
@@ -183,6 +186,7 @@ export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
       }
       const operator = await removeOperatorObject(client, pkg, namespace, reporter, options.timeoutMs);
       if (operator) outcome.deleted.push(operator);
+      outcome.deleted.push(...(await removeOperatorGroupRoles(client, deletedGroups, namespace)));
     }
     if (outcome.left.length > 0) {
       const { TimeoutError } = await import("../../common/errors.js");
@@ -296,6 +300,36 @@ export async function removeOperatorObject(
 /** OLM's label on every component of an installed operator (operators.coreos.com/<pkg>.<ns>). */
 function componentLabel(pkg: string, namespace: string): string {
   return `operators.coreos.com/${`${pkg}.${namespace}`.slice(0, 63)}`;
+}
+
+/**
+ * The admin/edit/view ClusterRoles OLM made for the OperatorGroups cleanup deleted. OLM removes them
+ * on the group's delete event from its informer cache, so one created just before the delete is
+ * missed and stays for good (seen on the real test bed); swept after the group is gone, and once
+ * more when there were any, in case a sync in flight re-creates one.
+ */
+async function removeOperatorGroupRoles(
+  client: KubeClient,
+  groups: readonly string[],
+  namespace: string,
+): Promise<ObjectRef[]> {
+  const removed: ObjectRef[] = [];
+  if (groups.length === 0) return removed;
+  for (let pass = 0; pass < 2; pass++) {
+    if (pass > 0) {
+      if (removed.length === 0) break;
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+    for (const name of groups) {
+      const selector = `olm.owner=${name},olm.owner.kind=OperatorGroup,olm.owner.namespace=${namespace}`;
+      for (const role of await listIn(client, "rbac.authorization.k8s.io/v1", "ClusterRole", "", selector)) {
+        const ref = refOf(role);
+        await client.delete(ref).catch(() => undefined);
+        if (!removed.some((r) => r.name === ref.name)) removed.push(ref);
+      }
+    }
+  }
+  return removed;
 }
 
 /**
