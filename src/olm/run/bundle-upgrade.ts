@@ -335,7 +335,7 @@ const FAIL_FORWARD = "TechPreviewUnsafeFailForward";
 
 /**
  * OLM moves a CSV to Replacing only from Succeeded, or from Failed when the namespace's
- * OperatorGroup has `spec.upgradeStrategy.name: TechPreviewUnsafeFailForward`; the new CSV waits in
+ * OperatorGroup has `spec.upgradeStrategy: TechPreviewUnsafeFailForward`; the new CSV waits in
  * Pending until its predecessor is Replacing. So upgrading from a Failed CSV without fail-forward
  * would hang until --timeout: refuse before changing anything, with OLM's reason.
  */
@@ -347,8 +347,8 @@ async function checkReplaceable(
 ): Promise<void> {
   if (installed?.status?.phase !== "Failed") return;
   const groups = await listIn(client, V1, "OperatorGroup", namespace);
-  const strategy =
-    groups.length === 1 ? (groups[0]!.spec?.upgradeStrategy?.name as string | undefined) : undefined;
+  // spec.upgradeStrategy is a plain string in the OperatorGroup CRD ("Default" when unset).
+  const strategy = groups.length === 1 ? (groups[0]!.spec?.upgradeStrategy as unknown) : undefined;
   if (strategy === FAIL_FORWARD) return;
   const name = installed.metadata.name ?? "";
   const why = `${installed.status.reason ?? "no reason"}${installed.status.message ? `: ${installed.status.message}` : ""}`;
@@ -359,7 +359,7 @@ async function checkReplaceable(
   throw new TsopError(
     `the installed ClusterServiceVersion ${namespace}/${name} is Failed (${why}); OLM does not replace a Failed CSV unless the namespace's OperatorGroup allows fail-forward upgrades, so ${csvName} would wait in phase Pending forever`,
     {
-      hint: `fix ${name} until it is Succeeded and retry; or allow fail-forward upgrades on ${group} (kubectl patch operatorgroup ${groups[0]?.metadata.name ?? "<name>"} -n ${namespace} --type merge -p '{"spec":{"upgradeStrategy":{"name":"${FAIL_FORWARD}"}}}', unsafe: OLM then skips its upgrade checks); or remove it with \`tsop cleanup\` and run the new bundle with \`tsop run bundle\``,
+      hint: `fix ${name} until it is Succeeded and retry; or allow fail-forward upgrades on ${group} (kubectl patch operatorgroup ${groups[0]?.metadata.name ?? "<name>"} -n ${namespace} --type merge -p '{"spec":{"upgradeStrategy":"${FAIL_FORWARD}"}}', unsafe: OLM then skips its upgrade checks); or remove it with \`tsop cleanup\` and run the new bundle with \`tsop run bundle\``,
       exitCode: ExitCode.installFailed,
     },
   );

@@ -89,6 +89,7 @@ export async function startPodRunner(options: PodRunnerOptions): Promise<PodRunn
   reaper.watchDirectory(options.network.dir);
   const api = new URL(options.apiserverUrl);
   let nextIp = 2;
+  const loopbackNet = 1 + Math.floor(Math.random() * 254);
   const ctx = {
     client,
     book,
@@ -102,6 +103,10 @@ export async function startPodRunner(options: PodRunnerOptions): Promise<PodRunn
     freePort,
     // 10.245.0.0/16: outside kwok's pod range and the service range; reached only through the proxies.
     podIP: () => `10.245.${Math.floor(nextIp / 250)}.${(nextIp++ % 250) + 2}`,
+    // Every bed numbers its pods alike, so two beds on one machine (parallel test files, or
+    // several checkouts) would bind the same fixed ports: opm's pprof on localhost:6060 exits with
+    // "address in use" and its pod restarts forever. Each runner takes its own 127.<n>.0.0/16.
+    loopback: (ip: string) => ip.replace(/^10\.245\./, `127.${loopbackNet}.`),
     log,
     reaper,
   };

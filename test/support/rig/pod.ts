@@ -35,6 +35,8 @@ export interface PodContext {
   env: Record<string, string>;
   freePort(): Promise<number>;
   podIP(): string;
+  /** The pod's own loopback address ("localhost" in its /etc/hosts), unique across runners. */
+  loopback(podIP: string): string;
   log(message: string): void;
   /** Kills the container process groups if the test process dies. */
   reaper: { watchProcess(pid: number): void; forgetProcess(pid: number): void };
@@ -84,7 +86,7 @@ export class RunnerPod {
     await mkdir(this.dir, { recursive: true });
     // Processes share the host network: "localhost" is a loopback address of this pod's own, so
     // programs that bind fixed localhost ports (opm's pprof on localhost:6060) do not collide.
-    const loopback = this.podIP.replace(/^10\./, "127.");
+    const loopback = this.ctx.loopback(this.podIP);
     await writeFile(join(this.dir, "hosts"), `${loopback}\tlocalhost ${this.pod.metadata.name}\n`);
     for (const c of this.containers("containers"))
       for (const p of c.ports ?? []) this.ports.set(p.containerPort, await this.ctx.freePort());
