@@ -2,7 +2,7 @@
 // shape are checked, so `maturity: {nested: 1}` or a maintainer without a valid email is refused
 // with the file and the field named instead of landing in the bundle.
 import { AggregateTsopError } from "../common/errors.js";
-import { isRecord, type KubeObject } from "../manifests/index.js";
+import { isRecord, type ManifestObject } from "../manifests/index.js";
 import { EMAIL } from "./fields.js";
 
 const STRINGS: Array<[string, string[]]> = [
@@ -47,7 +47,7 @@ function listOfRecords(
   return out;
 }
 
-export function baseCsvProblems(csv: KubeObject): string[] {
+export function baseCsvProblems(csv: ManifestObject): string[] {
   const problems: string[] = [];
   for (const [field, path] of STRINGS) {
     const value = at(csv, path);
@@ -78,7 +78,7 @@ export function baseCsvProblems(csv: KubeObject): string[] {
   return problems;
 }
 
-export function checkBaseCsv(csv: KubeObject, file: string): void {
+export function checkBaseCsv(csv: ManifestObject, file: string): void {
   const problems = baseCsvProblems(csv);
   if (problems.length === 0) return;
   throw new AggregateTsopError(`${file}: the base CSV has invalid fields:`, problems, {

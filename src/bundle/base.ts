@@ -11,7 +11,7 @@ import type { Reporter } from "../common/reporter.js";
 import {
   asRecords,
   isRecord,
-  type KubeObject,
+  type ManifestObject,
   type LoadedObject,
   str,
   toYaml,
@@ -57,7 +57,7 @@ export interface BaseOptions {
 }
 
 export interface BaseResult {
-  base: KubeObject;
+  base: ManifestObject;
   path: string;
   status: "created" | "updated" | "unchanged";
   /**
@@ -107,7 +107,7 @@ function getValue(target: unknown, path: readonly (string | number)[]): unknown 
 }
 
 /** An owned-CRD entry seeded from a CRD: name, version, kind, description and display name. */
-export function ownedEntry(crd: KubeObject, version: Record<string, unknown>): Record<string, unknown> {
+export function ownedEntry(crd: ManifestObject, version: Record<string, unknown>): Record<string, unknown> {
   const spec = isRecord(crd.spec) ? crd.spec : {};
   const kind = isRecord(spec.names) ? str(spec.names.kind) : "";
   const schema = getValue(version, ["schema", "openAPIV3Schema"]);
@@ -128,8 +128,8 @@ function newBase(
   packageName: string,
   values: Map<BaseField, unknown>,
   crds: readonly LoadedObject[],
-): KubeObject {
-  const base: KubeObject = {
+): ManifestObject {
+  const base: ManifestObject = {
     apiVersion: "operators.coreos.com/v1alpha1",
     kind: "ClusterServiceVersion",
     metadata: {
@@ -196,7 +196,7 @@ function findCsvDocument(text: string, path: string) {
     if (doc.errors.length > 0) throw yamlSyntaxError(doc.errors[0]!, path, text);
     const value = doc.toJS() as unknown;
     if (isRecord(value) && value.kind === "ClusterServiceVersion")
-      return { doc, value: value as KubeObject, count: list.length };
+      return { doc, value: value as ManifestObject, count: list.length };
   }
   throw new InvalidInputError(`no ClusterServiceVersion in ${path}`, {
     location: { file: path },

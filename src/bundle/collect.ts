@@ -7,7 +7,7 @@ import {
   groupOf,
   isRecord,
   kindOf,
-  type KubeObject,
+  type ManifestObject,
   type LoadedObject,
   nameOf,
   str,
@@ -35,7 +35,7 @@ export interface Collected {
   others: LoadedObject[];
 }
 
-function hash(object: KubeObject): string {
+function hash(object: ManifestObject): string {
   return createHash("sha256").update(JSON.stringify(object)).digest("hex");
 }
 
@@ -50,7 +50,7 @@ function dedupe(list: LoadedObject[]): LoadedObject[] {
 }
 
 /** The served versions of a CRD, as group/version → kind. */
-export function servedGvks(crd: KubeObject): string[] {
+export function servedGvks(crd: ManifestObject): string[] {
   const spec = isRecord(crd.spec) ? crd.spec : {};
   const group = str(spec.group);
   const kind = isRecord(spec.names) ? str(spec.names.kind) : "";

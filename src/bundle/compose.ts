@@ -6,7 +6,7 @@ import {
   asRecords,
   clone,
   isRecord,
-  type KubeObject,
+  type ManifestObject,
   type LoadedObject,
   metadataOf,
   nameOf,
@@ -32,7 +32,7 @@ export interface ComposeOptions {
 }
 
 export interface Composed {
-  csv: KubeObject;
+  csv: ManifestObject;
   rbac: RbacSplit;
   notes: string[];
 }
@@ -62,7 +62,7 @@ function stripVolatile(object: Record<string, unknown>): Record<string, unknown>
   return out;
 }
 
-export function compose(base: KubeObject, c: Collected, options: ComposeOptions): Composed {
+export function compose(base: ManifestObject, c: Collected, options: ComposeOptions): Composed {
   const csv = clone(base);
   const notes: string[] = [];
   const meta = metadataOf(csv);

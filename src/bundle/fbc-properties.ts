@@ -3,7 +3,7 @@
 // writes (`tsop bundle --fbc`, `tsop run bundle`) say what a catalog built with opm would say:
 // provided APIs are every version of every CRD in the bundle plus owned APIServices, required APIs
 // come from the CSV, and metadata/dependencies.yaml and metadata/properties.yaml are carried over.
-import { asRecords, isRecord, type KubeObject, str } from "../manifests/index.js";
+import { asRecords, isRecord, type ManifestObject, str } from "../manifests/index.js";
 
 export interface BundleProperty {
   type: string;
@@ -12,9 +12,9 @@ export interface BundleProperty {
 
 export interface PropertyInputs {
   packageName: string;
-  csv: KubeObject;
+  csv: ManifestObject;
   /** The bundle's CustomResourceDefinition objects. */
-  crds: KubeObject[];
+  crds: ManifestObject[];
   /** metadata/dependencies.yaml, parsed (`{dependencies: [...]}`), when the bundle has one. */
   dependencies?: unknown;
   /** metadata/properties.yaml, parsed (`{properties: [...]}`), when the bundle has one. */
@@ -66,7 +66,7 @@ function entries(file: unknown, key: string): BundleProperty[] {
 }
 
 /** CSV spec.customresourcedefinitions / apiservicedefinitions, owned or required. */
-function definitions(csv: KubeObject, field: string, which: "owned" | "required") {
+function definitions(csv: ManifestObject, field: string, which: "owned" | "required") {
   const spec = isRecord(csv.spec) ? csv.spec : {};
   const defs = isRecord(spec[field]) ? (spec[field] as Record<string, unknown>) : {};
   return asRecords(defs[which]);
@@ -126,7 +126,7 @@ export function bundleProperties(inputs: PropertyInputs): BundleProperty[] {
  * every container and init container image of the install strategy not listed yet (unnamed, sorted).
  */
 export function bundleRelatedImages(
-  csv: KubeObject,
+  csv: ManifestObject,
   bundleImage: string,
 ): Array<{ name?: string; image: string }> {
   const spec = isRecord(csv.spec) ? csv.spec : {};

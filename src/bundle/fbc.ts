@@ -1,6 +1,6 @@
 // A file-based catalog fragment (olm.package, olm.channel, olm.bundle) for one bundle, as
 // `opm render` would describe it; `tsop run bundle` and catalog builds consume it.
-import { isRecord, type KubeObject, str } from "../manifests/index.js";
+import { isRecord, type ManifestObject, str } from "../manifests/index.js";
 import { stringifyYaml } from "../common/yaml.js";
 import { bundleProperties, bundleRelatedImages } from "./fbc-properties.js";
 
@@ -8,10 +8,10 @@ export interface FbcOptions {
   packageName: string;
   channels: string[];
   defaultChannel: string | undefined;
-  csv: KubeObject;
+  csv: ManifestObject;
   bundleImage: string;
   /** The bundle's CRDs: each version is an olm.gvk property. */
-  crds?: KubeObject[];
+  crds?: ManifestObject[];
   /** metadata/dependencies.yaml and metadata/properties.yaml of the bundle directory, parsed. */
   dependencies?: unknown;
   properties?: unknown;

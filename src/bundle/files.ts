@@ -5,7 +5,7 @@ import {
   groupOf,
   isRecord,
   kindOf,
-  type KubeObject,
+  type ManifestObject,
   type LoadedObject,
   nameOf,
   str,
@@ -43,7 +43,7 @@ export function csvFileName(packageName: string): string {
   return `${packageName.toLowerCase()}.clusterserviceversion.yaml`;
 }
 
-export function manifestFileName(object: KubeObject): string {
+export function manifestFileName(object: ManifestObject): string {
   if (kindOf(object) === "CustomResourceDefinition" && isRecord(object.spec)) {
     const plural = isRecord(object.spec.names) ? str(object.spec.names.plural) : "";
     const group = str(object.spec.group);
@@ -55,7 +55,7 @@ export function manifestFileName(object: KubeObject): string {
 }
 
 /** The object as the bundle carries it: no namespace (OLM picks it), no volatile metadata. */
-export function bundleObject(object: KubeObject): KubeObject {
+export function bundleObject(object: ManifestObject): ManifestObject {
   const out = clone(object);
   if (isRecord(out.metadata)) {
     delete out.metadata.namespace;

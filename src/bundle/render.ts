@@ -6,7 +6,14 @@ import { join, relative, resolve } from "node:path";
 import { AggregateTsopError, TsopError, UsageError } from "../common/errors.js";
 import type { OutputChange } from "../common/output/sink.js";
 import type { Reporter } from "../common/reporter.js";
-import { isRecord, kindOf, type KubeObject, parseYamlDocuments, str, toYaml } from "../manifests/index.js";
+import {
+  isRecord,
+  kindOf,
+  type ManifestObject,
+  parseYamlDocuments,
+  str,
+  toYaml,
+} from "../manifests/index.js";
 import { renderFbc } from "./fbc.js";
 import { bundleObject, csvFileName, renderManifests } from "./files.js";
 import type { BundleOptions, PinImagesOptions } from "./index.js";
@@ -19,7 +26,7 @@ import { planBundleTree, type WriteResult } from "./write.js";
 import type { Finding } from "./validate/types.js";
 
 export interface Pinned {
-  objects: KubeObject[];
+  objects: ManifestObject[];
   /** The digest lock file and its new text, written with the rest of the output set. */
   lock?: { file: string; content: string };
 }
@@ -33,7 +40,7 @@ async function defaultPinImages(objects: Array<Record<string, unknown>>, options
 export async function pinImages(
   plan: ResolvedBundle,
   options: BundleOptions,
-  objects: KubeObject[],
+  objects: ManifestObject[],
   reporter: Reporter,
 ): Promise<Pinned> {
   if (!options.useImageDigests) return { objects };
@@ -46,10 +53,10 @@ export async function pinImages(
   for (const p of pinned.pinned) reporter.debug(`pinned ${p.from} → ${p.to}`);
   const lock =
     lockFile && pinned.lockText !== undefined ? { lock: { file: lockFile, content: pinned.lockText } } : {};
-  return { objects: pinned.objects as KubeObject[], ...lock };
+  return { objects: pinned.objects as ManifestObject[], ...lock };
 }
 
-function withoutCreatedAt(csv: KubeObject): string {
+function withoutCreatedAt(csv: ManifestObject): string {
   const copy = structuredClone(csv);
   const annotations =
     isRecord(copy.metadata) && isRecord(copy.metadata.annotations) ? copy.metadata.annotations : {};
@@ -59,8 +66,8 @@ function withoutCreatedAt(csv: KubeObject): string {
 
 /** SOURCE_DATE_EPOCH, else the previous CSV's time when nothing else changed, else now. */
 export function stampCreatedAt(
-  csv: KubeObject,
-  previous: KubeObject | undefined,
+  csv: ManifestObject,
+  previous: ManifestObject | undefined,
   env: NodeJS.ProcessEnv,
 ): void {
   const meta = csv.metadata as Record<string, unknown>;
@@ -86,7 +93,7 @@ export function stampCreatedAt(
 /** The generated CSV must pass the CSV checks (operator-sdk refuses to write an invalid one). */
 export async function checkCsv(
   plan: ResolvedBundle,
-  csv: KubeObject,
+  csv: ManifestObject,
   basePathShown: string,
 ): Promise<Finding[]> {
   const csvFile = `manifests/${csvFileName(plan.packageName)}`;
@@ -116,7 +123,7 @@ function deriveBundleImage(image: string | undefined, version: string): string |
 function bundleFiles(
   plan: ResolvedBundle,
   composed: ComposedBundle,
-  objects: KubeObject[],
+  objects: ManifestObject[],
   inputs: BundleInputs,
   meta: MetadataOptions,
   overwrite: boolean,
@@ -154,7 +161,7 @@ function metadataFile(previousTree: Map<string, string>, name: string): unknown 
 function fbcChange(
   plan: ResolvedBundle,
   options: BundleOptions,
-  objects: KubeObject[],
+  objects: ManifestObject[],
   inputs: BundleInputs,
 ) {
   const csv = objects[0]!;

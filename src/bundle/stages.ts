@@ -7,7 +7,7 @@ import type { Reporter } from "../common/reporter.js";
 import {
   groupOf,
   isRecord,
-  type KubeObject,
+  type ManifestObject,
   kindOf,
   type LoadedObject,
   loadManifests,
@@ -32,7 +32,7 @@ export interface BundleInputs {
   /** The manager image as it ends up in the CSV (for containerImage and the derived bundle image). */
   managerImage: string | undefined;
   base: BaseResult;
-  previous: KubeObject | undefined;
+  previous: ManifestObject | undefined;
   previousTree: Map<string, string>;
 }
 
@@ -41,7 +41,7 @@ function userPath(path: string, cwd: string, root: string): string {
   return path === "-" ? path : relative(root, resolve(cwd, path)) || ".";
 }
 
-async function previousCsv(tree: ReadonlyMap<string, string>): Promise<KubeObject | undefined> {
+async function previousCsv(tree: ReadonlyMap<string, string>): Promise<ManifestObject | undefined> {
   for (const [file, text] of [...tree].sort()) {
     if (!file.startsWith("manifests/") || !file.endsWith(".clusterserviceversion.yaml")) continue;
     try {
@@ -132,7 +132,7 @@ export async function readInputs(
 }
 
 /** Upgrade edges: --replaces, or --replaces-previous from the CSV already in the output dir. */
-function upgradeEdges(plan: ResolvedBundle, options: BundleOptions, previous: KubeObject | undefined) {
+function upgradeEdges(plan: ResolvedBundle, options: BundleOptions, previous: ManifestObject | undefined) {
   const prevSpec = previous && isRecord(previous.spec) ? previous.spec : {};
   const prevVersion = str(prevSpec.version);
   const { version, outputDir } = plan;
@@ -180,7 +180,7 @@ function csvAnnotations(plan: ResolvedBundle, options: BundleOptions, managerIma
 export interface ComposedBundle {
   composed: Composed;
   /** The CSV first, then every other object that goes into manifests/. */
-  objects: KubeObject[];
+  objects: ManifestObject[];
   /** Where each non-CSV object came from (same order as objects.slice(1)). */
   extra: LoadedObject[];
   notCarried: string[];

@@ -1,5 +1,7 @@
 // Plain Kubernetes objects as parsed from YAML, plus the few accessors every stage needs.
-export type KubeObject = Record<string, unknown> & { apiVersion?: unknown; kind?: unknown };
+// ManifestObject is a parsed-but-unchecked document (any shape); the typed object the CLI sends to
+// a cluster is kube/objects.ts' KubeObject.
+export type ManifestObject = Record<string, unknown> & { apiVersion?: unknown; kind?: unknown };
 
 /** Where an object came from, for messages that name a file. */
 export interface Origin {
@@ -9,7 +11,7 @@ export interface Origin {
 }
 
 export interface LoadedObject {
-  object: KubeObject;
+  object: ManifestObject;
   origin: Origin;
 }
 

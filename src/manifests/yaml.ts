@@ -5,7 +5,7 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { parseAllDocuments, parseDocument, type YAMLError } from "yaml";
 import { InvalidInputError } from "../common/errors.js";
-import { isRecord, type KubeObject, type LoadedObject } from "./object.js";
+import { isRecord, type ManifestObject, type LoadedObject } from "./object.js";
 import { stringifyYaml } from "../common/yaml.js";
 
 /**
@@ -86,7 +86,7 @@ export function parseDocuments(text: string, file: string): LoadedObject[] {
         location: { file },
       });
     }
-    out.push({ object: value as KubeObject, origin: { file, doc: index } });
+    out.push({ object: value as ManifestObject, origin: { file, doc: index } });
   });
   return out;
 }

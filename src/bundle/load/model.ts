@@ -4,7 +4,7 @@
 import { posix } from "node:path";
 import { gzipSync } from "node:zlib";
 import { isTsopError } from "../../common/errors.js";
-import { isRecord, kindOf, type KubeObject, parseYamlDocuments } from "../../manifests/index.js";
+import { isRecord, kindOf, type ManifestObject, parseYamlDocuments } from "../../manifests/index.js";
 import type { BundleFile, Finding, LoadedBundle } from "../validate/types.js";
 import type { BundleTree } from "./tree.js";
 
@@ -144,7 +144,7 @@ async function readManifests(tree: BundleTree, bundle: LoadedBundle, push: (f: F
         file,
         message: `holds ${objects.length} YAML documents; OLM's registry reads only the first of each file, put one object per file`,
       });
-    objects.forEach((d, doc) => addObject(bundle, { file, doc, object: d.value as KubeObject }, push));
+    objects.forEach((d, doc) => addObject(bundle, { file, doc, object: d.value as ManifestObject }, push));
   }
   bundle.emptyManifests = yamlFiles === 0;
 }

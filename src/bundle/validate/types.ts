@@ -1,5 +1,5 @@
 // Shared shapes of the validator: a loaded bundle, a finding, a check.
-import type { KubeObject } from "../../manifests/index.js";
+import type { ManifestObject } from "../../manifests/index.js";
 
 export type Level = "error" | "warning";
 
@@ -19,7 +19,7 @@ export interface BundleFile {
   file: string;
   /** Index of the document in the file (0 for the first). */
   doc: number;
-  object: KubeObject;
+  object: ManifestObject;
 }
 
 export interface LoadedBundle {

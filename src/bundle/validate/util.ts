@@ -1,12 +1,12 @@
 // Small helpers the checks share.
 import semver from "semver";
-import { isRecord, type KubeObject, str } from "../../manifests/index.js";
+import { isRecord, type ManifestObject, str } from "../../manifests/index.js";
 import { imageReferenceProblem } from "../../images/reference.js";
 import type { BundleFile, Finding, Level, LoadedBundle } from "./types.js";
 
 export interface CsvView {
   file: BundleFile;
-  csv: KubeObject;
+  csv: ManifestObject;
   meta: Record<string, unknown>;
   spec: Record<string, unknown>;
   annotations: Record<string, unknown> | undefined;
