@@ -1,18 +1,27 @@
-// `tsop cleanup <package>`: label-driven and idempotent. Finds what tsop created for the package in
-// the namespace (Subscriptions, CatalogSources, registry Pods/Services, catalog ConfigMaps, its
-// OperatorGroup) plus what OLM made from them (InstallPlans, the package's CSVs), and optionally the
-// CRDs those CSVs own (never CRDs they only require, never CRDs another operator uses). Deletes in
-// a safe order and waits until everything is gone; --dry-run only lists.
+// `tsop cleanup <package>`: label-driven and idempotent. The plan: find the targets (reads only,
+// cleanup-targets.ts) → --dry-run lists them → custom resources of CRDs being deleted, while the
+// operator still runs → the targets in the shared delete order (session.ts), waiting until gone →
+// what OLM leaves after the install is gone (its Operator object, OperatorGroup ClusterRoles).
+import { TimeoutError } from "../../common/errors.js";
 import { throwIfInterrupted } from "../../common/interrupt.js";
 import type { Reporter } from "../../common/reporter.js";
 import type { KubeClient } from "../../kube/client.js";
 import type { KubeObject, ObjectRef } from "../../kube/objects.js";
 import { describeRef, refOf } from "../../kube/objects.js";
-import { type ClusterOptions, connect, listIn, requireOlm, servedBundles } from "./cluster.js";
-import { parseCatalog, unpackPayload } from "./catalog.js";
+import {
+  type CleanupItem,
+  type CleanupTargets,
+  componentLabel,
+  CRD,
+  findCleanupTargets,
+  item,
+} from "./cleanup-targets.js";
+import { type ClusterOptions, connect, listIn, requireOlm } from "./cluster.js";
 import { messages } from "./messages.js";
-import { LABELS, MANAGED_BY, packageSelector, V1, V1ALPHA1 } from "./names.js";
+import { V1 } from "./names.js";
 import { deleteAndWait, deleteOrder } from "./session.js";
+
+export { type CleanupItem, describeItem } from "./cleanup-targets.js";
 
 export interface CleanupOptions extends ClusterOptions {
   packageName: string;
@@ -22,22 +31,12 @@ export interface CleanupOptions extends ClusterOptions {
   signal?: AbortSignal;
 }
 
-export interface CleanupItem {
-  kind: string;
-  namespace?: string;
-  name: string;
-  action: "deleted" | "would delete" | "kept";
-  reason?: string;
-}
-
 export interface CleanupResult {
   namespace: string;
   packageName: string;
   dryRun: boolean;
   items: CleanupItem[];
 }
-
-const CRD = "apiextensions.k8s.io/v1";
 
 export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
   const { reporter, packageName: pkg } = options;
@@ -46,171 +45,79 @@ export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
   try {
     const namespace = options.namespace ?? client.namespace;
     await requireOlm(client);
-    const selector = packageSelector(pkg);
-    const targets: ObjectRef[] = [];
-    const kept: CleanupItem[] = [];
-    const deletedGroups: string[] = [];
-
-    const subs = (await listIn(client, V1ALPHA1, "Subscription", namespace, selector)).filter(
-      (s) => !s.spec?.name || s.spec.name === pkg,
-    );
-    const catalogs = await listIn(client, V1ALPHA1, "CatalogSource", namespace, selector);
-    targets.push(...subs.map(refOf), ...catalogs.map(refOf));
-    for (const kind of ["Pod", "Service", "ConfigMap"])
-      targets.push(...(await listIn(client, "v1", kind, namespace, selector)).map(refOf));
-
-    // OLM's objects for these Subscriptions: InstallPlans and the package's CSVs.
-    const subNames = new Set(subs.map((s) => s.metadata.name));
-    for (const ip of await listIn(client, V1ALPHA1, "InstallPlan", namespace)) {
-      if ((ip.metadata.ownerReferences ?? []).some((o) => o.kind === "Subscription" && subNames.has(o.name)))
-        targets.push(refOf(ip));
-    }
-    const csvNames = new Set<string>();
-    for (const s of subs)
-      for (const n of [s.status?.installedCSV, s.status?.currentCSV]) if (n) csvNames.add(n);
-    for (const c of catalogs) for (const b of servedBundles(c)) csvNames.add(b.csv);
-    const allCsvs = await listIn(client, V1ALPHA1, "ClusterServiceVersion", "");
-    // Also the package's CSVs a partial cleanup left without Subscription or catalog (OLM records the
-    // package in the CSV's properties), unless a Subscription tsop did not create still uses them.
-    const foreign = new Set(
-      (await listIn(client, V1ALPHA1, "Subscription", namespace))
-        .filter((s) => !subNames.has(s.metadata.name))
-        .flatMap((s) => [s.status?.installedCSV, s.status?.currentCSV])
-        .filter(Boolean),
-    );
-    for (const c of allCsvs) {
-      if (c.metadata.namespace === namespace && packageOf(c) === pkg && !foreign.has(c.metadata.name)) {
-        csvNames.add(c.metadata.name ?? "");
-      }
-    }
-    const csvs = allCsvs.filter(
-      (c) =>
-        c.metadata.namespace === namespace &&
-        csvNames.has(c.metadata.name ?? "") &&
-        !c.metadata.labels?.["olm.copiedFrom"],
-    );
-    targets.push(...csvs.map(refOf));
-    targets.push(...(await clusterRbacOf(client, pkg, namespace, csvNames)));
-    // Another install of these CSVs elsewhere shares the bundle's cluster-scoped objects.
-    const elsewhere = allCsvs.some(
-      (c) =>
-        c.metadata.namespace !== namespace &&
-        csvNames.has(c.metadata.name ?? "") &&
-        !c.metadata.labels?.["olm.copiedFrom"],
-    );
-    if (!elsewhere) targets.push(...(await bundleClusterRbac(client, pkg, namespace, selector)));
-
-    // The OperatorGroup only if tsop created it and no other Subscription in the namespace needs it.
-    const groups = (await listIn(client, V1, "OperatorGroup", namespace)).filter(
-      (g) => g.metadata.labels?.[LABELS.managedBy] === MANAGED_BY,
-    );
-    if (groups.length > 0) {
-      const others = (await listIn(client, V1ALPHA1, "Subscription", namespace)).filter(
-        (s) => !subNames.has(s.metadata.name),
-      );
-      for (const g of groups) {
-        if (others.length === 0) {
-          targets.push(refOf(g));
-          deletedGroups.push(g.metadata.name ?? "");
-        } else
-          kept.push({
-            ...item(refOf(g), "kept"),
-            reason: `still used by Subscription(s) ${others.map((s) => s.metadata.name).join(", ")}`,
-          });
-      }
-    }
-
-    // CRDs: owned by the package's CSVs, not owned or required by any other operator's CSV.
-    const owned = new Set(csvs.flatMap((c) => crdNames(c, "owned")));
-    const usedElsewhere = new Set(
-      allCsvs
-        .filter(
-          (c) =>
-            !csvs.some((m) => m.metadata.uid === c.metadata.uid) &&
-            !c.metadata.labels?.["olm.copiedFrom"] &&
-            !csvNames.has(c.metadata.name ?? ""),
-        )
-        .flatMap((c) => [...crdNames(c, "owned"), ...crdNames(c, "required")]),
-    );
-    const crdsToDelete: KubeObject[] = [];
-    for (const name of [...owned].sort()) {
-      const ref: ObjectRef = { apiVersion: CRD, kind: "CustomResourceDefinition", name };
-      const crd = await client.get(ref);
-      if (!crd) continue;
-      if (usedElsewhere.has(name))
-        kept.push({ ...item(ref, "kept"), reason: "another operator's CSV owns or requires it" });
-      else if (options.deleteCrds) {
-        targets.push(ref);
-        crdsToDelete.push(crd);
-      } else
-        kept.push({
-          ...item(ref, "kept"),
-          reason: "owned CRD; pass --delete-crds to delete it (and every custom resource of it)",
-        });
-    }
-
-    const ordered = deleteOrder(targets);
+    const found = await findCleanupTargets(client, pkg, namespace, options.deleteCrds ?? false);
+    const ordered = deleteOrder(found.targets);
+    const done = (dryRun: boolean, items: CleanupItem[]) => ({ namespace, packageName: pkg, dryRun, items });
     if (ordered.length === 0) {
       reporter.warn(messages.cleanupNothing(pkg, namespace));
-      return { namespace, packageName: pkg, dryRun: options.dryRun ?? false, items: kept };
+      return done(options.dryRun ?? false, found.kept);
     }
-    if (options.dryRun) {
-      return {
-        namespace,
-        packageName: pkg,
-        dryRun: true,
-        items: [...ordered.map((r) => item(r, "would delete")), ...kept],
-      };
-    }
+    if (options.dryRun) return done(true, [...ordered.map((r) => item(r, "would delete")), ...found.kept]);
     // Custom resources first, while the operator still runs to release their finalizers; else
     // deleting the CRD leaves them (and the CRD) Terminating for good once the operator is gone.
-    const customResources = await deleteCustomResources(client, crdsToDelete, options);
-    reporter.info(`Deleting ${ordered.length} object(s) of package ${pkg} in namespace ${namespace}`);
-    const outcome = await deleteAndWait(client, ordered, {
-      reporter,
-      timeoutMs: options.timeoutMs,
-      what: `the objects of package ${pkg} to be deleted`,
-      signal: options.signal,
-    });
-    throwIfInterrupted(options.signal);
-    if (outcome.left.length === 0) {
-      // A kept CRD keeps OLM's component label for this install, and OLM would re-create the Operator
-      // object for it; the label goes with the install.
-      for (const k of kept.filter((i) => i.kind === "CustomResourceDefinition")) {
-        await client
-          .mergePatch(
-            { apiVersion: CRD, kind: "CustomResourceDefinition", name: k.name },
-            { metadata: { labels: { [componentLabel(pkg, namespace)]: null } } },
-          )
-          .catch(() => undefined);
-      }
-      const operator = await removeOperatorObject(client, pkg, namespace, reporter, options.timeoutMs);
-      if (operator) outcome.deleted.push(operator);
-      outcome.deleted.push(...(await removeOperatorGroupRoles(client, deletedGroups, namespace)));
-    }
-    if (outcome.left.length > 0) {
-      const { TimeoutError } = await import("../../common/errors.js");
-      throw new TimeoutError(
-        `cleanup of package ${pkg} did not finish:\n${outcome.left.map((l) => `  - ${l}`).join("\n")}`,
-        {
-          hint: "objects with finalizers wait for their controllers (OLM for CSVs); run tsop cleanup again, or raise --timeout",
-        },
-      );
-    }
+    const customResources = await deleteCustomResources(client, found.crdsToDelete, options);
+    const deleted = await deleteTargets(client, ordered, options, namespace);
+    deleted.push(...(await afterInstallGone(client, found, options, namespace)));
     reporter.success(`Removed package ${pkg} from namespace ${namespace}`);
-    return {
-      namespace,
-      packageName: pkg,
-      dryRun: false,
-      items: [
-        ...customResources.map((r) => item(r, "deleted")),
-        ...outcome.deleted.map((r) => item(r, "deleted")),
-        ...kept,
-      ],
-    };
+    return done(false, [
+      ...customResources.map((r) => item(r, "deleted")),
+      ...deleted.map((r) => item(r, "deleted")),
+      ...found.kept,
+    ]);
   } finally {
     if (conn.owned) client.close();
   }
+}
+
+/** Deletes the package's objects in the shared delete order; a TimeoutError names what stayed. */
+async function deleteTargets(
+  client: KubeClient,
+  ordered: ObjectRef[],
+  options: CleanupOptions,
+  namespace: string,
+): Promise<ObjectRef[]> {
+  const { reporter, packageName: pkg } = options;
+  reporter.info(`Deleting ${ordered.length} object(s) of package ${pkg} in namespace ${namespace}`);
+  const outcome = await deleteAndWait(client, ordered, {
+    reporter,
+    timeoutMs: options.timeoutMs,
+    what: `the objects of package ${pkg} to be deleted`,
+    signal: options.signal,
+  });
+  throwIfInterrupted(options.signal);
+  if (outcome.left.length === 0) return outcome.deleted;
+  throw new TimeoutError(
+    `cleanup of package ${pkg} did not finish:\n${outcome.left.map((l) => `  - ${l}`).join("\n")}`,
+    {
+      hint: "objects with finalizers wait for their controllers (OLM for CSVs); run tsop cleanup again, or raise --timeout",
+    },
+  );
+}
+
+/**
+ * Once the install is gone: OLM's component label comes off the CRDs kept (else OLM re-creates the
+ * Operator object for them), then OLM's Operator object and the OperatorGroups' ClusterRoles go.
+ */
+async function afterInstallGone(
+  client: KubeClient,
+  found: CleanupTargets,
+  options: CleanupOptions,
+  namespace: string,
+): Promise<ObjectRef[]> {
+  const { reporter, packageName: pkg } = options;
+  for (const k of found.kept.filter((i) => i.kind === "CustomResourceDefinition")) {
+    await client
+      .mergePatch(
+        { apiVersion: CRD, kind: "CustomResourceDefinition", name: k.name },
+        { metadata: { labels: { [componentLabel(pkg, namespace)]: null } } },
+      )
+      .catch(() => undefined);
+  }
+  const deleted: ObjectRef[] = [];
+  const operator = await removeOperatorObject(client, pkg, namespace, reporter, options.timeoutMs);
+  if (operator) deleted.push(operator);
+  deleted.push(...(await removeOperatorGroupRoles(client, found.deletedGroups, namespace)));
+  return deleted;
 }
 
 /**
@@ -254,7 +161,6 @@ async function deleteCustomResources(
       `${describeRef(ref)} (finalizers: ${(still.metadata.finalizers ?? []).join(", ") || "none"})\n      release: kubectl patch ${resource} ${ref.name}${ref.namespace ? ` -n ${ref.namespace}` : ""} --type=merge -p '{"metadata":{"finalizers":null}}'`,
     );
   }
-  const { TimeoutError } = await import("../../common/errors.js");
   throw new TimeoutError(
     `cleanup stopped before removing the operator: these custom resources were not deleted (the operator did not release their finalizers):\n${blocking.map((b) => `  - ${b}`).join("\n")}`,
     {
@@ -297,11 +203,6 @@ export async function removeOperatorObject(
   return outcome.left.length === 0 ? ref : undefined;
 }
 
-/** OLM's label on every component of an installed operator (operators.coreos.com/<pkg>.<ns>). */
-function componentLabel(pkg: string, namespace: string): string {
-  return `operators.coreos.com/${`${pkg}.${namespace}`.slice(0, 63)}`;
-}
-
 /**
  * The admin/edit/view ClusterRoles OLM made for the OperatorGroups cleanup deleted. OLM removes them
  * on the group's delete event from its informer cache, so one created just before the delete is
@@ -330,98 +231,4 @@ async function removeOperatorGroupRoles(
     }
   }
   return removed;
-}
-
-/**
- * Cluster-scoped RBAC that OLM made for the package's CSVs (clusterPermissions, and ClusterRoles
- * or bindings shipped in the bundle): labelled with the CSV as owner or with the operator's
- * component label. Namespaced objects carry ownerReferences to the CSV and go with it.
- */
-async function clusterRbacOf(
-  client: KubeClient,
-  pkg: string,
-  namespace: string,
-  csvNames: Set<string>,
-): Promise<ObjectRef[]> {
-  const component = componentLabel(pkg, namespace);
-  const refs: ObjectRef[] = [];
-  for (const kind of ["ClusterRole", "ClusterRoleBinding"]) {
-    for (const obj of await listIn(client, "rbac.authorization.k8s.io/v1", kind, "")) {
-      const labels = obj.metadata.labels ?? {};
-      const ownedByCsv =
-        labels["olm.owner.kind"] === "ClusterServiceVersion" &&
-        labels["olm.owner.namespace"] === namespace &&
-        csvNames.has(labels["olm.owner"] ?? "");
-      const isComponent = component in labels && labels["olm.owner.kind"] !== "OperatorGroup";
-      if (ownedByCsv || isComponent) refs.push(refOf(obj));
-    }
-  }
-  return refs;
-}
-
-/**
- * ClusterRoles and ClusterRoleBindings shipped in the bundles tsop's catalog serves (read back from
- * its ConfigMaps) that OLM created: OLM labels them only olm.managed=true and leaves them behind
- * when the CSV goes.
- */
-async function bundleClusterRbac(
-  client: KubeClient,
-  pkg: string,
-  namespace: string,
-  selector: string,
-): Promise<ObjectRef[]> {
-  const texts: string[] = [];
-  for (const cm of await listIn(client, "v1", "ConfigMap", namespace, selector)) {
-    for (const payload of Object.values((cm.binaryData ?? {}) as Record<string, string>)) {
-      try {
-        texts.push(unpackPayload(payload));
-      } catch {
-        // Not a catalog payload.
-      }
-    }
-  }
-  const refs: ObjectRef[] = [];
-  for (const bundle of parseCatalog(texts, pkg).bundles) {
-    for (const p of (bundle.properties ?? []) as Array<{ type?: string; value?: { data?: string } }>) {
-      if (p.type !== "olm.bundle.object" || !p.value?.data) continue;
-      const obj = JSON.parse(Buffer.from(p.value.data, "base64").toString("utf8")) as KubeObject;
-      if (obj.kind !== "ClusterRole" && obj.kind !== "ClusterRoleBinding") continue;
-      const ref = {
-        apiVersion: "rbac.authorization.k8s.io/v1",
-        kind: obj.kind,
-        name: obj.metadata.name ?? "",
-      };
-      const live = await client.get(ref).catch(() => undefined);
-      if (live?.metadata.labels?.["olm.managed"] === "true") refs.push(ref);
-    }
-  }
-  return refs;
-}
-
-/** The package OLM recorded in the CSV's properties annotation, if any. */
-function packageOf(csv: KubeObject): string | undefined {
-  try {
-    const parsed = JSON.parse(csv.metadata.annotations?.["operatorframework.io/properties"] ?? "{}") as {
-      properties?: Array<{ type?: string; value?: { packageName?: string } }>;
-    };
-    return parsed.properties?.find((p) => p.type === "olm.package")?.value?.packageName;
-  } catch {
-    return undefined;
-  }
-}
-
-function crdNames(csv: KubeObject, which: "owned" | "required"): string[] {
-  return ((csv.spec?.customresourcedefinitions?.[which] ?? []) as Array<{ name?: string }>)
-    .map((d) => d.name ?? "")
-    .filter(Boolean);
-}
-
-function item(ref: ObjectRef, action: CleanupItem["action"]): CleanupItem {
-  const out: CleanupItem = { kind: ref.kind, name: ref.name, action };
-  if (ref.namespace) out.namespace = ref.namespace;
-  return out;
-}
-
-export function describeItem(i: CleanupItem): string {
-  return describeRef({ apiVersion: "", kind: i.kind, name: i.name, namespace: i.namespace });
 }
