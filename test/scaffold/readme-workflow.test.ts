@@ -10,24 +10,12 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { parse } from "yaml";
-import { REPO_ROOT, TSOP_BIN } from "../support/cli.js";
+import { TSOP_BIN } from "../support/cli.js";
 import { runOnTerminal, tail } from "../support/pty.js";
 import { startRegistry, type TestRegistry } from "../support/registry.js";
 import { testdir } from "../support/testdir.js";
 import { pushNodeBase } from "../image/node-base.js";
-
-const CLUSTER_COMMANDS = /^tsop (install|run|deploy|undeploy|olm|cleanup)\b/;
-
-/** The lines of the README's workflow block, comments stripped. */
-async function workflowLines(): Promise<string[]> {
-  const readme = await readFile(join(REPO_ROOT, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("## The workflow"));
-  const block = /```sh\n([\s\S]*?)```/.exec(section)![1]!;
-  return block
-    .split("\n")
-    .map((l) => l.replace(/\s+#.*$/, "").trim())
-    .filter(Boolean);
-}
+import { CLUSTER_COMMANDS, workflowLines } from "./readme-workflow-lines.js";
 
 let registry: TestRegistry;
 beforeAll(async () => {
