@@ -3,8 +3,10 @@
 // kube-apiserver with the pod runner but no OLM yet (the README's own `tsop olm install` installs
 // it), and a real TLS registry on 127.0.0.1 (its CA given the documented way, SSL_CERT_FILE)
 // standing in for registry.example.com. `tsop run local --watch` runs until the sample CR has
-// reconciled; the v0.0.2 bundle for `run bundle-upgrade` is built with the README's own bundle
-// lines at 0.0.2. What the cluster holds is read with kubectl.
+// reconciled; the v0.0.2 bundle for `run bundle-upgrade` is built with the README's own image
+// build, bundle and bundle push lines at 0.0.2. What the cluster holds is read with kubectl, and
+// the manager image each Deployment runs is read back from the registry with skopeo: kwok plays
+// every operator pod as running, so the registry is the oracle that a real kubelet could pull it.
 import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -15,6 +17,7 @@ import { startRegistry, type TestRegistry } from "../support/registry.js";
 import { type OlmBed, startOlmBed } from "../support/rig/olm-bed.js";
 import { testdir } from "../support/testdir.js";
 import { pushNodeBase } from "../image/node-base.js";
+import { added, leftovers, snapshot } from "../run/bed.js";
 import { workflowLines } from "./readme-workflow-lines.js";
 
 let registry: TestRegistry;
@@ -32,6 +35,7 @@ afterAll(async () => {
 }, 120_000);
 
 type Env = Record<string, string>;
+const CRD = "memcacheds.cache.example.com";
 
 /** Polls `probe` every second (kubectl is a process start per probe) until it returns a value. */
 async function eventually<T>(
@@ -52,13 +56,50 @@ async function kubectl(env: Env, args: string[]): Promise<KubeObject & { items?:
   return JSON.parse(stdout) as KubeObject & { items?: KubeObject[] };
 }
 
-/** The namespace/name of every non-copied CSV in the cluster. */
+/** The namespace/name:phase of every non-copied CSV in the cluster. */
 async function csvs(env: Env): Promise<string[]> {
   const list = await kubectl(env, ["get", "clusterserviceversions", "-A"]);
   return (list.items ?? [])
     .filter((c) => !c.metadata.labels?.["olm.copiedFrom"] && c.metadata.name !== "packageserver")
     .map((c) => `${c.metadata.namespace}/${c.metadata.name}:${c.status?.phase}`)
     .sort();
+}
+
+type PodSpec = { containers: Array<{ name: string; image: string }> };
+
+/** The image of every `manager` container of the Deployments in `namespace`. */
+async function managerImages(env: Env, namespace: string): Promise<string[]> {
+  const list = await kubectl(env, ["get", "deployments", "-n", namespace]);
+  return (list.items ?? []).flatMap((d) =>
+    (d.spec as { template: { spec: PodSpec } }).template.spec.containers
+      .filter((c) => c.name === "manager")
+      .map((c) => c.image),
+  );
+}
+
+/**
+ * The manager image in `namespace` is `expected` (or its repository at some digest) and the
+ * registry serves it: what a real kubelet needs to start the operator.
+ */
+async function expectPullableManager(env: Env, namespace: string, expected: string): Promise<void> {
+  const images = await managerImages(env, namespace);
+  expect(images, `manager images in ${namespace}`).toHaveLength(1);
+  const image = images[0]!;
+  const repository = expected.slice(0, expected.lastIndexOf(":"));
+  expect([expected, repository].includes(image.replace(/@sha256:[0-9a-f]{64}$/, "")), image).toBe(true);
+  const inspected = await execa("skopeo", ["inspect", "--raw", `docker://${image}`], {
+    env,
+    reject: false,
+    all: true,
+  });
+  expect(inspected.exitCode, `the registry does not serve ${image}: ${inspected.all}`).toBe(0);
+}
+
+/** The CRD is Established on the real apiserver. */
+async function expectCrdEstablished(env: Env): Promise<void> {
+  const crd = await kubectl(env, ["get", "crd", CRD]);
+  const conditions = (crd.status?.conditions ?? []) as Array<{ type: string; status: string }>;
+  expect(conditions).toContainEqual(expect.objectContaining({ type: "Established", status: "True" }));
 }
 
 /** `tsop run local --watch` until the sample CR reconciled (its Deployment, its Available condition). */
@@ -99,7 +140,8 @@ async function runLocalUntilReconciled(bin: string, cwd: string, env: Env): Prom
   expect(result.exitCode, err.slice(-4000)).toBe(0);
 }
 
-it("runs the README's workflow as written on a real cluster with real OLM", async () => {
+/** A shell with `tsop` on PATH (as `npm link` puts it) and what a user's shell would export. */
+async function userShell(): Promise<{ home: string; bin: string; env: Env }> {
   const home = await testdir();
   const bin = join(home, "bin");
   await execa("mkdir", ["-p", bin]);
@@ -113,42 +155,57 @@ it("runs the README's workflow as written on a real cluster with real OLM", asyn
     TSOP_IMAGE_BASE: `${registry.host}/node:20`,
     KUBECONFIG: bed.cluster.kubeconfigPath,
   };
+  return { home, bin, env };
+}
+
+it("runs the README's workflow as written on a real cluster with real OLM", async () => {
+  const { home, bin, env } = await userShell();
   const sh = async (line: string, cwd: string) => {
     const result = await execa("sh", ["-c", line], { cwd, env, reject: false, all: true, timeout: 900_000 });
     expect(result.exitCode, `${line}\n${String(result.all).slice(-6000)}`).toBe(0);
     return String(result.all);
   };
+  const lines = (await workflowLines()).map((l) => l.replaceAll("registry.example.com", registry.host));
+  const line = (prefix: string) => lines.find((l) => l.startsWith(prefix))!;
+  /** The cluster before any README line, and after `tsop olm install`. */
+  const pristine = await snapshot(bed.cluster.kubeconfigPath);
+  let withOlm = pristine;
 
-  const lines = await workflowLines();
   let cwd = home;
   const ran: string[] = [];
-  for (const raw of lines) {
-    const line = raw.replaceAll("registry.example.com", registry.host);
-    if (line.startsWith("cd ")) {
-      cwd = join(cwd, line.slice(3));
+  for (const current of lines) {
+    if (current.startsWith("cd ")) {
+      cwd = join(cwd, current.slice(3));
       continue;
     }
-    ran.push(raw.split(" ").slice(0, 3).join(" "));
-    if (line === "tsop run local --watch") {
+    ran.push(current.split(" ").slice(0, 3).join(" "));
+    if (current === "tsop run local --watch") {
       await runLocalUntilReconciled(bin, cwd, env);
       continue;
     }
-    if (line.startsWith("tsop run bundle-upgrade ")) {
-      // The next version, built and pushed with the README's own bundle lines.
-      const bundle = lines.find((l) => l.startsWith("tsop bundle --version"))!;
-      const push = lines.find((l) => l.startsWith("tsop bundle push"))!;
-      await sh(bundle.replace("0.0.1", "0.0.2"), cwd);
-      await sh(push.replaceAll("registry.example.com", registry.host).replace(":v0.0.1", ":v0.0.2"), cwd);
+    if (current.startsWith("tsop run bundle-upgrade ")) {
+      // The next version: the README's own image build, bundle and push lines at 0.0.2.
+      for (const prefix of ["tsop image build", "tsop bundle --version", "tsop bundle push"]) {
+        await sh(line(prefix).replaceAll("0.0.1", "0.0.2"), cwd);
+      }
     }
-    await sh(line, cwd);
-    if (line.startsWith("tsop run bundle ")) {
+    await sh(current, cwd);
+    if (current === "tsop install") {
+      await expectCrdEstablished(env);
+    } else if (current.startsWith("tsop deploy --image ")) {
+      const image = current.split(" ")[3]!;
+      await expectPullableManager(env, "memcached-operator-system", image);
+    } else if (current.startsWith("tsop undeploy")) {
+      // "back to a clean cluster": nothing the README's lines made so far is left.
+      expect(await leftovers(bed.cluster.kubeconfigPath, pristine)).toEqual([]);
+    } else if (current === "tsop olm install") {
+      withOlm = await snapshot(bed.cluster.kubeconfigPath);
+    } else if (current.startsWith("tsop run bundle ")) {
       expect(await csvs(env)).toEqual(["default/memcached-operator.v0.0.1:Succeeded"]);
-    } else if (line.startsWith("tsop run bundle-upgrade ")) {
+      await expectPullableManager(env, "default", `${registry.host}/memcached-operator:0.0.1`);
+    } else if (current.startsWith("tsop run bundle-upgrade ")) {
       expect(await csvs(env)).toEqual(["default/memcached-operator.v0.0.2:Succeeded"]);
-    } else if (line.startsWith("tsop undeploy")) {
-      await expect(
-        execa("kubectl", ["get", "crd", "memcacheds.cache.example.com"], { env }),
-      ).rejects.toThrow();
+      await expectPullableManager(env, "default", `${registry.host}/memcached-operator:0.0.2`);
     }
   }
   // Every cluster line of the block ran here (the fast tier lists the same ones as skipped).
@@ -164,10 +221,18 @@ it("runs the README's workflow as written on a real cluster with real OLM", asyn
       "tsop cleanup memcached-operator",
     ]),
   );
-  // cleanup removed the operator: no CSV, Subscription or CatalogSource of it is left.
-  expect(await csvs(env)).toEqual([]);
-  const subs = await kubectl(env, ["get", "subscriptions", "-A"]);
-  expect(subs.items).toEqual([]);
-  const catalogs = await kubectl(env, ["get", "catalogsources", "-A"]);
-  expect((catalogs.items ?? []).map((c) => c.metadata.name)).toEqual(["operatorhubio-catalog"]);
+  // cleanup removed everything run bundle and bundle-upgrade made; only the CRD stays, as tsop's
+  // cleanup keeps CRDs (and the custom resources in them) unless --delete-crds says otherwise.
+  const kept = [`CustomResourceDefinition ${CRD}`];
+  const left = await eventually(
+    "cleanup to finish",
+    async () => {
+      const left = added(withOlm, await snapshot(bed.cluster.kubeconfigPath));
+      return left.join() === kept.join() ? left : undefined;
+    },
+    90_000,
+  ).catch(async () => added(withOlm, await snapshot(bed.cluster.kubeconfigPath)));
+  expect(left).toEqual(kept);
+  // ... and took nothing of OLM's with it.
+  expect(added(await snapshot(bed.cluster.kubeconfigPath), withOlm)).toEqual([]);
 }, 3_000_000);
