@@ -102,6 +102,33 @@ async function expectCrdEstablished(env: Env): Promise<void> {
   expect(conditions).toContainEqual(expect.objectContaining({ type: "Established", status: "True" }));
 }
 
+/** What the default namespace holds, for a failure message: the CR, Deployments and Pods. */
+async function describeDefault(env: Env): Promise<string> {
+  const args = ["get", "memcached,deployments,replicasets,pods", "-n", "default", "-o", "yaml"];
+  const { stdout, stderr } = await execa("kubectl", args, { env, reject: false });
+  return `${stdout}\n${stderr}`.slice(-8000);
+}
+
+/**
+ * What stays with the kept CRD belongs to it, not to the removed operator: OLM's ClusterRoles for
+ * the API name the CRD as their owner (the garbage collector removes them with it), and the
+ * APIService is the one kube-apiserver registers itself for a CRD's group and version.
+ */
+async function expectKeptWithCrd(env: Env): Promise<void> {
+  const crd = await kubectl(env, ["get", "crd", CRD]);
+  const roles = await kubectl(env, ["get", "clusterroles", "-l", "olm.managed=true"]);
+  const mine = (roles.items ?? []).filter((r) => (r.metadata.name ?? "").startsWith(`${CRD}-`));
+  expect(mine).toHaveLength(4);
+  for (const role of mine) {
+    expect(role.metadata.ownerReferences, role.metadata.name).toEqual([
+      // OLM spells the kind in lower case; the garbage collector goes by uid.
+      expect.objectContaining({ name: CRD, uid: crd.metadata.uid }),
+    ]);
+  }
+  const service = await kubectl(env, ["get", "apiservice", "v1alpha1.cache.example.com"]);
+  expect(service.metadata.labels?.["kube-aggregator.kubernetes.io/automanaged"]).toBe("true");
+}
+
 /** `tsop run local --watch` until the sample CR reconciled (its Deployment, its Available condition). */
 async function runLocalUntilReconciled(bin: string, cwd: string, env: Env): Promise<void> {
   let err = "";
@@ -116,7 +143,7 @@ async function runLocalUntilReconciled(bin: string, cwd: string, env: Env): Prom
     const sample = "config/samples/cache_v1alpha1_memcached.yaml";
     await execa("kubectl", ["apply", "-f", sample, "-n", "default"], { cwd, env });
     await eventually(
-      `the sample CR's Available condition\n${err}`,
+      "the sample CR's Available condition",
       async () => {
         const cr = await kubectl(env, ["get", "memcached", "memcached-sample", "-n", "default"]);
         const available = ((cr.status?.conditions ?? []) as Array<{ type: string; status: string }>).find(
@@ -124,8 +151,10 @@ async function runLocalUntilReconciled(bin: string, cwd: string, env: Env): Prom
         );
         return available?.status === "True" ? true : undefined;
       },
-      120_000,
-    );
+      180_000,
+    ).catch(async (error: Error) => {
+      throw new Error(`${error.message}\n${await describeDefault(env)}\nmanager:\n${err.slice(-4000)}`);
+    });
     const deployment = await kubectl(env, ["get", "deployment", "memcached-sample", "-n", "default"]);
     expect(deployment.metadata.ownerReferences?.[0]?.kind).toBe("Memcached");
     // Deleted while the manager runs: it removes its finalizer.
@@ -186,7 +215,8 @@ it("runs the README's workflow as written on a real cluster with real OLM", asyn
     if (current.startsWith("tsop run bundle-upgrade ")) {
       // The next version: the README's own image build, bundle and push lines at 0.0.2.
       for (const prefix of ["tsop image build", "tsop bundle --version", "tsop bundle push"]) {
-        await sh(line(prefix).replaceAll("0.0.1", "0.0.2"), cwd);
+        // The version only: the registry's 127.0.0.1 stays.
+        await sh(line(prefix).replace(/(?<![\d.])0\.0\.1\b/g, "0.0.2"), cwd);
       }
     }
     await sh(current, cwd);
@@ -222,8 +252,13 @@ it("runs the README's workflow as written on a real cluster with real OLM", asyn
     ]),
   );
   // cleanup removed everything run bundle and bundle-upgrade made; only the CRD stays, as tsop's
-  // cleanup keeps CRDs (and the custom resources in them) unless --delete-crds says otherwise.
-  const kept = [`CustomResourceDefinition ${CRD}`];
+  // cleanup keeps CRDs (and the custom resources in them) unless --delete-crds says otherwise, and
+  // with it what hangs off it (expectKeptWithCrd), nothing else.
+  const kept = [
+    `APIService v1alpha1.cache.example.com`,
+    ...["admin", "crdview", "edit", "view"].map((s) => `ClusterRole ${CRD}-v1alpha1-${s}`),
+    `CustomResourceDefinition ${CRD}`,
+  ];
   const left = await eventually(
     "cleanup to finish",
     async () => {
@@ -233,6 +268,7 @@ it("runs the README's workflow as written on a real cluster with real OLM", asyn
     90_000,
   ).catch(async () => added(withOlm, await snapshot(bed.cluster.kubeconfigPath)));
   expect(left).toEqual(kept);
+  await expectKeptWithCrd(env);
   // ... and took nothing of OLM's with it.
   expect(added(await snapshot(bed.cluster.kubeconfigPath), withOlm)).toEqual([]);
 }, 3_000_000);
