@@ -38,6 +38,7 @@ interface BundleFlags extends SharedFlags {
 
 interface UpgradeFlags extends SharedFlags {
   rollbackOnFailure?: boolean;
+  dryRun?: boolean;
 }
 
 function sharedFlags(command: Command): Command {
@@ -169,12 +170,7 @@ export function runCommand(): Command {
         keepOnFailure: flags.keepOnFailure,
       }),
     );
-    if (result.dryRun) {
-      if (flags.output === "json")
-        return ctx.out(await renderData({ apiVersion: "v1", kind: "List", items: result.objects }, "json"));
-      const docs = await Promise.all(result.objects.map((o) => renderData(o, "yaml")));
-      return ctx.out(docs.map((d) => `---\n${d}`).join(""));
-    }
+    if (result.dryRun) return ctx.out(await renderObjects(result.objects, flags.output));
     const { objects: _objects, ...summary } = result;
     if (flags.output !== "text") return ctx.out(await renderData(summary, flags.output));
     ctx.out(
@@ -191,8 +187,11 @@ export function runCommand(): Command {
       "--rollback-on-failure",
       "if the upgrade fails, point the catalog back to the previous bundle set",
     )
+    .option("--dry-run", "print every object the upgrade would create or change; the cluster is only read")
     .addOption(
-      new Option("-o, --output <format>", "output format").choices(["text", "yaml", "json"]).default("text"),
+      new Option("-o, --output <format>", "output format (with --dry-run: the objects as yaml or json)")
+        .choices(["text", "yaml", "json"])
+        .default("text"),
     );
   upgrade.action(async (image: string, flags: UpgradeFlags, command: Command) => {
     await checkImages([[image, "<bundle-image>"]]);
@@ -204,15 +203,25 @@ export function runCommand(): Command {
         ...baseOptions(flags, ctx, signal),
         image,
         rollbackOnFailure: flags.rollbackOnFailure,
+        dryRun: flags.dryRun,
       }),
     );
-    if (flags.output !== "text") return ctx.out(await renderData(result, flags.output));
+    if (result.dryRun) return ctx.out(await renderObjects(result.objects, flags.output));
+    const { objects: _objects, ...summary } = result;
+    if (flags.output !== "text") return ctx.out(await renderData(summary, flags.output));
     ctx.out(
       `${result.packageName} upgraded from ${result.from.csv} to ${result.to.csv} in namespace ${result.namespace}`,
     );
   });
 
   return run.addCommand(runLocalCommand()).addCommand(bundle).addCommand(upgrade);
+}
+
+/** --dry-run output: a v1 List for json, else YAML documents (both `kubectl apply -f -` reads). */
+async function renderObjects(objects: unknown[], output: "text" | "json" | "yaml"): Promise<string> {
+  if (output === "json") return renderData({ apiVersion: "v1", kind: "List", items: objects }, "json");
+  const docs = await Promise.all(objects.map((o) => renderData(o, "yaml")));
+  return docs.map((d) => `---\n${d}`).join("");
 }
 
 /** Image references from the command line: a usage error (exit 2) before any cluster or registry. */

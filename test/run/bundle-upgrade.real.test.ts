@@ -1,6 +1,7 @@
 // `tsop run bundle-upgrade` against real OLM v0.28.0 on one real test bed (kube-apiserver, OLM's
 // own operators, the registry pods served by the real opm, bundles pulled from a real registry on
-// 127.0.0.1): upgrades through `replaces` and through `olm.skipRange`, from a Failed CSV, a failed
+// 127.0.0.1): upgrades through `replaces` (with its --dry-run output applied server-side first) and
+// through `olm.skipRange`, from a Failed CSV, a failed
 // upgrade rolled back, and `tsop cleanup` afterwards. Each case uses a namespace of its own and
 // ends with a cleanup, so the CRD the bundles own is free again for the next case. What the cluster
 // holds is read with kubectl, not tsop's client.
@@ -137,12 +138,38 @@ describe("real OLM: run bundle-upgrade", () => {
     expect(run.exitCode, run.stderr).toBe(0);
     const [oldPod] = (await listNames("pods", ns)).filter((n) => n.startsWith("memcached-operator-catalog-"));
 
+    // --dry-run: every object the upgrade would create or change, accepted by the real API server
+    // with OLM's CRDs; the cluster is only read.
+    const addressBefore = (await kubectl(["get", "catalogsource", CATALOG, "-n", ns])).spec?.address;
+    const podsBefore = await listNames("pods", ns);
+    const dry = await upgrade(v2, ns, ["--dry-run", "-o", "yaml"]);
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    const kinds = [...dry.stdout.matchAll(/^kind: (\w+)$/gm)].map((m) => m[1]);
+    expect(kinds).toEqual(["ConfigMap", "Pod", "Service", "CatalogSource"]);
+    const newAddress = /^ {2}address: (\S+)$/m.exec(dry.stdout)?.[1];
+    expect(newAddress).toMatch(/^memcached-operator-catalog-\w+\.up-replaces\.svc:50051$/);
+    expect(newAddress).not.toBe(addressBefore);
+    const applied = await execa("kubectl", ["apply", "--dry-run=server", "-f", "-"], {
+      env: { KUBECONFIG: bed.cluster.kubeconfigPath },
+      input: dry.stdout,
+      reject: false,
+    });
+    expect(applied.exitCode, applied.stderr).toBe(0);
+    expect(applied.stdout.trim().split("\n")).toHaveLength(kinds.length);
+    expect(applied.stdout).toContain(
+      "catalogsource.operators.coreos.com/memcached-operator-catalog configured (server dry run)",
+    );
+    expect((await kubectl(["get", "catalogsource", CATALOG, "-n", ns])).spec?.address).toBe(addressBefore);
+    expect(await listNames("pods", ns)).toEqual(podsBefore);
+
     const up = await upgrade(v2, ns);
     expect(up.exitCode, up.stderr).toBe(0);
     expect(up.stdout).toContain(`memcached-operator upgraded from ${OLD} to ${NEW} in namespace ${ns}`);
     expect(up.stderr).not.toContain("warning");
     await expectUpgraded(ns);
     expect(await listNames("pods", ns)).not.toContain(oldPod);
+    // The dry run printed the registry the upgrade then created.
+    expect((await kubectl(["get", "catalogsource", CATALOG, "-n", ns])).spec?.address).toBe(newAddress);
 
     await cleanupLeavesNothing(ns, before);
   }, 900_000);

@@ -1,5 +1,5 @@
-// The built CLI as a user runs it: `tsop run bundle` (--dry-run, a pull secret, Ctrl-C) and
-// `tsop cleanup`, against tsop/testing + the OLM model + real local registries.
+// The built CLI as a user runs it: `tsop run bundle` (--dry-run, a pull secret, Ctrl-C),
+// `tsop run bundle-upgrade` (--dry-run) and `tsop cleanup`, against tsop/testing + the OLM model + real local registries.
 import { execa } from "execa";
 import { parseAllDocuments } from "yaml";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -213,6 +213,44 @@ describe("tsop run bundle (CLI)", () => {
     expect(installed.stderr).toContain(
       "… waiting for ClusterServiceVersion demo/memcached-operator.v0.0.1 to succeed",
     );
+    // --dry-run reads the install and prints what the upgrade would create or change; it changes nothing.
+    const catalogRef = {
+      apiVersion: OLM,
+      kind: "CatalogSource",
+      namespace: "demo",
+      name: "memcached-operator-catalog",
+    };
+    const before = await tsopObjects(env.client, "demo");
+    const addressBefore = (await env.client.get(catalogRef))?.spec?.address as string;
+    const dryUpgrade = await runTsop(
+      ["run", "bundle-upgrade", open.image("0.0.2"), ...kube, "--dry-run", "-o", "yaml"],
+      { env: open.env },
+    );
+    expect(dryUpgrade.stderr).not.toContain("error:");
+    expect(dryUpgrade.exitCode).toBe(0);
+    const printed = parseAllDocuments(dryUpgrade.stdout).map(
+      (d) => d.toJS() as { kind: string; metadata: { name: string }; spec?: { address?: string } },
+    );
+    expect(printed.map((o) => o.kind)).toEqual(["ConfigMap", "Pod", "Service", "CatalogSource"]);
+    const newAddress = printed[3]?.spec?.address;
+    expect(newAddress).toBe(`${printed[2]?.metadata.name}.demo.svc:50051`);
+    expect(newAddress).not.toBe(addressBefore);
+    const dryJson = await runTsop(
+      ["run", "bundle-upgrade", open.image("0.0.2"), ...kube, "--dry-run", "-o", "json"],
+      { env: open.env },
+    );
+    expect(dryJson.exitCode).toBe(0);
+    const list = JSON.parse(dryJson.stdout) as { kind: string; items: typeof printed };
+    expect(list.kind).toBe("List");
+    expect(list.items.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(
+      printed.map((o) => `${o.kind}/${o.metadata.name}`),
+    );
+    expect(await tsopObjects(env.client, "demo")).toEqual(before);
+    expect((await env.client.get(catalogRef))?.spec?.address).toBe(addressBefore);
+    expect(await names(env.client, OLM, "ClusterServiceVersion", "demo")).toEqual([
+      "memcached-operator.v0.0.1",
+    ]);
+
     const upgraded = await runTsop(["run", "bundle-upgrade", open.image("0.0.2"), ...kube], {
       env: open.env,
     });
@@ -231,6 +269,8 @@ describe("tsop run bundle (CLI)", () => {
     expect(await names(env.client, OLM, "ClusterServiceVersion", "demo")).toEqual([
       "memcached-operator.v0.0.2",
     ]);
+    // The dry run printed the registry the upgrade then created.
+    expect((await env.client.get(catalogRef))?.spec?.address).toBe(newAddress);
     const dry = await runTsop(["cleanup", "memcached-operator", ...kube, "--dry-run", "-o", "json"]);
     expect(dry.exitCode).toBe(0);
     const plan = JSON.parse(dry.stdout) as { items: Array<{ kind: string; name: string; action: string }> };

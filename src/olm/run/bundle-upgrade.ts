@@ -1,39 +1,34 @@
-// `tsop run bundle-upgrade <image>`: find the Subscription and catalog `run bundle` created → check
-// the new bundle is an upgrade of the installed CSV (package, semver order, skipRange) → serve the
-// old bundles plus the new one (replaces → installed CSV) from a new registry pod → switch the
-// CatalogSource to it → approve the new InstallPlan → new CSV Succeeded, old CSV replaced → remove
-// the previous registry pod and ConfigMaps. --rollback-on-failure points the catalog back.
+// `tsop run bundle-upgrade <image>`: find the Subscription and catalog `run bundle` created and check
+// the new bundle is an upgrade of the installed CSV (upgrade-preflight.ts, reads only) → plan the new
+// bundle set (planUpgrade in plan.ts, pure; --dry-run prints it) → create the new registry pod →
+// switch the CatalogSource to it → approve the new InstallPlan → new CSV Succeeded, old CSV replaced
+// → remove the previous registry pod and ConfigMaps. --rollback-on-failure points the catalog back.
 import { randomBytes } from "node:crypto";
-import semver from "semver";
-import { ExitCode, TsopError } from "../../common/errors.js";
+import { TsopError } from "../../common/errors.js";
 import { CATALOG_INIT_IMAGE } from "../../common/pins.js";
-import { describeRef, type KubeObject, type ObjectRef, refOf } from "../../kube/objects.js";
-import { goneCheck, waitFor } from "../../kube/wait.js";
-import { loadInstallableBundle, type PullBundle, registryAccess } from "../../bundle/load/index.js";
-import { csvVersion } from "./catalog.js";
-import { channelHead, parseCatalog, unpackPayload, withUpgrade } from "./catalog.js";
-import { catalogServingCheck, registryPodCheck } from "./checks.js";
 import {
-  type ClusterOptions,
-  connect,
-  failRun,
-  listIn,
-  ownerReferenceTo,
-  requireOlm,
-  servedBundles,
-} from "./cluster.js";
+  type InstallableBundle,
+  loadInstallableBundle,
+  type PullBundle,
+  registryAccess,
+} from "../../bundle/load/index.js";
+import type { KubeClient } from "../../kube/client.js";
+import { describeRef, type KubeObject, type ObjectRef, refOf } from "../../kube/objects.js";
+import { goneCheck } from "../../kube/wait.js";
+import { catalogServingCheck, registryPodCheck } from "./checks.js";
+import { type ClusterOptions, connect, failRun, listIn } from "./cluster.js";
 import { resolveAndInstall } from "./install-flow.js";
-import { messages } from "./messages.js";
-import { ANNOTATIONS, LABELS, MANAGED_BY, packageSelector, V1, V1ALPHA1 } from "./names.js";
+import { ANNOTATIONS, LABELS, packageSelector, V1ALPHA1 } from "./names.js";
 import {
   type CatalogOptions,
-  catalogAnnotations,
-  catalogObjects,
+  planUpgrade,
   type SecurityContextConfig,
-  type ServedBundle,
+  type UpgradePlan,
+  upgradeObjects,
 } from "./plan.js";
 import { DEFAULT_CSV_FAILED_GRACE_MS } from "./run-bundle.js";
 import { Session } from "./session.js";
+import { findInstall, type InstalledRelease } from "./upgrade-preflight.js";
 
 export interface BundleUpgradeOptions extends ClusterOptions {
   image: string;
@@ -46,6 +41,8 @@ export interface BundleUpgradeOptions extends ClusterOptions {
   plainHttp?: boolean | string[];
   registryConfig?: string;
   rollbackOnFailure?: boolean;
+  /** Print what the upgrade would create or change; only reads the cluster. */
+  dryRun?: boolean;
   csvFailedGraceMs?: number;
   signal?: AbortSignal;
   pull?: PullBundle;
@@ -54,13 +51,17 @@ export interface BundleUpgradeOptions extends ClusterOptions {
 }
 
 export interface BundleUpgradeResult {
+  dryRun: boolean;
   namespace: string;
   packageName: string;
   from: { csv: string; version: string };
   to: { csv: string; version: string };
   catalogSource: string;
   subscription: string;
+  /** Empty on a dry run. */
   installPlan: string;
+  /** Dry run: every object the upgrade would create or change, in order. */
+  objects: KubeObject[];
   phases: Array<{ phase: string; ms: number }>;
 }
 
@@ -71,252 +72,215 @@ export async function bundleUpgrade(options: BundleUpgradeOptions): Promise<Bund
   try {
     reporter.info(`Pulling bundle ${options.image}`);
     const bundle = await loadInstallableBundle(options.image, registryAccess(options));
-    const csvName = bundle.csv.metadata.name ?? "";
-    const version = csvVersion(bundle.csv);
-    const pkg = bundle.packageName;
     const namespace = options.namespace ?? client.namespace;
     const session = new Session(client, reporter, options.timeoutMs, options.signal, "run bundle-upgrade");
-
-    // ---- find what run bundle created, and check the upgrade (reads only) ----
-    const found = await session.phase("preflight", async () => {
-      await requireOlm(client);
-      const subs = (await listIn(client, V1ALPHA1, "Subscription", namespace, packageSelector(pkg))).filter(
-        (s) => s.spec?.name === pkg,
-      );
-      const sub = subs[0];
-      if (!sub) {
-        const any = (await listIn(client, V1ALPHA1, "Subscription", namespace)).find(
-          (s) => s.spec?.name === pkg,
-        );
-        if (any) {
-          const m = messages.notTsopCatalog(any.spec?.sourceNamespace ?? namespace, any.spec?.source ?? "");
-          throw new TsopError(m.message, { hint: m.hint });
-        }
-        const m = messages.notUpgradable(pkg, namespace);
-        throw new TsopError(m.message, { hint: m.hint });
-      }
-      const catalogRef: ObjectRef = {
-        apiVersion: V1ALPHA1,
-        kind: "CatalogSource",
-        namespace: sub.spec?.sourceNamespace ?? namespace,
-        name: sub.spec?.source ?? "",
-      };
-      const catalog = await client.get(catalogRef);
-      if (!catalog || catalog.metadata.labels?.[LABELS.managedBy] !== MANAGED_BY) {
-        const m = messages.notTsopCatalog(catalogRef.namespace ?? "", catalogRef.name);
-        throw new TsopError(m.message, { hint: m.hint });
-      }
-      const installed = (sub.status?.installedCSV ?? sub.status?.currentCSV) as string | undefined;
-      if (!installed) {
-        const m = messages.noInstalledCsv(sub.metadata.name ?? "");
-        throw new TsopError(m.message, { hint: m.hint });
-      }
-      const served = servedBundles(catalog);
-      if (served.some((b) => b.csv === csvName) || csvName === installed) {
-        const m = messages.alreadyServed(csvName);
-        throw new TsopError(m.message, { hint: m.hint });
-      }
-      const installedCsv = await client.get({
-        apiVersion: V1ALPHA1,
-        kind: "ClusterServiceVersion",
-        namespace,
-        name: installed,
-      });
-      await checkReplaceable(client, installedCsv, namespace, csvName);
-      const installedVersion = installedCsv
-        ? csvVersion(installedCsv)
-        : (served.find((b) => b.csv === installed)?.version ?? "");
-      if (semver.valid(version) && semver.valid(installedVersion) && !semver.gt(version, installedVersion)) {
-        const m = messages.notNewer(csvName, version, installed, installedVersion);
-        throw new TsopError(m.message, { hint: m.hint });
-      }
-      const skipRange = bundle.csv.metadata.annotations?.["olm.skipRange"];
-      if (skipRange && semver.valid(installedVersion) && !semver.satisfies(installedVersion, skipRange)) {
-        reporter.warn(
-          `olm.skipRange "${skipRange}" of ${csvName} does not include the installed version ${installedVersion}; the upgrade relies on replaces: ${installed}`,
-        );
-      }
-      const declared = bundle.csv.spec?.replaces as string | undefined;
-      if (declared && declared !== installed) {
-        reporter.warn(
-          `${csvName} declares spec.replaces: ${declared}, but ${installed} is installed; tsop serves it as replacing ${installed}`,
-        );
-      }
-      // The bundle set the catalog serves now, read back from its ConfigMaps.
-      const revision = catalog.metadata.annotations?.[ANNOTATIONS.revision] ?? "";
-      const cms = (
-        await listIn(client, "v1", "ConfigMap", catalogRef.namespace ?? namespace, packageSelector(pkg))
-      )
-        .filter((cm) => cm.metadata.labels?.[LABELS.revision] === revision)
-        .sort((a, b) =>
-          (a.metadata.name ?? "").localeCompare(b.metadata.name ?? "", undefined, { numeric: true }),
-        );
-      const texts = cms.flatMap((cm) =>
-        Object.values((cm.binaryData ?? {}) as Record<string, string>).map(unpackPayload),
-      );
-      const content = parseCatalog(texts, pkg);
-      if (content.bundles.length === 0) {
-        throw new TsopError(
-          `the catalog content of ${describeRef(catalogRef)} is missing (no ConfigMaps for revision ${revision})`,
-          {
-            hint: `remove the install with \`tsop cleanup ${pkg} -n ${namespace}\` and run the new bundle with \`tsop run bundle\``,
-          },
-        );
-      }
-      const head = channelHead(content);
-      if (head && head.name !== installed) {
-        throw new TsopError(
-          `the catalog's newest bundle is ${head.name}, but ${installed} is installed: an earlier upgrade did not finish`,
-          {
-            hint: `finish or undo it (\`tsop cleanup ${pkg} -n ${namespace}\` and run bundle again)`,
-          },
-        );
-      }
-      return { sub, catalog, catalogRef, installed, installedVersion, served, content, revision };
+    const found = await session.phase("preflight", () => findInstall(client, reporter, bundle, namespace));
+    const plan = planUpgrade({
+      bundle,
+      catalogSource: found.catalog,
+      content: found.content,
+      served: found.served,
+      installed: found.installed,
+      options: catalogOptions(found, options, namespace),
     });
-
-    const catalogOptions: CatalogOptions = {
-      namespace: found.catalogRef.namespace ?? namespace,
-      runId: options.runId ?? randomBytes(4).toString("hex"),
-      indexImage: found.catalog.metadata.annotations?.[ANNOTATIONS.indexImage] ?? "",
-      initImage: options.initImage ?? CATALOG_INIT_IMAGE,
-      pullSecretName: options.pullSecretName ?? (found.catalog.spec?.secrets as string[] | undefined)?.[0],
-      serviceAccount: options.serviceAccount,
-      securityContext: options.securityContext ?? "restricted",
-      payloadLimit: options.payloadLimit,
-    };
-    if (!catalogOptions.indexImage)
-      throw new TsopError(`${describeRef(found.catalogRef)} has no ${ANNOTATIONS.indexImage} annotation`);
-    const next = catalogObjects(withUpgrade(found.content, bundle, found.installed), catalogOptions);
-    const served: ServedBundle[] = [...found.served, { image: bundle.image, csv: csvName, version }];
-    const subRef = refOf(found.sub);
-    const previousPlan = found.sub.status?.installPlanRef?.name as string | undefined;
-    const created: ObjectRef[] = [];
-    const previousCatalog = {
-      address: found.catalog.spec?.address,
-      annotations: found.catalog.metadata.annotations ?? {},
-    };
-    let switched = false;
-    const refs = { catalog: found.catalogRef, pod: refOf(next.pod), subscription: subRef };
-    try {
-      await session.phase("create catalog", async () => {
-        const owner = ownerReferenceTo(found.catalog);
-        for (const obj of [...next.configMaps, next.pod, next.service]) {
-          await session.create({ ...obj, metadata: { ...obj.metadata, ownerReferences: [owner] } });
-          created.push(refOf(obj));
-        }
-        reporter.success(`Created registry pod ${next.pod.metadata.name} serving ${served.length} bundle(s)`);
-      });
-      await session.phase("registry pod", () =>
-        waitFor(client, [{ ref: refOf(next.pod), check: registryPodCheck }], {
-          timeoutMs: session.remaining("the registry pod was ready"),
-          reporter,
-          what: `registry ${describeRef(refOf(next.pod))} to serve the catalog`,
-          signal: session.signal,
-        }),
-      );
-      await session.phase("switch catalog", async () => {
-        session.checkInterrupted();
-        await client.mergePatch(found.catalogRef, {
-          metadata: { annotations: catalogAnnotations(served, next, catalogOptions) },
-          spec: { address: next.address },
-        });
-        switched = true;
-        reporter.success(
-          `CatalogSource ${found.catalogRef.name} now serves ${csvName} (replaces ${found.installed})`,
-        );
-      });
-      await session.phase("catalog", () =>
-        waitFor(client, [{ ref: found.catalogRef, check: catalogServingCheck(next.address) }], {
-          timeoutMs: session.remaining("the catalog was READY"),
-          reporter,
-          what: `${describeRef(found.catalogRef)} to be READY on the new registry pod`,
-          signal: session.signal,
-        }),
-      );
-      const installed = await resolveAndInstall(session, subRef, {
-        csvName,
-        previousPlan,
-        csvFailedGraceMs: options.csvFailedGraceMs ?? DEFAULT_CSV_FAILED_GRACE_MS,
-      });
-      const oldCsv: ObjectRef = {
-        apiVersion: V1ALPHA1,
-        kind: "ClusterServiceVersion",
-        namespace,
-        name: found.installed,
-      };
-      await session.phase("old csv", () =>
-        waitFor(client, [{ ref: oldCsv, check: goneCheck }], {
-          timeoutMs: session.remaining("the previous CSV was replaced"),
-          reporter,
-          what: `${describeRef(oldCsv)} to be replaced`,
-          signal: session.signal,
-        }),
-      );
-      // The previous registry pod, Service and ConfigMaps serve nothing any more.
-      const old = await previousCatalogObjects(
-        client,
-        found.catalogRef.namespace ?? namespace,
-        pkg,
-        next.revision,
-      );
-      for (const ref of old) await client.delete(ref).catch(() => false);
-      reporter.success(`Upgraded ${pkg} from ${found.installed} to ${csvName}`);
-      return {
-        namespace,
-        packageName: pkg,
-        from: { csv: found.installed, version: found.installedVersion },
-        to: { csv: csvName, version },
-        catalogSource: found.catalogRef.name,
-        subscription: subRef.name,
-        installPlan: installed.installPlan,
-        phases: session.phases,
-      };
-    } catch (error) {
-      let rollback = created;
-      const notes: string[] = [];
-      if (switched && !options.rollbackOnFailure) {
-        // The Subscription may already be moving to the new bundle: keep the catalog serving it.
-        rollback = [];
-        notes.push(
-          `the catalog still serves ${csvName}; run again with --rollback-on-failure to point it back to the previous bundle set, or remove everything with \`tsop cleanup ${pkg} -n ${namespace}\``,
-        );
-      } else if (switched) {
-        await client
-          .mergePatch(found.catalogRef, {
-            metadata: { annotations: previousCatalog.annotations },
-            spec: { address: previousCatalog.address },
-          })
-          .then(() =>
-            notes.push(
-              `rolled CatalogSource ${found.catalogRef.name} back to the previous bundle set (${found.served.map((b) => b.csv).join(", ")})`,
-            ),
-          )
-          .catch((e: Error) => notes.push(`could not roll the CatalogSource back: ${e.message}`));
-        const newCsv = await client
-          .get({ apiVersion: V1ALPHA1, kind: "ClusterServiceVersion", namespace, name: csvName })
-          .catch(() => undefined);
-        if (newCsv)
-          notes.push(
-            `OLM already created ${csvName}; OLM does not downgrade, so remove it with \`tsop cleanup ${pkg} -n ${namespace}\` and run the old bundle again if needed`,
-          );
-      }
-      const failure = await failRun(session, error, { refs, rollback, keepOnFailure: false });
-      if (notes.length === 0) return Promise.reject(failure);
-      throw new TsopError(`${failure.message}\n${notes.join("\n")}`, {
-        hint: failure.hint,
-        exitCode: failure.exitCode,
-        cause: failure.cause,
-      });
+    if (options.dryRun) {
+      reporter.info("Dry run: the cluster was only read; nothing was created or changed.");
+      return result(plan, found, namespace, session, { dryRun: true, installPlan: "" });
     }
+    return await upgrade(session, plan, found, bundle, options);
   } finally {
     if (conn.owned) client.close();
   }
 }
 
+/** The new registry pod runs with the catalog's index image and pull secret unless flags say otherwise. */
+function catalogOptions(
+  found: InstalledRelease,
+  options: BundleUpgradeOptions,
+  namespace: string,
+): CatalogOptions {
+  const out: CatalogOptions = {
+    namespace: found.catalogRef.namespace ?? namespace,
+    runId: options.runId ?? (options.dryRun ? "dry-run" : randomBytes(4).toString("hex")),
+    indexImage: found.catalog.metadata.annotations?.[ANNOTATIONS.indexImage] ?? "",
+    initImage: options.initImage ?? CATALOG_INIT_IMAGE,
+    pullSecretName: options.pullSecretName ?? (found.catalog.spec?.secrets as string[] | undefined)?.[0],
+    serviceAccount: options.serviceAccount,
+    securityContext: options.securityContext ?? "restricted",
+    payloadLimit: options.payloadLimit,
+  };
+  if (!out.indexImage)
+    throw new TsopError(`${describeRef(found.catalogRef)} has no ${ANNOTATIONS.indexImage} annotation`);
+  return out;
+}
+
+function result(
+  plan: UpgradePlan,
+  found: InstalledRelease,
+  namespace: string,
+  session: Session,
+  run: { dryRun: boolean; installPlan: string },
+): BundleUpgradeResult {
+  return {
+    dryRun: run.dryRun,
+    namespace,
+    packageName: plan.packageName,
+    from: { csv: found.installed, version: found.installedVersion },
+    to: { csv: plan.csvName, version: plan.version },
+    catalogSource: plan.catalogRef.name,
+    subscription: found.subscription.metadata.name ?? "",
+    installPlan: run.installPlan,
+    objects: run.dryRun ? upgradeObjects(plan) : [],
+    phases: session.phases,
+  };
+}
+
+/** The cluster half: new registry → switch the catalog → OLM upgrades → old CSV gone → old registry gone. */
+async function upgrade(
+  session: Session,
+  plan: UpgradePlan,
+  found: InstalledRelease,
+  bundle: InstallableBundle,
+  options: BundleUpgradeOptions,
+): Promise<BundleUpgradeResult> {
+  const subRef = refOf(found.subscription);
+  const switched = { done: false };
+  try {
+    await createRegistry(session, plan);
+    await switchCatalog(session, plan, switched);
+    const installed = await resolveAndInstall(session, subRef, {
+      csvName: plan.csvName,
+      previousPlan: found.subscription.status?.installPlanRef?.name as string | undefined,
+      csvFailedGraceMs: options.csvFailedGraceMs ?? DEFAULT_CSV_FAILED_GRACE_MS,
+    });
+    await waitForOldCsv(session, plan);
+    await removePreviousRegistry(session, plan);
+    session.reporter.success(`Upgraded ${bundle.packageName} from ${plan.installed} to ${plan.csvName}`);
+    const namespace = subRef.namespace ?? plan.namespace;
+    return result(plan, found, namespace, session, { dryRun: false, installPlan: installed.installPlan });
+  } catch (error) {
+    throw await failUpgrade(session, plan, found, subRef, switched.done, options, error);
+  }
+}
+
+/** The new ConfigMaps, registry Pod and Service (owned by the CatalogSource), then the pod serving. */
+async function createRegistry(session: Session, plan: UpgradePlan): Promise<void> {
+  await session.phase("create catalog", async () => {
+    for (const obj of [...plan.catalog.configMaps, plan.catalog.pod, plan.catalog.service])
+      await session.create(obj);
+    session.reporter.success(
+      `Created registry pod ${plan.catalog.pod.metadata.name} serving ${plan.served.length} bundle(s)`,
+    );
+  });
+  await session.waitPhase("registry pod", refOf(plan.catalog.pod), registryPodCheck, {
+    before: "the registry pod was ready",
+    what: `registry ${describeRef(refOf(plan.catalog.pod))} to serve the catalog`,
+  });
+}
+
+/** Points the CatalogSource at the new registry and waits until OLM serves from it. */
+async function switchCatalog(
+  session: Session,
+  plan: UpgradePlan,
+  switched: { done: boolean },
+): Promise<void> {
+  await session.phase("switch catalog", async () => {
+    session.checkInterrupted();
+    await session.client.mergePatch(plan.catalogRef, plan.catalogPatch);
+    switched.done = true;
+    session.reporter.success(
+      `CatalogSource ${plan.catalogRef.name} now serves ${plan.csvName} (replaces ${plan.installed})`,
+    );
+  });
+  await session.waitPhase("catalog", plan.catalogRef, catalogServingCheck(plan.catalog.address), {
+    before: "the catalog was READY",
+    what: `${describeRef(plan.catalogRef)} to be READY on the new registry pod`,
+  });
+}
+
+async function waitForOldCsv(session: Session, plan: UpgradePlan): Promise<void> {
+  const oldCsv: ObjectRef = {
+    apiVersion: V1ALPHA1,
+    kind: "ClusterServiceVersion",
+    namespace: plan.namespace,
+    name: plan.installed,
+  };
+  await session.waitPhase("old csv", oldCsv, goneCheck, {
+    before: "the previous CSV was replaced",
+    what: `${describeRef(oldCsv)} to be replaced`,
+  });
+}
+
+/** The previous registry pod, Service and ConfigMaps serve nothing any more. */
+async function removePreviousRegistry(session: Session, plan: UpgradePlan): Promise<void> {
+  const old = await previousCatalogObjects(
+    session.client,
+    plan.catalogRef.namespace ?? plan.namespace,
+    plan.packageName,
+    plan.catalog.revision,
+  );
+  for (const ref of old) await session.client.delete(ref).catch(() => false);
+}
+
+/**
+ * Before the switch the journal (the new registry) is rolled back. After it the Subscription may
+ * already be moving to the new bundle: the catalog keeps serving it, unless --rollback-on-failure
+ * points it back (OLM does not downgrade a CSV it already created; the error says so).
+ */
+async function failUpgrade(
+  session: Session,
+  plan: UpgradePlan,
+  found: InstalledRelease,
+  subRef: ObjectRef,
+  switched: boolean,
+  options: BundleUpgradeOptions,
+  error: unknown,
+): Promise<TsopError> {
+  const { client } = session;
+  const pkg = plan.packageName;
+  const namespace = subRef.namespace ?? plan.namespace;
+  const notes: string[] = [];
+  if (switched && !options.rollbackOnFailure) {
+    notes.push(
+      `the catalog still serves ${plan.csvName}; run again with --rollback-on-failure to point it back to the previous bundle set, or remove everything with \`tsop cleanup ${pkg} -n ${namespace}\``,
+    );
+  } else if (switched) {
+    await client
+      .mergePatch(plan.catalogRef, {
+        metadata: { annotations: found.catalog.metadata.annotations ?? {} },
+        spec: { address: found.catalog.spec?.address },
+      })
+      .then(() =>
+        notes.push(
+          `rolled CatalogSource ${plan.catalogRef.name} back to the previous bundle set (${found.served.map((b) => b.csv).join(", ")})`,
+        ),
+      )
+      .catch((e: Error) => notes.push(`could not roll the CatalogSource back: ${e.message}`));
+    const newCsv = await client
+      .get({ apiVersion: V1ALPHA1, kind: "ClusterServiceVersion", namespace, name: plan.csvName })
+      .catch(() => undefined);
+    if (newCsv)
+      notes.push(
+        `OLM already created ${plan.csvName}; OLM does not downgrade, so remove it with \`tsop cleanup ${pkg} -n ${namespace}\` and run the old bundle again if needed`,
+      );
+  }
+  const refs = { catalog: plan.catalogRef, pod: refOf(plan.catalog.pod), subscription: subRef };
+  const failure = await failRun(session, error, {
+    refs,
+    keepOnFailure: false,
+    rollback: !(switched && !options.rollbackOnFailure),
+  });
+  if (notes.length === 0) return failure;
+  return new TsopError(`${failure.message}\n${notes.join("\n")}`, {
+    hint: failure.hint,
+    exitCode: failure.exitCode,
+    cause: failure.cause,
+  });
+}
+
 /** Registry pods, Services and ConfigMaps of the package's catalog other than `keepRevision`. */
 async function previousCatalogObjects(
-  client: Session["client"],
+  client: KubeClient,
   namespace: string,
   pkg: string,
   keepRevision: string,
@@ -329,38 +293,4 @@ async function previousCatalogObjects(
     }
   }
   return refs;
-}
-
-const FAIL_FORWARD = "TechPreviewUnsafeFailForward";
-
-/**
- * OLM moves a CSV to Replacing only from Succeeded, or from Failed when the namespace's
- * OperatorGroup has `spec.upgradeStrategy: TechPreviewUnsafeFailForward`; the new CSV waits in
- * Pending until its predecessor is Replacing. So upgrading from a Failed CSV without fail-forward
- * would hang until --timeout: refuse before changing anything, with OLM's reason.
- */
-async function checkReplaceable(
-  client: Session["client"],
-  installed: KubeObject | undefined,
-  namespace: string,
-  csvName: string,
-): Promise<void> {
-  if (installed?.status?.phase !== "Failed") return;
-  const groups = await listIn(client, V1, "OperatorGroup", namespace);
-  // spec.upgradeStrategy is a plain string in the OperatorGroup CRD ("Default" when unset).
-  const strategy = groups.length === 1 ? (groups[0]!.spec?.upgradeStrategy as unknown) : undefined;
-  if (strategy === FAIL_FORWARD) return;
-  const name = installed.metadata.name ?? "";
-  const why = `${installed.status.reason ?? "no reason"}${installed.status.message ? `: ${installed.status.message}` : ""}`;
-  const group =
-    groups.length === 1
-      ? `OperatorGroup ${namespace}/${groups[0]!.metadata.name}`
-      : `the OperatorGroup of namespace ${namespace}`;
-  throw new TsopError(
-    `the installed ClusterServiceVersion ${namespace}/${name} is Failed (${why}); OLM does not replace a Failed CSV unless the namespace's OperatorGroup allows fail-forward upgrades, so ${csvName} would wait in phase Pending forever`,
-    {
-      hint: `fix ${name} until it is Succeeded and retry; or allow fail-forward upgrades on ${group} (kubectl patch operatorgroup ${groups[0]?.metadata.name ?? "<name>"} -n ${namespace} --type merge -p '{"spec":{"upgradeStrategy":"${FAIL_FORWARD}"}}', unsafe: OLM then skips its upgrade checks); or remove it with \`tsop cleanup\` and run the new bundle with \`tsop run bundle\``,
-      exitCode: ExitCode.installFailed,
-    },
-  );
 }

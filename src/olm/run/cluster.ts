@@ -12,6 +12,7 @@ import { ANNOTATIONS, V1ALPHA1 } from "./names.js";
 import { deleteAndWait, isInterrupted, PhaseError, type Session } from "./session.js";
 
 export { type ClusterOptions, connect } from "../connect.js";
+export { ownerReferenceTo } from "./plan.js";
 
 export async function requireOlm(client: KubeClient): Promise<void> {
   try {
@@ -48,17 +49,6 @@ export function servedBundles(catalog: KubeObject): Array<{ image: string; csv: 
   } catch {
     return [];
   }
-}
-
-export function ownerReferenceTo(obj: KubeObject) {
-  return {
-    apiVersion: obj.apiVersion,
-    kind: obj.kind,
-    name: obj.metadata.name ?? "",
-    uid: obj.metadata.uid ?? "",
-    controller: false,
-    blockOwnerDeletion: false,
-  };
 }
 
 /** Extra lines for a failed phase: catalog connection, registry pod state and log tail, Subscription conditions. */
@@ -110,14 +100,18 @@ export async function phaseDiagnostics(
   return lines;
 }
 
-/** Deletes what a failed run created (unless kept) and returns the final error to throw. */
+/**
+ * Deletes what the session's rollback journal holds (unless kept), in the shared delete order, and
+ * returns the final error to throw.
+ */
 export async function failRun(
   session: Session,
   error: unknown,
   options: {
     refs: { catalog?: ObjectRef; pod?: ObjectRef; subscription?: ObjectRef };
-    rollback: ObjectRef[];
     keepOnFailure: boolean;
+    /** false: remove nothing (bundle-upgrade once the Subscription may be moving to the new bundle). */
+    rollback?: boolean;
     /** The package whose Subscription the run created: OLM's Operator object for it goes too. */
     packageName?: string;
   },
@@ -128,14 +122,15 @@ export async function failRun(
     const extra = await phaseDiagnostics(client, phaseError.phase, options.refs).catch(() => []);
     phaseError.details.push(...extra);
   }
+  const journal = options.rollback === false ? [] : session.journal();
   let summary = "";
   if (options.keepOnFailure) {
-    summary = options.rollback.length ? messages.keptOnFailure(options.rollback) : messages.cleanedUp(0);
-  } else if (options.rollback.length === 0) {
+    summary = journal.length ? messages.keptOnFailure(journal) : messages.cleanedUp(0);
+  } else if (journal.length === 0) {
     summary = messages.cleanedUp(0);
   } else {
     reporter.warn(`${session.command} failed; removing what this run created`);
-    const outcome = await deleteAndWait(client, options.rollback, {
+    const outcome = await deleteAndWait(client, journal, {
       reporter,
       timeoutMs: 60_000,
       what: "the objects this run created to be deleted",

@@ -1,9 +1,16 @@
 // The exact objects a run creates, computed without touching the cluster: catalog ConfigMaps, the
 // registry Pod and its Service, the CatalogSource, the OperatorGroup (when needed), the
-// Subscription (Manual approval, startingCSV). `--dry-run` prints this plan; execution creates it.
-import type { KubeObject } from "../../kube/objects.js";
+// Subscription (Manual approval, startingCSV); for bundle-upgrade, the new registry objects and the
+// CatalogSource switched to them. `--dry-run` prints these plans; execution creates them.
+import type { KubeObject, ObjectRef } from "../../kube/objects.js";
 import type { InstallableBundle as LoadedBundle } from "../../bundle/load/index.js";
-import { type CatalogContent, partitionCatalog, serializeCatalog } from "./catalog.js";
+import {
+  type CatalogContent,
+  csvVersion,
+  partitionCatalog,
+  serializeCatalog,
+  withUpgrade,
+} from "./catalog.js";
 import type { ResolvedInstallMode } from "./install-mode.js";
 import {
   ANNOTATIONS,
@@ -322,4 +329,104 @@ export function planObjects(plan: RunPlan): KubeObject[] {
     ...(plan.operatorGroup ? [plan.operatorGroup] : []),
     plan.subscription,
   ];
+}
+
+export function ownerReferenceTo(obj: KubeObject) {
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    name: obj.metadata.name ?? "",
+    uid: obj.metadata.uid ?? "",
+    controller: false,
+    blockOwnerDeletion: false,
+  };
+}
+
+export interface UpgradeInput {
+  bundle: LoadedBundle;
+  /** The live CatalogSource `run bundle` created, and the bundle set it serves now. */
+  catalogSource: KubeObject;
+  content: CatalogContent;
+  served: ServedBundle[];
+  /** The installed CSV the new bundle replaces. */
+  installed: string;
+  options: CatalogOptions;
+}
+
+export interface UpgradePlan {
+  namespace: string;
+  packageName: string;
+  csvName: string;
+  version: string;
+  installed: string;
+  /** The new registry (ConfigMaps, Pod, Service), owned by the CatalogSource. */
+  catalog: CatalogObjects;
+  served: ServedBundle[];
+  catalogRef: ObjectRef;
+  /** The merge patch that switches the CatalogSource to the new registry. */
+  catalogPatch: { metadata: { annotations: Record<string, string> }; spec: { address: string } };
+  /** The CatalogSource as it is once switched (server-set fields left out). */
+  catalogSource: KubeObject;
+}
+
+/** Serve the old bundles plus the new one (replaces → the installed CSV) from a new registry. */
+export function planUpgrade(input: UpgradeInput): UpgradePlan {
+  const { bundle, catalogSource: live, options } = input;
+  const csvName = bundle.csv.metadata.name ?? "";
+  const version = csvVersion(bundle.csv);
+  const owner = ownerReferenceTo(live);
+  const built = catalogObjects(withUpgrade(input.content, bundle, input.installed), options);
+  const owned = (o: KubeObject): KubeObject => ({
+    ...o,
+    metadata: { ...o.metadata, ownerReferences: [owner] },
+  });
+  const catalog: CatalogObjects = {
+    ...built,
+    configMaps: built.configMaps.map(owned),
+    pod: owned(built.pod),
+    service: owned(built.service),
+  };
+  const served: ServedBundle[] = [...input.served, { image: bundle.image, csv: csvName, version }];
+  const catalogPatch = {
+    metadata: { annotations: catalogAnnotations(served, catalog, options) },
+    spec: { address: catalog.address },
+  };
+  const {
+    uid: _u,
+    resourceVersion: _r,
+    creationTimestamp: _c,
+    generation: _g,
+    managedFields: _m,
+    ...meta
+  } = live.metadata;
+  return {
+    namespace: options.namespace,
+    packageName: bundle.packageName,
+    csvName,
+    version,
+    installed: input.installed,
+    catalog,
+    served,
+    catalogRef: {
+      apiVersion: live.apiVersion,
+      kind: live.kind,
+      namespace: live.metadata.namespace ?? options.namespace,
+      name: live.metadata.name ?? "",
+    },
+    catalogPatch,
+    catalogSource: {
+      apiVersion: live.apiVersion,
+      kind: live.kind,
+      metadata: {
+        ...meta,
+        annotations: { ...live.metadata.annotations, ...catalogPatch.metadata.annotations },
+      },
+      spec: { ...live.spec, ...catalogPatch.spec },
+    },
+  };
+}
+
+/** Every object the upgrade creates or changes, in order (what bundle-upgrade --dry-run prints). */
+export function upgradeObjects(plan: UpgradePlan): KubeObject[] {
+  return [...plan.catalog.configMaps, plan.catalog.pod, plan.catalog.service, plan.catalogSource];
 }

@@ -2,13 +2,17 @@
 // → preflight reads → create catalog (CatalogSource, ConfigMaps, registry Pod + Service) → registry
 // pod ready → catalog READY → OperatorGroup if needed → Subscription (Manual) → approve the one
 // InstallPlan for this bundle → CSV Succeeded. Any failure names the phase, adds OLM's diagnostics
-// and removes what this run created (unless --keep-on-failure).
+// and removes what the session's rollback journal holds (unless --keep-on-failure).
 import { randomBytes } from "node:crypto";
 import { TsopError, UsageError } from "../../common/errors.js";
 import { CATALOG_INIT_IMAGE, OPM_IMAGE } from "../../common/pins.js";
-import { waitFor } from "../../kube/wait.js";
 import { type KubeObject, type ObjectRef, refOf } from "../../kube/objects.js";
-import { loadInstallableBundle, type PullBundle, registryAccess } from "../../bundle/load/index.js";
+import {
+  type InstallableBundle,
+  loadInstallableBundle,
+  type PullBundle,
+  registryAccess,
+} from "../../bundle/load/index.js";
 import { singleBundleCatalog } from "./catalog.js";
 import { catalogReadyCheck, registryPodCheck } from "./checks.js";
 import { type ClusterOptions, connect, failRun, listIn, ownerReferenceTo, requireOlm } from "./cluster.js";
@@ -25,6 +29,7 @@ import { messages } from "./messages.js";
 import { LABELS, MANAGED_BY, runNames, V1, V1ALPHA1 } from "./names.js";
 import {
   type CatalogOptions,
+  type PlanInput,
   planObjects,
   planRunBundle,
   type RunPlan,
@@ -79,176 +84,236 @@ export interface RunBundleResult {
 export const DEFAULT_CSV_FAILED_GRACE_MS = 60_000;
 
 export async function runBundle(options: RunBundleOptions): Promise<RunBundleResult> {
-  const reporter = options.reporter;
   const flag =
     typeof options.installMode === "string" ? parseInstallMode(options.installMode) : options.installMode;
   // Connect before pulling: a bad kubeconfig fails before any download (not needed for --dry-run).
   const conn = options.dryRun ? undefined : await connect(options);
   try {
-    reporter.info(`Pulling bundle ${options.image}`);
-    const bundle = await loadInstallableBundle(options.image, registryAccess(options));
-    const csvName = bundle.csv.metadata.name ?? "";
-    reporter.info(`Bundle: package ${bundle.packageName}, ${csvName}`);
+    const bundle = await pullBundle(options);
     const namespace = options.namespace ?? conn?.client.namespace ?? (await kubeconfigNamespace(options));
-    // Without --install-mode, a CSV that supports only SingleNamespace/MultiNamespace can still go into
-    // a namespace whose existing OperatorGroup fits it: the preflight decides; else this error stands.
-    let installMode: ResolvedInstallMode;
-    let modeUndecided: UsageError | undefined;
-    try {
-      installMode = resolveInstallMode(bundle.csv, namespace, flag);
-    } catch (error) {
-      if (flag || !conn || !(error instanceof UsageError)) throw error;
-      modeUndecided = error;
-      installMode = { type: "OwnNamespace", targetNamespaces: [namespace], source: "csv" };
-    }
-    const catalogOptions: CatalogOptions = {
-      namespace,
-      runId: options.runId ?? randomBytes(4).toString("hex"),
-      indexImage: options.indexImage ?? OPM_IMAGE,
-      initImage: options.initImage ?? CATALOG_INIT_IMAGE,
-      pullSecretName: options.pullSecretName,
-      serviceAccount: options.serviceAccount,
-      securityContext: options.securityContext ?? "restricted",
-      payloadLimit: options.payloadLimit,
-    };
-    const content = singleBundleCatalog(bundle);
-    const base = { bundle, content, installMode, ...catalogOptions };
-
-    if (!conn) {
-      const plan = planRunBundle({
-        ...base,
-        runId: options.runId ?? "dry-run",
-        createNamespace: options.createNamespace ?? false,
-        createOperatorGroup: true,
-      });
-      reporter.info(
-        `Dry run: nothing was sent to the cluster. The OperatorGroup is included; a real run reuses the namespace's existing group when it is compatible.`,
-      );
-      return result(plan, true, planObjects(plan), [], [], {
-        name: plan.operatorGroup?.metadata.name ?? "",
-        created: true,
-      });
-    }
-
-    const client = conn.client;
-    const session = new Session(client, reporter, options.timeoutMs, options.signal, "run bundle");
-    let plan: RunPlan | undefined;
-    let operatorGroup: { name: string; created: boolean } | undefined;
-    const rollback: ObjectRef[] = [];
-    const refs: { catalog?: ObjectRef; pod?: ObjectRef; subscription?: ObjectRef } = {};
-    try {
-      const preflight = await session.phase("preflight", () =>
-        preflightChecks(session, options, bundle.packageName, namespace, flag, bundle.csv),
-      );
-      operatorGroup = preflight.operatorGroup;
-      if (modeUndecided && !preflight.groupMode) throw modeUndecided;
-      plan = planRunBundle({
-        ...base,
-        installMode: preflight.groupMode ?? installMode,
-        createNamespace: preflight.createNamespace,
-        createOperatorGroup: !preflight.operatorGroup,
-      });
-      const p = plan;
-      refs.catalog = refOf(p.catalogSource);
-      refs.pod = refOf(p.catalog.pod);
-      refs.subscription = refOf(p.subscription);
-
-      await session.phase("create catalog", async () => {
-        if (p.namespaceObject) {
-          await session.create(p.namespaceObject);
-          rollback.push(refOf(p.namespaceObject));
-          reporter.success(`Created namespace ${namespace}`);
-        }
-        const cs = await session.create(p.catalogSource);
-        rollback.push(refOf(p.catalogSource));
-        const owner = ownerReferenceTo({
-          ...p.catalogSource,
-          metadata: { ...p.catalogSource.metadata, uid: cs.metadata.uid },
-        });
-        for (const obj of [...p.catalog.configMaps, p.catalog.pod, p.catalog.service]) {
-          await session.create({ ...obj, metadata: { ...obj.metadata, ownerReferences: [owner] } });
-          rollback.push(refOf(obj));
-        }
-        reporter.success(
-          `Created CatalogSource ${p.catalogSource.metadata.name} (${p.catalog.configMaps.length} ConfigMap(s), registry pod ${p.catalog.pod.metadata.name})`,
-        );
-      });
-      await session.phase("registry pod", () =>
-        waitFor(client, [{ ref: refOf(p.catalog.pod), check: registryPodCheck }], {
-          timeoutMs: session.remaining("the registry pod was ready"),
-          reporter,
-          what: `registry pod ${namespace}/${p.catalog.pod.metadata.name} to serve the catalog`,
-          signal: session.signal,
-        }),
-      );
-      await session.phase("catalog", () =>
-        waitFor(client, [{ ref: refOf(p.catalogSource), check: catalogReadyCheck }], {
-          timeoutMs: session.remaining("the catalog was READY"),
-          reporter,
-          what: `CatalogSource ${namespace}/${p.catalogSource.metadata.name} to be READY`,
-          signal: session.signal,
-        }),
-      );
-      if (p.operatorGroup) {
-        const og = p.operatorGroup;
-        await session.phase("operator group", async () => {
-          await session.create(og);
-          rollback.push(refOf(og));
-          operatorGroup = { name: og.metadata.name ?? "", created: true };
-          reporter.success(
-            `Created OperatorGroup ${og.metadata.name} (${installMode.type}${installMode.targetNamespaces.length ? `: ${installMode.targetNamespaces.join(", ")}` : ""})`,
-          );
-        });
-      }
-      // CRDs that exist before the install are never removed by a rollback.
-      const ownedCrds = ownedCrdNames(bundle.csv);
-      const preexisting = new Set(
-        (await listIn(client, "apiextensions.k8s.io/v1", "CustomResourceDefinition", ""))
-          .map((c) => c.metadata.name ?? "")
-          .filter((n) => ownedCrds.includes(n)),
-      );
-      await session.phase("create subscription", async () => {
-        await session.create(p.subscription);
-      });
-      rollback.push(refOf(p.subscription));
-      rollback.push({ apiVersion: V1ALPHA1, kind: "ClusterServiceVersion", namespace, name: csvName });
-      for (const crd of ownedCrds.filter((n) => !preexisting.has(n))) {
-        rollback.push({ apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", name: crd });
-      }
-      reporter.success(
-        `Created Subscription ${p.subscription.metadata.name} (channel ${content.channel}, approval Manual, starting at ${csvName})`,
-      );
-      const installed = await resolveAndInstall(session, refOf(p.subscription), {
-        csvName,
-        csvFailedGraceMs: options.csvFailedGraceMs ?? DEFAULT_CSV_FAILED_GRACE_MS,
-      });
-      reporter.success(`OLM installed ${csvName} in namespace ${namespace}`);
-      return {
-        ...result(p, false, [], session.created, session.phases, operatorGroup),
-        installPlan: installed.installPlan,
-      };
-    } catch (error) {
-      if (plan) {
-        // InstallPlans are owned by the Subscription; delete the ones OLM made for it explicitly.
-        for (const ip of await listIn(client, V1ALPHA1, "InstallPlan", namespace).catch(() => [])) {
-          if (
-            (ip.metadata.ownerReferences ?? []).some(
-              (o) => o.kind === "Subscription" && o.name === plan?.subscription.metadata.name,
-            )
-          ) {
-            rollback.push(refOf(ip));
-          }
-        }
-      }
-      throw await failRun(session, error, {
-        refs,
-        rollback,
-        keepOnFailure: options.keepOnFailure ?? false,
-        packageName: bundle.packageName,
-      });
-    }
+    const mode = chooseInstallMode(bundle.csv, namespace, flag, conn !== undefined);
+    const base = planBase(bundle, namespace, mode.installMode, options);
+    if (!conn) return dryRunPlan(base, options);
+    const session = new Session(
+      conn.client,
+      options.reporter,
+      options.timeoutMs,
+      options.signal,
+      "run bundle",
+    );
+    return await install(session, base, mode, flag, options);
   } finally {
     if (conn?.owned) conn.client.close();
+  }
+}
+
+/** Everything the plan needs but the cluster's answers (namespace, OperatorGroup). */
+type PlanBase = Omit<PlanInput, "createNamespace" | "createOperatorGroup">;
+
+interface ModeChoice {
+  installMode: ResolvedInstallMode;
+  /** Without --install-mode, a CSV's modes that the namespace's OperatorGroup must decide. */
+  undecided?: UsageError;
+}
+
+async function pullBundle(options: RunBundleOptions): Promise<InstallableBundle> {
+  options.reporter.info(`Pulling bundle ${options.image}`);
+  const bundle = await loadInstallableBundle(options.image, registryAccess(options));
+  options.reporter.info(`Bundle: package ${bundle.packageName}, ${bundle.csv.metadata.name ?? ""}`);
+  return bundle;
+}
+
+/**
+ * Without --install-mode, a CSV that supports only SingleNamespace/MultiNamespace can still go into
+ * a namespace whose existing OperatorGroup fits it: the preflight decides; else this error stands.
+ */
+function chooseInstallMode(
+  csv: KubeObject,
+  namespace: string,
+  flag: InstallModeFlag | undefined,
+  connected: boolean,
+): ModeChoice {
+  try {
+    return { installMode: resolveInstallMode(csv, namespace, flag) };
+  } catch (error) {
+    if (flag || !connected || !(error instanceof UsageError)) throw error;
+    return {
+      installMode: { type: "OwnNamespace", targetNamespaces: [namespace], source: "csv" },
+      undecided: error,
+    };
+  }
+}
+
+function planBase(
+  bundle: InstallableBundle,
+  namespace: string,
+  installMode: ResolvedInstallMode,
+  options: RunBundleOptions,
+): PlanBase {
+  const catalogOptions: CatalogOptions = {
+    namespace,
+    runId: options.runId ?? (options.dryRun ? "dry-run" : randomBytes(4).toString("hex")),
+    indexImage: options.indexImage ?? OPM_IMAGE,
+    initImage: options.initImage ?? CATALOG_INIT_IMAGE,
+    pullSecretName: options.pullSecretName,
+    serviceAccount: options.serviceAccount,
+    securityContext: options.securityContext ?? "restricted",
+    payloadLimit: options.payloadLimit,
+  };
+  return { bundle, content: singleBundleCatalog(bundle), installMode, ...catalogOptions };
+}
+
+function dryRunPlan(base: PlanBase, options: RunBundleOptions): RunBundleResult {
+  const plan = planRunBundle({
+    ...base,
+    createNamespace: options.createNamespace ?? false,
+    createOperatorGroup: true,
+  });
+  options.reporter.info(
+    `Dry run: nothing was sent to the cluster. The OperatorGroup is included; a real run reuses the namespace's existing group when it is compatible.`,
+  );
+  return result(plan, true, planObjects(plan), [], [], {
+    name: plan.operatorGroup?.metadata.name ?? "",
+    created: true,
+  });
+}
+
+/** The cluster half: preflight → plan → catalog → OperatorGroup → Subscription → OLM installs. */
+async function install(
+  session: Session,
+  base: PlanBase,
+  mode: ModeChoice,
+  flag: InstallModeFlag | undefined,
+  options: RunBundleOptions,
+): Promise<RunBundleResult> {
+  const { bundle } = base;
+  let plan: RunPlan | undefined;
+  try {
+    const preflight = await session.phase("preflight", () =>
+      preflightChecks(session, options, bundle.packageName, base.namespace, flag, bundle.csv),
+    );
+    if (mode.undecided && !preflight.groupMode) throw mode.undecided;
+    plan = planRunBundle({
+      ...base,
+      installMode: preflight.groupMode ?? base.installMode,
+      createNamespace: preflight.createNamespace,
+      createOperatorGroup: !preflight.operatorGroup,
+    });
+    await createCatalog(session, plan);
+    await waitForCatalog(session, plan);
+    const operatorGroup = (await createOperatorGroup(session, plan)) ?? preflight.operatorGroup;
+    await subscribe(session, plan, bundle.csv, base.content.channel);
+    const installed = await resolveAndInstall(session, refOf(plan.subscription), {
+      csvName: plan.csvName,
+      csvFailedGraceMs: options.csvFailedGraceMs ?? DEFAULT_CSV_FAILED_GRACE_MS,
+    });
+    session.reporter.success(`OLM installed ${plan.csvName} in namespace ${plan.namespace}`);
+    return {
+      ...result(plan, false, [], session.created, session.phases, operatorGroup),
+      installPlan: installed.installPlan,
+    };
+  } catch (error) {
+    if (plan) await journalInstallPlans(session, plan);
+    throw await failRun(session, error, {
+      refs: plan ? planRefs(plan) : {},
+      keepOnFailure: options.keepOnFailure ?? false,
+      packageName: bundle.packageName,
+    });
+  }
+}
+
+function planRefs(plan: RunPlan) {
+  return {
+    catalog: refOf(plan.catalogSource),
+    pod: refOf(plan.catalog.pod),
+    subscription: refOf(plan.subscription),
+  };
+}
+
+/** The namespace (if asked), the CatalogSource, then its ConfigMaps, registry Pod and Service. */
+async function createCatalog(session: Session, p: RunPlan): Promise<void> {
+  const { reporter } = session;
+  await session.phase("create catalog", async () => {
+    if (p.namespaceObject) {
+      await session.create(p.namespaceObject);
+      reporter.success(`Created namespace ${p.namespace}`);
+    }
+    const cs = await session.create(p.catalogSource);
+    const owner = ownerReferenceTo({
+      ...p.catalogSource,
+      metadata: { ...p.catalogSource.metadata, uid: cs.metadata.uid },
+    });
+    for (const obj of [...p.catalog.configMaps, p.catalog.pod, p.catalog.service]) {
+      await session.create({ ...obj, metadata: { ...obj.metadata, ownerReferences: [owner] } });
+    }
+    reporter.success(
+      `Created CatalogSource ${p.catalogSource.metadata.name} (${p.catalog.configMaps.length} ConfigMap(s), registry pod ${p.catalog.pod.metadata.name})`,
+    );
+  });
+}
+
+/** The registry pod serves, then OLM reports the CatalogSource READY. */
+async function waitForCatalog(session: Session, p: RunPlan): Promise<void> {
+  await session.waitPhase("registry pod", refOf(p.catalog.pod), registryPodCheck, {
+    before: "the registry pod was ready",
+    what: `registry pod ${p.namespace}/${p.catalog.pod.metadata.name} to serve the catalog`,
+  });
+  await session.waitPhase("catalog", refOf(p.catalogSource), catalogReadyCheck, {
+    before: "the catalog was READY",
+    what: `CatalogSource ${p.namespace}/${p.catalogSource.metadata.name} to be READY`,
+  });
+}
+
+async function createOperatorGroup(
+  session: Session,
+  p: RunPlan,
+): Promise<{ name: string; created: boolean } | undefined> {
+  const og = p.operatorGroup;
+  if (!og) return undefined;
+  await session.phase("operator group", async () => {
+    await session.create(og);
+    const mode = p.installMode;
+    session.reporter.success(
+      `Created OperatorGroup ${og.metadata.name} (${mode.type}${mode.targetNamespaces.length ? `: ${mode.targetNamespaces.join(", ")}` : ""})`,
+    );
+  });
+  return { name: og.metadata.name ?? "", created: true };
+}
+
+/**
+ * Creates the Subscription and journals what OLM will make from it: the CSV and the CRDs it owns
+ * that are new to the cluster (CRDs that exist before the install are never removed by a rollback).
+ */
+async function subscribe(session: Session, p: RunPlan, csv: KubeObject, channel: string): Promise<void> {
+  const ownedCrds = ownedCrdNames(csv);
+  const preexisting = new Set(
+    (await listIn(session.client, "apiextensions.k8s.io/v1", "CustomResourceDefinition", ""))
+      .map((c) => c.metadata.name ?? "")
+      .filter((n) => ownedCrds.includes(n)),
+  );
+  await session.phase("create subscription", async () => {
+    await session.create(p.subscription);
+  });
+  session.expect({
+    apiVersion: V1ALPHA1,
+    kind: "ClusterServiceVersion",
+    namespace: p.namespace,
+    name: p.csvName,
+  });
+  for (const crd of ownedCrds.filter((n) => !preexisting.has(n))) {
+    session.expect({ apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", name: crd });
+  }
+  session.reporter.success(
+    `Created Subscription ${p.subscription.metadata.name} (channel ${channel}, approval Manual, starting at ${p.csvName})`,
+  );
+}
+
+/** InstallPlans are owned by the Subscription; the ones OLM made for it are rolled back explicitly. */
+async function journalInstallPlans(session: Session, plan: RunPlan): Promise<void> {
+  for (const ip of await listIn(session.client, V1ALPHA1, "InstallPlan", plan.namespace).catch(() => [])) {
+    const owners = ip.metadata.ownerReferences ?? [];
+    if (owners.some((o) => o.kind === "Subscription" && o.name === plan.subscription.metadata.name))
+      session.expect(refOf(ip));
   }
 }
 

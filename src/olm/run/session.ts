@@ -1,15 +1,19 @@
-// One command's cluster session: the client, the overall deadline and the interrupt signal, what
-// this run created (for rollback), and phase wrapping so a failure says which phase broke and why.
+// One command's cluster session: the client, the overall deadline and the interrupt signal, the
+// rollback journal (what this run created, then what OLM makes from it), phase wrapping so a failure
+// says which phase broke and why, and the one delete order every OLM run command uses.
 import { ExitCode, TimeoutError, TsopError } from "../../common/errors.js";
 import { formatDuration } from "../../common/duration.js";
 import { throwIfInterrupted, trackLeftovers } from "../../common/interrupt.js";
 import type { Reporter } from "../../common/reporter.js";
 import type { KubeClient } from "../../kube/client.js";
 import { describeRef, type KubeObject, type ObjectRef, refKey, refOf } from "../../kube/objects.js";
-import { goneCheck, WaitFailedError, waitFor } from "../../kube/wait.js";
+import { goneCheck, WaitFailedError, waitFor, type WaitTarget } from "../../kube/wait.js";
 
 export class Session {
+  /** Objects this run created, in creation order. */
   readonly created: ObjectRef[] = [];
+  /** Objects OLM makes from them (the CSV, CRDs new to the cluster, InstallPlans). */
+  private readonly consequences: ObjectRef[] = [];
   private readonly started = Date.now();
   readonly phases: Array<{ phase: string; ms: number }> = [];
 
@@ -50,6 +54,34 @@ export class Session {
     this.created.push(refOf({ ...obj, metadata: { ...obj.metadata, name: created.metadata.name } }));
     this.reporter.debug(`created ${describeRef(refOf(obj))}`);
     return created;
+  }
+
+  /** Records an object OLM will make from what this run created: a rollback removes it too. */
+  expect(ref: ObjectRef): void {
+    this.consequences.push(ref);
+  }
+
+  /** The rollback journal: what a failed run removes (deleteAndWait puts it in delete order). */
+  journal(): ObjectRef[] {
+    return [...this.created, ...this.consequences];
+  }
+
+  /** A phase that waits, within what is left of --timeout, until `ref` passes `check`. */
+  waitPhase(
+    name: string,
+    ref: ObjectRef,
+    check: WaitTarget["check"],
+    text: { before: string; what: string; relistIntervalMs?: number },
+  ): Promise<Map<string, KubeObject | undefined>> {
+    return this.phase(name, () =>
+      waitFor(this.client, [{ ref, check }], {
+        timeoutMs: this.remaining(text.before),
+        reporter: this.reporter,
+        what: text.what,
+        signal: this.signal,
+        relistIntervalMs: text.relistIntervalMs,
+      }),
+    );
   }
 
   /** Runs one phase; failures become a PhaseError naming the phase. */
