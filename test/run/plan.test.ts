@@ -4,7 +4,13 @@ import { CATALOG_INIT_IMAGE } from "../../src/common/pins.js";
 import type { KubeObject } from "../../src/kube/objects.js";
 import { serializeCatalog, singleBundleCatalog } from "../../src/olm/run/catalog.js";
 import { parseInstallMode, resolveInstallMode } from "../../src/olm/run/install-mode.js";
-import { type PlanInput, planObjects, planRunBundle } from "../../src/olm/run/plan.js";
+import {
+  type PlanInput,
+  planObjects,
+  planRunBundle,
+  planUpgrade,
+  upgradeObjects,
+} from "../../src/olm/run/plan.js";
 import { loadFixture } from "./fixtures.js";
 
 async function input(overrides: Partial<PlanInput> = {}): Promise<PlanInput> {
@@ -164,5 +170,56 @@ describe("run bundle plan", () => {
     expect(split.catalog.pod.spec.volumes.filter((v: { configMap?: unknown }) => v.configMap)).toHaveLength(
       split.catalog.configMaps.length,
     );
+  });
+});
+
+describe("planUpgrade", () => {
+  it("serves the old bundles plus the new one from a new registry owned by the live CatalogSource; the switched CatalogSource keeps its own fields and drops the server's", async () => {
+    const run = planRunBundle(await input());
+    const live: KubeObject = {
+      ...run.catalogSource,
+      metadata: {
+        ...run.catalogSource.metadata,
+        uid: "uid-1",
+        resourceVersion: "42",
+        generation: 1,
+        creationTimestamp: "2026-11-25T00:00:00Z",
+        managedFields: [{ manager: "tsop" }],
+        annotations: { ...run.catalogSource.metadata.annotations, "user/note": "kept" },
+      },
+      status: { connectionState: { lastObservedState: "READY" } },
+    };
+    const next = await loadFixture("0.0.2");
+    const served = [{ image: "old", csv: run.csvName, version: run.version }];
+    const plan = planUpgrade({
+      bundle: next,
+      catalogSource: live,
+      content: singleBundleCatalog(await loadFixture("0.0.1")),
+      served,
+      installed: run.csvName,
+      options: { ...(await input()), runId: "run2" },
+    });
+    const objects = upgradeObjects(plan);
+    expect(objects.map((o) => o.kind)).toEqual(["ConfigMap", "Pod", "Service", "CatalogSource"]);
+    for (const o of objects.slice(0, 3))
+      expect(o.metadata.ownerReferences).toEqual([
+        expect.objectContaining({ kind: "CatalogSource", name: live.metadata.name, uid: "uid-1" }),
+      ]);
+    expect(plan.catalog.revision).not.toBe(run.catalog.revision);
+    expect(plan.catalogPatch.spec.address).toBe(plan.catalog.address);
+    expect(plan.catalogPatch.spec.address).not.toBe(live.spec.address);
+    const switched = plan.catalogSource;
+    expect(switched.spec.address).toBe(plan.catalog.address);
+    expect(switched.status).toBeUndefined();
+    for (const field of ["uid", "resourceVersion", "generation", "creationTimestamp", "managedFields"])
+      expect(switched.metadata).not.toHaveProperty(field);
+    expect(switched.metadata.annotations?.["user/note"]).toBe("kept");
+    const bundles = JSON.parse(switched.metadata.annotations?.["tsop.dev/bundles"] ?? "[]") as Array<{
+      csv: string;
+    }>;
+    expect(bundles.map((b) => b.csv)).toEqual([run.csvName, next.csv.metadata.name]);
+    // Pure: the live object is left as it was.
+    expect(live.metadata.uid).toBe("uid-1");
+    expect(live.spec.address).toBe(run.catalog.address);
   });
 });

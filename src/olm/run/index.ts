@@ -1,9 +1,10 @@
 // Running a bundle through OLM: `tsop run bundle`, `tsop run bundle-upgrade`, `tsop cleanup`.
 // Stages: bundle/load (pull + read the bundle, as `bundle validate` does) → install-mode.ts (flag, CSV modes, existing
 // OperatorGroup) → catalog.ts (FBC, gzip partitions) → plan.ts (every object, pure; --dry-run stops
-// here) → run-bundle.ts / bundle-upgrade.ts (create, then watch-based phases in checks.ts and
-// install-flow.ts; session.ts tracks what was created; cluster.ts adds diagnostics and rolls back)
-// → cleanup.ts (label-driven removal). names.ts holds names and labels; messages.ts the wording.
+// here; upgrade-preflight.ts reads what planUpgrade needs) → run-bundle.ts / bundle-upgrade.ts
+// (create, then watch-based phases in checks.ts and install-flow.ts; session.ts keeps the rollback
+// journal and the delete order; cluster.ts adds diagnostics and rolls back) → cleanup.ts
+// (cleanup-targets.ts finds, label-driven). names.ts holds names and labels; messages.ts the wording.
 export { type BundleUpgradeOptions, type BundleUpgradeResult, bundleUpgrade } from "./bundle-upgrade.js";
 export {
   type CleanupItem,
@@ -13,7 +14,7 @@ export {
   describeItem,
 } from "./cleanup.js";
 export { parseInstallMode } from "./install-mode.js";
-export { planObjects, planRunBundle } from "./plan.js";
+export { planObjects, planRunBundle, planUpgrade, upgradeObjects } from "./plan.js";
 export {
   DEFAULT_CSV_FAILED_GRACE_MS,
   type RunBundleOptions,
