@@ -9,12 +9,11 @@ import {
   type AppliedObject,
   applyAll,
   describeRef,
-  goneCheck,
-  isCrd,
   type ObjectRef,
   type WaitTarget,
   waitFor,
 } from "../kube/index.js";
+import { deleteAndWait } from "./delete.js";
 import { describeFound, detectOlm } from "./detect.js";
 import { csvCheck, healthOf } from "./health.js";
 import { messages } from "./messages.js";
@@ -178,7 +177,7 @@ async function settleCatalogs(
   }
 }
 
-/** Deletes what this run created (namespaced objects, then cluster-scoped, namespaces, CRDs last). */
+/** Deletes what this run created in the shared delete order (delete.ts), CRDs last. */
 async function rollback(
   client: KubeClient,
   created: ObjectRef[],
@@ -189,25 +188,12 @@ async function rollback(
   const original = cause instanceof Error ? cause : new Error(String(cause));
   if (created.length === 0) return cause;
   reporter.warn(`install failed; removing the ${created.length} object(s) this run created`);
-  const order = (ref: ObjectRef) => (isCrd(ref) ? 3 : ref.kind === "Namespace" ? 2 : ref.namespace ? 0 : 1);
-  const ordered = [...created].reverse().sort((a, b) => order(a) - order(b));
-  const left: string[] = [];
-  for (const ref of ordered) {
-    try {
-      await client.delete(ref);
-    } catch (error) {
-      left.push(`${describeRef(ref)} (${(error as Error).message})`);
-    }
-  }
-  try {
-    await waitFor(
-      client,
-      ordered.map((ref) => ({ ref, check: goneCheck })),
-      { timeoutMs: 60_000, reporter, what: "the partial install to be removed" },
-    );
-  } catch (error) {
-    left.push(`some objects are still being deleted: ${(error as Error).message.split("\n")[0]}`);
-  }
+  // Newest first within the shared delete order (namespaced, cluster-scoped, namespaces, CRDs last).
+  const { left } = await deleteAndWait(client, [...created].reverse(), {
+    reporter,
+    timeoutMs: 60_000,
+    what: "the partial install to be removed",
+  });
   const summary =
     left.length === 0
       ? "the cluster was left as it was before the install (everything this run created was removed)"

@@ -6,8 +6,8 @@ import { formatDuration } from "../../common/duration.js";
 import { throwIfInterrupted, trackLeftovers } from "../../common/interrupt.js";
 import type { Reporter } from "../../common/reporter.js";
 import type { KubeClient } from "../../kube/client.js";
-import { describeRef, type KubeObject, type ObjectRef, refKey, refOf } from "../../kube/objects.js";
-import { goneCheck, WaitFailedError, waitFor, type WaitTarget } from "../../kube/wait.js";
+import { describeRef, type KubeObject, type ObjectRef, refOf } from "../../kube/objects.js";
+import { WaitFailedError, waitFor, type WaitTarget } from "../../kube/wait.js";
 
 export class Session {
   /** Objects this run created, in creation order. */
@@ -124,80 +124,4 @@ export function exitCodeFor(error: unknown): number {
 
 export { isInterrupted } from "../../common/interrupt.js";
 
-export interface DeleteOutcome {
-  deleted: ObjectRef[];
-  /** Objects that could not be removed, each with the reason. */
-  left: string[];
-}
-
-/** Kinds deleted first: consumers before what they consume, CRDs and namespaces last. */
-const DELETE_ORDER = [
-  "Subscription",
-  "InstallPlan",
-  "ClusterServiceVersion",
-  "CatalogSource",
-  "Service",
-  "Pod",
-  "ConfigMap",
-  "OperatorGroup",
-  "CustomResourceDefinition",
-  "Namespace",
-];
-
-export function deleteOrder(refs: ObjectRef[]): ObjectRef[] {
-  const rank = (ref: ObjectRef) => {
-    const i = DELETE_ORDER.indexOf(ref.kind);
-    return i < 0 ? DELETE_ORDER.length : i;
-  };
-  const seen = new Set<string>();
-  return refs
-    .filter((r) => {
-      const k = refKey(r);
-      if (seen.has(k)) return false;
-      seen.add(k);
-      return true;
-    })
-    .map((ref, index) => ({ ref, index }))
-    .sort((a, b) => rank(a.ref) - rank(b.ref) || a.index - b.index)
-    .map((e) => e.ref);
-}
-
-/** Deletes the objects (missing ones are fine) and waits until they are gone, with progress. */
-export async function deleteAndWait(
-  client: KubeClient,
-  refs: ObjectRef[],
-  options: { reporter: Reporter; timeoutMs: number; what: string; signal?: AbortSignal },
-): Promise<DeleteOutcome> {
-  const ordered = deleteOrder(refs);
-  const deleted: ObjectRef[] = [];
-  const left: string[] = [];
-  for (const ref of ordered) {
-    try {
-      if (await client.delete(ref)) {
-        deleted.push(ref);
-        options.reporter.info(`  deleted ${describeRef(ref)}`);
-      }
-    } catch (error) {
-      left.push(`${describeRef(ref)} (${(error as Error).message.split("\n")[0]})`);
-    }
-  }
-  if (deleted.length > 0) {
-    try {
-      await waitFor(
-        client,
-        deleted.map((ref) => ({ ref, check: goneCheck })),
-        {
-          timeoutMs: options.timeoutMs,
-          reporter: options.reporter,
-          what: options.what,
-          signal: options.signal,
-        },
-      );
-    } catch (error) {
-      left.push(
-        `still being deleted: ${(error as Error).message.split("\n").slice(1).join(" ").trim() || (error as Error).message}`,
-      );
-    }
-  }
-  return { deleted, left };
-}
+export { type DeleteOutcome, deleteAndWait, deleteOrder } from "../delete.js";
