@@ -20,6 +20,7 @@ export async function pushBundle(
   version: "0.0.1" | "0.0.2",
   edit: (csv: KubeObject) => void = () => undefined,
   pushArgs: string[] = ["--plain-http"],
+  env: Record<string, string> = {},
 ): Promise<string> {
   // A plain temp dir (not testdir()): the benchmark pushes bundles outside vitest too.
   const dir = await mkdtemp(join(tmpdir(), "tsop-bed-bundle-"));
@@ -28,7 +29,7 @@ export async function pushBundle(
   edit(csv);
   await writeFile(join(dir, CSV_FILE), stringify(csv));
   const image = `${registry.host}/${name}:v${version}`;
-  const pushed = await runTsop(["bundle", "push", image, "--dir", dir, ...pushArgs]);
+  const pushed = await runTsop(["bundle", "push", image, "--dir", dir, ...pushArgs], { env });
   await rm(dir, { recursive: true, force: true });
   if (pushed.exitCode !== 0) throw new Error(`tsop bundle push ${image} failed:\n${pushed.stderr}`);
   return image;

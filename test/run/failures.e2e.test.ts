@@ -84,17 +84,16 @@ describe("run bundle failures", () => {
     await expectClean(env);
   }, 60_000);
 
-  it("unresolvable subscription: OLM's ConstraintsNotSatisfiable message, exit 4", async () => {
+  it("a required API no catalog provides: OLM's ConstraintsNotSatisfiable message, exit 4", async () => {
     env = await startRunEnv();
-    env.model.faults.resolutionFailure.set(
-      "demo/memcached-operator-sub",
-      "constraints not satisfiable: no operators found with name memcached-operator.v0.0.1",
-    );
-    const error = await failure(runBundle(options(env)));
+    const error = await failure(runBundle(runOptions(env, registry.requires, { timeoutMs: 20_000 })));
     expect(error.exitCode).toBe(ExitCode.installFailed);
     expect(error.message).toContain("run bundle failed while waiting for the Subscription to resolve");
     expect(error.message).toContain("resolution failed (ConstraintsNotSatisfiable)");
-    expect(error.message).toContain("no operators found with name memcached-operator.v0.0.1");
+    // The words real OLM uses (test/run/run-bundle.real.test.ts asserts the same on the real bed).
+    expect(error.message).toContain(
+      "bundle memcached-operator.v0.0.1 requires an operator providing an API with group: cert.example.com, version: v1, kind: Certificate",
+    );
     await expectClean(env);
   }, 60_000);
 

@@ -13,16 +13,17 @@ import { KubeClient } from "../../src/kube/client.js";
 import type { KubeObject } from "../../src/kube/objects.js";
 import { applyAll } from "../../src/kube/apply.js";
 import { startTestCluster, type TestCluster, type TestClusterOptions } from "../../src/testing/index.js";
-import { runTsop } from "../support/cli.js";
 import { type OlmModel, type OlmModelOptions, startOlmModel } from "../support/olm-model/index.js";
 import { type RegistryAuth, startRegistry, type TestRegistry } from "../support/registry.js";
-import { fixtureDir } from "./fixtures.js";
+import { pushBundle, withoutRequiredApis } from "./bed.js";
 
 const OLM_CRDS = fileURLToPath(new URL("../../olm-releases/v0.28.0/crds.yaml", import.meta.url));
 
 export interface BundleRegistry {
   registry: TestRegistry;
   image(version: "0.0.1" | "0.0.2"): string;
+  /** The 0.0.1 bundle that still requires certificates.cert.example.com (which nothing provides). */
+  requires: string;
   /** Env that lets tsop's pull authenticate (REGISTRY_AUTH_FILE for the htpasswd variant). */
   env: Record<string, string>;
   stop(): Promise<void>;
@@ -44,16 +45,22 @@ export async function startBundleRegistry(auth: RegistryAuth = "none"): Promise<
     );
     env.REGISTRY_AUTH_FILE = authFile;
   }
-  const image = (v: string) => `${registry.host}/memcached-bundle:v${v}`;
+  // As on a real cluster, nothing provides the API the fixture requires, so the bundles most tests
+  // install leave that requirement out; memcached-requires keeps it.
   for (const v of ["0.0.1", "0.0.2"] as const) {
-    const pushed = await runTsop(["bundle", "push", image(v), "--dir", fixtureDir(v), "--plain-http"], {
-      env: { ...env, HOME: dir },
+    await pushBundle(registry, "memcached-bundle", v, withoutRequiredApis, ["--plain-http"], {
+      ...env,
+      HOME: dir,
     });
-    if (pushed.exitCode !== 0) throw new Error(`tsop bundle push failed:\n${pushed.stderr}`);
   }
+  const requires = await pushBundle(registry, "memcached-requires", "0.0.1", undefined, ["--plain-http"], {
+    ...env,
+    HOME: dir,
+  });
   return {
     registry,
-    image,
+    image: (v) => `${registry.host}/memcached-bundle:v${v}`,
+    requires,
     env: { ...env, HOME: dir },
     async stop() {
       await registry.stop();
@@ -76,12 +83,7 @@ export interface RunEnv {
   stop(): Promise<void>;
 }
 
-export const REQUIRED_CRD = "certificates.cert.example.com";
-
-/**
- * A cluster with OLM's CRDs and the OLM model (no OLM deployments needed), namespace "demo",
- * and the CRD the fixture CSV requires (as if another operator owned it).
- */
+/** A cluster with OLM's CRDs and the OLM model (no OLM deployments needed), namespace "demo". */
 export async function startRunEnv(
   options: {
     cluster?: TestClusterOptions;
@@ -104,7 +106,6 @@ export async function startRunEnv(
     .filter((o) => o?.kind);
   const reporter = new MemoryReporter();
   await applyAll(client, crds, { reporter: new MemoryReporter(), timeoutMs: 10_000 });
-  await applyAll(client, [requiredCrd()], { reporter: new MemoryReporter(), timeoutMs: 10_000 });
   if (options.namespace !== false) {
     await client.create({
       apiVersion: "v1",
@@ -132,32 +133,6 @@ export async function startRunEnv(
       await model.stop();
       client.close();
       await cluster.stop();
-    },
-  };
-}
-
-function requiredCrd(): KubeObject {
-  return {
-    apiVersion: "apiextensions.k8s.io/v1",
-    kind: "CustomResourceDefinition",
-    metadata: { name: REQUIRED_CRD },
-    spec: {
-      group: "cert.example.com",
-      names: {
-        kind: "Certificate",
-        plural: "certificates",
-        singular: "certificate",
-        listKind: "CertificateList",
-      },
-      scope: "Namespaced",
-      versions: [
-        {
-          name: "v1",
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
-        },
-      ],
     },
   };
 }

@@ -335,7 +335,14 @@ describe("run bundle on real OLM: namespaces, permissions and install modes", ()
     const subs = (await getJson(["subscriptions", "-n", "deps"])).items!;
     expect(subs.find((s) => s.spec?.name === PROVIDER_PACKAGE)?.spec?.source).toBe("cert-catalog");
 
-    // The user removes the dependency OLM installed and the catalog they made, then tsop's install.
+    // cleanup --delete-crds removes tsop's install and the CRDs the bundle owns; the API it
+    // requires belongs to the other operator and stays, with that operator still running.
+    await cleanup("memcached-operator", "deps");
+    expect((await kubectl(["get", "crd", "certificates.cert.example.com"])).exitCode).toBe(0);
+    const remaining = (await getJson(["csv", "-n", "deps"])).items!;
+    expect(remaining.map((c) => [c.metadata.name, c.status?.phase])).toEqual([[PROVIDER_CSV, "Succeeded"]]);
+
+    // The user then removes the dependency OLM installed and the catalog they made.
     const providerSub = subs.find((s) => s.spec?.name === PROVIDER_PACKAGE)?.metadata.name ?? "";
     for (const args of [
       ["-n", "deps", "subscription", providerSub],
@@ -346,7 +353,6 @@ describe("run bundle on real OLM: namespaces, permissions and install modes", ()
       const deleted = await kubectl(["delete", ...args, "--wait=true"]);
       expect(deleted.exitCode, deleted.stderr).toBe(0);
     }
-    await cleanup("memcached-operator", "deps");
     // OLM's Operator object for the dependency (OLM never deletes these).
     expect(
       (await kubectl(["delete", "operator", `${PROVIDER_PACKAGE}.deps`, "--ignore-not-found"])).exitCode,

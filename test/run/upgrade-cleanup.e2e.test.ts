@@ -6,7 +6,6 @@ import {
   type BundleRegistry,
   failure,
   names,
-  REQUIRED_CRD,
   type RunEnv,
   startBundleRegistry,
   startRunEnv,
@@ -196,7 +195,7 @@ describe("run bundle-upgrade", () => {
 });
 
 describe("cleanup", () => {
-  it("after success: removes everything tsop created and OLM made for it; required CRDs and shared catalogs stay", async () => {
+  it("after success: removes everything tsop created and OLM made for it; shared catalogs stay", async () => {
     env = await startRunEnv();
     await env.client.create({
       apiVersion: OLM,
@@ -245,7 +244,6 @@ describe("cleanup", () => {
     expect(await names(env.client, OLM, "InstallPlan", "demo")).toEqual([]);
     expect(await names(env.client, OLM, "CatalogSource", "demo")).toEqual(["shared-catalog"]);
     const crds = await names(env.client, CRD, "CustomResourceDefinition");
-    expect(crds).toContain(REQUIRED_CRD);
     expect(crds).not.toContain(OWNED_CRD);
     // Idempotent: a second run finds nothing and says so.
     const again = await cleanup({
@@ -263,11 +261,10 @@ describe("cleanup", () => {
 
   it("after a failed run kept with --keep-on-failure, and keeps an OperatorGroup another Subscription uses", async () => {
     env = await startRunEnv();
-    env.model.faults.resolutionFailure.set("demo/memcached-operator-sub", "no operators found");
     await failure(
       runBundle({
         ...env.base,
-        image: registry.image("0.0.1"),
+        image: registry.requires,
         namespace: "demo",
         timeoutMs: 20_000,
         reporter: env.reporter,

@@ -109,12 +109,10 @@ function connectionState(ctx: ModelContext, cs: KubeObject, address: string): st
   return "CONNECTING";
 }
 
+/** CONNECTING first (as OLM reports it), READY on the next pass. */
 function readyAfterDelay(ctx: ModelContext, cs: KubeObject): string {
-  const since = Date.parse(cs.status?.connectionState?.lastConnect ?? "") || ctx.now;
-  if (cs.status?.connectionState?.lastObservedState === "READY") return "READY";
-  const due = since + ctx.options.delays.catalogConnectMs;
-  if (cs.status?.connectionState && ctx.now >= due) return "READY";
-  ctx.wakeAt(Math.max(due, ctx.now + 10));
+  if (cs.status?.connectionState) return "READY";
+  ctx.wakeAt(ctx.now + 10);
   return "CONNECTING";
 }
 
@@ -218,13 +216,5 @@ export function catalogContent(ctx: ModelContext, cs: KubeObject): Catalog {
     );
     if (owned || cm.metadata.name === cs.spec?.configMap) texts.push(...configMapFbc(cm));
   }
-  if (cs.spec?.image) {
-    const image = ctx.options.catalogImages.get(cs.spec.image);
-    if (image) texts.push(image);
-  }
-  const annotations = cs.metadata.annotations ?? {};
-  const indexImage = annotations["operators.operatorframework.io/index-image"];
-  if (indexImage && ctx.options.catalogImages.has(indexImage))
-    texts.push(ctx.options.catalogImages.get(indexImage) ?? "");
   return Catalog.parse(texts);
 }

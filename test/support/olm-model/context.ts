@@ -7,14 +7,8 @@ import type { KubeObject } from "../../../src/kube/objects.js";
 export const OLM = "operators.coreos.com";
 
 export interface ModelDelays {
-  /** CatalogSource CONNECTING → READY for address/configmap catalogs (ms). */
-  catalogConnectMs: number;
   /** Minimum dwell time in each CSV phase before the next transition (ms). */
   csvPhaseMs: number;
-  /** Subscription seen → InstallPlan created (ms), on top of unpacking. */
-  resolveMs: number;
-  /** InstallPlan Installing → Complete (ms). */
-  installPlanMs: number;
   /** A CSV still not healthy this long after its last transition fails with "install timeout" (ms). */
   installTimeoutMs: number;
 }
@@ -24,12 +18,6 @@ export interface ModelFaults {
   catalogState: Map<string, string>;
   /** "ns/name" of a CSV → forced Failed with this reason and message. */
   csvFailure: Map<string, { reason: string; message: string }>;
-  /** "ns/name" of a Subscription → resolution fails (ConstraintsNotSatisfiable) with this message. */
-  resolutionFailure: Map<string, string>;
-  /** Namespaces whose next InstallPlans fail with InstallComponentFailed. */
-  installPlanFailure: Set<string>;
-  /** Bundle images whose unpack fails. */
-  unpackFailure: Set<string>;
 }
 
 export interface ModelOptions {
@@ -37,11 +25,7 @@ export interface ModelOptions {
   namespace: string;
   /** Act only while olm-operator / catalog-operator are Available (default true), as real OLM. */
   requireOlmDeployments: boolean;
-  /** Unpack bundles with a Job running the bundle image (default true); else read them inline. */
-  unpackJobs: boolean;
   delays: ModelDelays;
-  /** Catalog content for image-based CatalogSources: image → FBC YAML/JSON text. */
-  catalogImages: Map<string, string>;
 }
 
 export interface Snapshot {

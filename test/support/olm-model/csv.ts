@@ -131,18 +131,14 @@ async function syncCsv(ctx: ModelContext, csv: KubeObject): Promise<void> {
           },
         );
       }
-      // An upgrade waits until the CSV it replaces has started being replaced.
+      // An upgrade waits until the CSV it replaces is being replaced; a Failed one never is (no
+      // fail-forward), so the new CSV waits, as with real OLM.
       const old = csv.spec?.replaces
         ? inNamespace(ctx.snap.csvs, csv.metadata.namespace).find(
             (c) => c.metadata.name === csv.spec.replaces,
           )
         : undefined;
-      if (
-        old &&
-        !["Replacing", "Deleting"].includes(old.status?.phase ?? "") &&
-        old.status?.phase === "Succeeded"
-      )
-        return;
+      if (old && !["Replacing", "Deleting"].includes(old.status?.phase ?? "")) return;
       return transition(
         ctx,
         csv,

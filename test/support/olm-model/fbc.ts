@@ -2,6 +2,7 @@
 // replaces/skips) and olm.bundle blobs (with olm.bundle.object properties carrying manifests).
 // Read from YAML/JSON streams, optionally gzip-compressed as operator-sdk's ConfigMaps carry them.
 import { gunzipSync } from "node:zlib";
+import semver from "semver";
 import { parseAllDocuments } from "yaml";
 
 export interface FbcBundle {
@@ -18,6 +19,7 @@ export interface FbcChannelEntry {
   name: string;
   replaces?: string;
   skips?: string[];
+  skipRange?: string;
 }
 
 export interface FbcPackage {
@@ -97,12 +99,21 @@ export class Catalog {
       ?.find((e) => e.name === csv);
   }
 
-  /** The entry that replaces (or skips) `csv` in the channel: the next upgrade step. */
+  /**
+   * The next upgrade step from `csv`: an entry that replaces it, skips it, or whose skipRange holds
+   * its version (as OLM's resolver reads a channel); the newest when several do.
+   */
   replacementOf(pkgName: string, channel: string, csv: string): FbcChannelEntry | undefined {
-    return this.packages
-      .get(pkgName)
-      ?.channels.get(channel)
-      ?.find((e) => e.replaces === csv || (e.skips ?? []).includes(csv));
+    const version = this.bundles.get(csv)?.version;
+    const upgrades = (e: FbcChannelEntry) =>
+      e.replaces === csv ||
+      (e.skips ?? []).includes(csv) ||
+      (!!e.skipRange && !!version && semver.satisfies(version, e.skipRange));
+    const candidates = (this.packages.get(pkgName)?.channels.get(channel) ?? []).filter(
+      (e) => e.name !== csv && upgrades(e),
+    );
+    const newest = (e: FbcChannelEntry) => this.bundles.get(e.name)?.version ?? "0.0.0";
+    return candidates.sort((a, b) => semver.rcompare(newest(a), newest(b)))[0];
   }
 }
 

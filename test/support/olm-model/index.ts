@@ -1,33 +1,27 @@
 /**
- * The OLM model: a test double of OLM's controllers that runs as an ordinary client of a
- * Kubernetes API server (tsop/testing, with workloads mode running pods and deployments).
+ * The OLM model: a stand-in for OLM's controllers in the fast tier (no Go, no real OLM), running as
+ * an ordinary client of tsop/testing's API server with workloads mode running pods and deployments.
+ * It exists for what real OLM cannot give a fast test: no build, seconds per run, and faults on
+ * demand (a CatalogSource stuck in a state, a CSV forced Failed, slow CSV phases).
+ * test/olm/model-parity.real.test.ts runs the same tsop commands against this model and against real
+ * OLM on the real bed and compares the outcomes; anything the fast tier relies on belongs there.
  *
- * Pipeline of one pass (triggered by watch events, and by timers for the tunable delays):
- * snapshot (context.ts lists every kind it reads) → gate (act only while OLM's olm-operator /
- * catalog-operator Deployments are Available, as a real OLM would) → operatorgroups.ts →
- * csv.ts → catalog.ts → subscriptions.ts → packagemanifests.ts.
+ * One pass (triggered by watch events and timers): snapshot (context.ts) → gate (act only while
+ * olm-operator / catalog-operator are Available) → operatorgroups.ts → csv.ts → catalog.ts →
+ * subscriptions.ts.
  *
- * What it models (olm-workflows §6.2–§6.8): CatalogSource validation and connection state (from
- * its registry pod's readiness, a Service, or the address), file-based catalogs read from the
- * ConfigMaps a catalog owns (binaryData.extraFBC gzip, or YAML/JSON data) or from in-memory
- * "catalog images"; Subscription → resolution (startingCSV or channel head; upgrades through
- * `replaces`/`skips`) → bundle unpack Job → InstallPlan (Manual waits for spec.approved) →
- * execution (CRDs, CSV with spec.replaces, service accounts, Roles/ClusterRoles and bindings
- * labelled olm.owner, other objects); the CSV state machine Pending → InstallReady → Installing →
- * Succeeded, Failed with OLM's reasons (NoOperatorGroup, TooManyOperatorGroups,
- * UnsupportedOperatorGroup, RequirementsNotMet, InstallCheckFailed, ComponentUnhealthy), replacement
- * (old CSV Replacing → Deleting → deleted), the csv-cleanup finalizer; OperatorGroup
- * status.namespaces and the install-mode check; packageserver's PackageManifests.
+ * Modelled: CatalogSource connection state from its registry pod's readiness; file-based catalogs
+ * from the ConfigMaps a catalog owns; Subscription resolution (startingCSV or channel head; upgrades
+ * through replaces, skips and skipRange; olm.gvk.required met only by an operator in a catalog,
+ * else OLM's ConstraintsNotSatisfiable) → bundle unpack Job → InstallPlan (Manual waits for
+ * approval) → execution (CRDs, CSV, service accounts, RBAC labelled olm.owner); the CSV phases
+ * Pending → InstallReady → Installing → Succeeded, Failed with OLM's reasons, replacement (old CSV
+ * Replacing → Deleting → deleted); OperatorGroup status.namespaces and the install-mode check.
  *
- * Where it simplifies: PackageManifests are CRD-backed objects in the catalog's namespace (no
- * aggregated API, no global-namespace rewriting); InstallPlan steps carry manifests inline instead
- * of ConfigMap references, and the unpack Job only pulls the bundle image (the manifests come
- * from the catalog's olm.bundle.object properties); gRPC is never spoken: an address that maps to
- * no pod or Service becomes READY after `catalogConnectMs`; no copied CSVs, per-group
- * ClusterRoles, OperatorConditions, webhooks, APIServices, dependency resolution across packages,
- * skipRange, Subscription spec.config overrides, fail-forward upgrades or InstallPlan garbage
- * collection; the install check looks at Deployment readiness only (no spec-hash drift check);
- * events are created with generated names and never aggregated.
+ * Not modelled (the real tier covers them): installing dependencies from other packages (the model
+ * says so in the Subscription's condition), copied CSVs, per-group ClusterRoles, packageserver and
+ * PackageManifests, gRPC to the registry pod, webhooks, fail-forward, spec.config overrides.
+ * InstallPlan steps carry manifests inline instead of ConfigMap references.
  */
 import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -46,10 +40,8 @@ import {
 } from "./context.js";
 import { syncCsvs } from "./csv.js";
 import { syncOperatorGroups } from "./operatorgroups.js";
-import { syncPackageManifests } from "./packagemanifests.js";
 import { syncSubscriptions } from "./subscriptions.js";
 
-export { Catalog, configMapFbc } from "./fbc.js";
 export type { ModelDelays, ModelFaults } from "./context.js";
 
 export interface OlmModelOptions {
@@ -58,10 +50,7 @@ export interface OlmModelOptions {
   client?: KubeClient;
   namespace?: string;
   requireOlmDeployments?: boolean;
-  unpackJobs?: boolean;
   delays?: Partial<ModelDelays>;
-  /** Catalog image → FBC text, for image-based CatalogSources. */
-  catalogImages?: Record<string, string>;
   /** Called with errors the model survived (for debugging tests). */
   onError?: (error: unknown) => void;
 }
@@ -85,9 +74,6 @@ export class OlmModel {
   readonly faults: ModelFaults = {
     catalogState: new Map(),
     csvFailure: new Map(),
-    resolutionFailure: new Map(),
-    installPlanFailure: new Set(),
-    unpackFailure: new Set(),
   };
   readonly options: ModelOptions;
   /** Passes run so far (tests can wait for quiet). */
@@ -110,16 +96,11 @@ export class OlmModel {
     this.options = {
       namespace: options.namespace ?? "olm",
       requireOlmDeployments: options.requireOlmDeployments ?? true,
-      unpackJobs: options.unpackJobs ?? true,
       delays: {
-        catalogConnectMs: 0,
         csvPhaseMs: 0,
-        resolveMs: 0,
-        installPlanMs: 0,
         installTimeoutMs: 300_000,
         ...options.delays,
       },
-      catalogImages: new Map(Object.entries(options.catalogImages ?? {})),
     };
     this.onError = options.onError;
   }
@@ -240,10 +221,6 @@ export class OlmModel {
         await syncCatalogs(ctx);
         await syncSubscriptions(ctx);
       }
-      const packageserver = snap.csvs.find(
-        (c) => c.metadata.name === "packageserver" && c.metadata.namespace === this.options.namespace,
-      );
-      await syncPackageManifests(ctx, packageserver?.status?.phase === "Succeeded");
     } catch (error) {
       if (!this.controller.signal.aborted) {
         this.lastError = error;

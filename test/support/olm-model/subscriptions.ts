@@ -5,7 +5,7 @@
 // the CSV with spec.replaces, other objects) and keep the Subscription's status and conditions.
 import type { KubeObject } from "../../../src/kube/objects.js";
 import { catalogContent, catalogReady, hash } from "./catalog.js";
-import { inNamespace, key, type ModelContext, nowIso, OLM } from "./context.js";
+import { inNamespace, type ModelContext, nowIso, OLM } from "./context.js";
 import type { FbcBundle } from "./fbc.js";
 
 interface Resolved {
@@ -147,13 +147,6 @@ async function syncNamespace(ctx: ModelContext, namespace: string): Promise<void
     if (state !== "done") return;
   }
 
-  const first = resolved[0]!;
-  const due =
-    (Date.parse(first.sub.metadata.creationTimestamp ?? "") || ctx.now) + ctx.options.delays.resolveMs;
-  if (ctx.now < due) {
-    ctx.wakeAt(due);
-    return;
-  }
   await createInstallPlan(ctx, namespace, subs, resolved);
 }
 
@@ -169,16 +162,6 @@ async function resolve(
       c.metadata.name === spec.source &&
       c.metadata.namespace === (spec.sourceNamespace ?? sub.metadata.namespace),
   );
-  const failed = ctx.faults.resolutionFailure.get(key(sub));
-  if (failed) {
-    await setSubStatus(
-      ctx,
-      sub,
-      {},
-      withCondition(sub, "ResolutionFailed", "True", "ConstraintsNotSatisfiable", failed, ctx.now),
-    );
-    return "wait";
-  }
   const health = [
     {
       catalogSourceRef: {
@@ -259,22 +242,78 @@ async function resolve(
   }
   const bundle = content.bundles.get(entry.name);
   if (!bundle) return "wait";
+  const unmet = unmetRequirement(ctx, sub, catalog, channel, bundle);
+  if (unmet) {
+    await setSubStatus(
+      ctx,
+      sub,
+      {},
+      withCondition(sub, "ResolutionFailed", "True", "ConstraintsNotSatisfiable", unmet, ctx.now),
+    );
+    return "wait";
+  }
   if (sub.status?.conditions?.some((c: { type: string }) => c.type === "ResolutionFailed")) {
     await setSubStatus(ctx, sub, {}, without(sub, "ResolutionFailed"));
   }
   const out: Resolved = { sub, bundle, catalog };
-  if (entry.replaces) out.replaces = entry.replaces;
+  // Like OLM, the new CSV replaces the one installed, however the channel reached it (replaces,
+  // skips or skipRange).
+  const replaces = current ?? entry.replaces;
+  if (replaces) out.replaces = replaces;
   return out;
+}
+
+/**
+ * Real OLM resolves a bundle's olm.gvk.required only against operators in catalogs (a CRD that is
+ * merely present does not count). Nothing provides it → OLM's ConstraintsNotSatisfiable, in its words.
+ * Another package provides it → real OLM installs that package too, which the model does not do: it
+ * says so instead of diverging silently (use the real tier for dependencies).
+ */
+function unmetRequirement(
+  ctx: ModelContext,
+  sub: KubeObject,
+  catalog: KubeObject,
+  channel: string,
+  bundle: FbcBundle,
+): string | undefined {
+  const required = bundle.properties.filter((p) => p.type === "olm.gvk.required");
+  if (required.length === 0) return undefined;
+  const visible = ctx.snap.catalogs.filter((c) =>
+    [sub.metadata.namespace, ctx.options.namespace].includes(c.metadata.namespace),
+  );
+  const provided = new Set(
+    visible.flatMap((c) =>
+      [...catalogContent(ctx, c).bundles.values()].flatMap((b) =>
+        b.properties.filter((p) => p.type === "olm.gvk").map((p) => gvkKey(p.value)),
+      ),
+    ),
+  );
+  const missing = required.find((p) => !provided.has(gvkKey(p.value)));
+  if (!missing)
+    return "the OLM model does not install dependencies from other packages; test this on the real bed";
+  const { group, version, kind } = missing.value as Record<string, string>;
+  const subName = sub.metadata.name;
+  const source = `${catalog.metadata.name}/${catalog.metadata.namespace}/${channel}/${bundle.name}`;
+  return [
+    "constraints not satisfiable:",
+    `subscription ${subName} exists, subscription ${subName} requires ${source},`,
+    `bundle ${bundle.name} requires an operator providing an API with group: ${group}, version: ${version}, kind: ${kind}`,
+  ].join(" ");
+}
+
+function gvkKey(value: unknown): string {
+  const { group, version, kind } = (value ?? {}) as Record<string, string>;
+  return `${group}/${version}/${kind}`;
 }
 
 /** Unpack Job per bundle image: "done" once it completed, "pending" while it runs or failed. */
 async function unpack(ctx: ModelContext, r: Resolved): Promise<"done" | "pending"> {
   const image = r.bundle.image;
-  if (!image || !ctx.options.unpackJobs) return "done";
+  if (!image) return "done";
   const namespace = r.catalog.metadata.namespace ?? "";
   const name = hash(image).slice(0, 63);
   const job = inNamespace(ctx.snap.jobs, namespace).find((j) => j.metadata.name === name);
-  if (ctx.faults.unpackFailure.has(image) || jobFailed(job)) {
+  if (jobFailed(job)) {
     await setSubStatus(
       ctx,
       r.sub,
@@ -505,28 +544,7 @@ async function syncInstallPlan(ctx: ModelContext, plan: KubeObject): Promise<voi
     await ctx.patchStatus(plan, { startTime });
     return;
   }
-  const due = Date.parse(startTime) + ctx.options.delays.installPlanMs;
-  if (ctx.now < due) {
-    ctx.wakeAt(due);
-    return;
-  }
   const namespace = plan.metadata.namespace ?? "";
-  if (ctx.faults.installPlanFailure.has(namespace)) {
-    await ctx.patchStatus(plan, {
-      phase: "Failed",
-      message: "error creating csv: injected failure",
-      conditions: [
-        {
-          type: "Installed",
-          status: "False",
-          reason: "InstallComponentFailed",
-          message: "error creating csv: injected failure",
-          lastTransitionTime: nowIso(ctx.now),
-        },
-      ],
-    });
-    return;
-  }
   const steps = (plan.status?.plan ?? []) as Array<{
     resource: { manifest: string; kind: string };
     status: string;
