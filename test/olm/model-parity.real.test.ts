@@ -100,8 +100,10 @@ async function observe(world: World, namespace: string) {
     state: s.status?.state,
     installedCSV: s.status?.installedCSV,
     currentCSV: s.status?.currentCSV,
+    // BundleUnpacking is progress only (tsop prints it, never decides on it); real OLM can still show
+    // it for a moment after a skipRange upgrade has installed.
     conditions: ((s.status?.conditions ?? []) as Array<{ type: string; status: string; reason?: string }>)
-      .filter((c) => c.status === "True")
+      .filter((c) => c.status === "True" && c.type !== "BundleUnpacking")
       .map((c) => `${c.type}/${c.reason ?? ""}`)
       .sort(),
   }));

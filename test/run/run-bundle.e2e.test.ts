@@ -9,6 +9,7 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import type { PullBundle } from "../../src/bundle/load/index.js";
+import { withoutRequiredApis } from "./bed.js";
 import { fixturePull, loadFixture } from "./fixtures.js";
 import {
   type BundleRegistry,
@@ -156,6 +157,7 @@ describe("run bundle", () => {
   it("serves a catalog split over several ConfigMaps (the registry pod mounts them all)", async () => {
     env = await startRunEnv();
     const bundle = await loadFixture("0.0.1", registry.image("0.0.1"));
+    withoutRequiredApis(bundle.csv); // as the registry's image was pushed
     const largest = Math.max(...serializeCatalog(singleBundleCatalog(bundle)).map((d) => gzipSync(d).length));
     const result = await runBundle(options(env, { payloadLimit: largest + 16 }));
     expect(result.csv).toBe("memcached-operator.v0.0.1");
@@ -201,6 +203,7 @@ describe("run bundle", () => {
       const dir = join(destDir, "manifests");
       const file = (await readdir(dir)).find((f) => f.endsWith(".clusterserviceversion.yaml"))!;
       const csv = parse(await readFile(join(dir, file), "utf8"));
+      withoutRequiredApis(csv); // nothing provides it, as on a real cluster
       csv.spec.installModes = ["OwnNamespace", "SingleNamespace", "MultiNamespace", "AllNamespaces"].map(
         (type) => ({ type, supported: type === "SingleNamespace" }),
       );

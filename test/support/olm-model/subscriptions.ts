@@ -4,6 +4,7 @@
 // Subscription in the namespace is Manual), execute approved plans (CRDs, service accounts, RBAC,
 // the CSV with spec.replaces, other objects) and keep the Subscription's status and conditions.
 import type { KubeObject } from "../../../src/kube/objects.js";
+import type { OwnerReference } from "../../../src/runtime/schema.js";
 import { catalogContent, catalogReady, hash } from "./catalog.js";
 import { inNamespace, type ModelContext, nowIso, OLM } from "./context.js";
 import type { FbcBundle } from "./fbc.js";
@@ -589,28 +590,38 @@ async function executeStep(ctx: ModelContext, manifest: KubeObject, namespace: s
   manifest.metadata.namespace = namespace;
   if (manifest.kind === "ClusterServiceVersion") {
     const csvName = manifest.metadata.name ?? "";
-    await ctx.client.apply(manifest, "olm");
+    const { object: csv } = await ctx.client.apply(manifest, "olm");
     const owner = {
       "olm.owner": csvName,
       "olm.owner.namespace": namespace,
       "olm.owner.kind": "ClusterServiceVersion",
       "olm.managed": "true",
     };
+    // As OLM does, the namespaced objects it makes for the CSV are owned by it, so the garbage
+    // collector removes them with the CSV (the parity test caught a ServiceAccount left behind).
+    const ownerReferences: OwnerReference[] = [
+      {
+        apiVersion: `${OLM}/v1alpha1`,
+        kind: "ClusterServiceVersion",
+        name: csvName,
+        uid: csv.metadata.uid ?? "",
+      },
+    ];
     const strategy = manifest.spec?.install?.spec ?? {};
     for (const p of (strategy.permissions ?? []) as Array<{ serviceAccountName: string; rules: unknown[] }>) {
-      await ensureServiceAccount(ctx, namespace, p.serviceAccountName, owner);
+      await ensureServiceAccount(ctx, namespace, p.serviceAccountName, owner, ownerReferences);
       const name = `${csvName}-${p.serviceAccountName}`.slice(0, 63);
       await ctx.client.apply({
         apiVersion: "rbac.authorization.k8s.io/v1",
         kind: "Role",
-        metadata: { name, namespace, labels: owner },
+        metadata: { name, namespace, labels: owner, ownerReferences },
         rules: p.rules,
       });
       await ctx.client.apply(
         {
           apiVersion: "rbac.authorization.k8s.io/v1",
           kind: "RoleBinding",
-          metadata: { name, namespace, labels: owner },
+          metadata: { name, namespace, labels: owner, ownerReferences },
           roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
           subjects: [{ kind: "ServiceAccount", name: p.serviceAccountName, namespace }],
         },
@@ -621,7 +632,7 @@ async function executeStep(ctx: ModelContext, manifest: KubeObject, namespace: s
       serviceAccountName: string;
       rules: unknown[];
     }>) {
-      await ensureServiceAccount(ctx, namespace, p.serviceAccountName, owner);
+      await ensureServiceAccount(ctx, namespace, p.serviceAccountName, owner, ownerReferences);
       const name = `${csvName}-${p.serviceAccountName}-${hash(namespace).slice(0, 8)}`.slice(0, 63);
       await ctx.client.apply(
         {
@@ -653,9 +664,10 @@ async function ensureServiceAccount(
   namespace: string,
   name: string,
   labels: Record<string, string>,
+  ownerReferences: OwnerReference[],
 ): Promise<void> {
   await ctx.client.apply(
-    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace, labels } },
+    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace, labels, ownerReferences } },
     "olm",
   );
 }
