@@ -22,8 +22,6 @@ const HELP = `usage: npm run sim-cluster -- [options]
   --kubeconfig <file>       where to write the kubeconfig (default: a temp dir; removed on exit)
   --pod-start-ms <n>        pod Pending → Running delay (default 200)
   --csv-phase-ms <n>        minimum time in each CSV phase (default 300)
-  --catalog-connect-ms <n>  CatalogSource CONNECTING → READY (default 500)
-  --install-plan-ms <n>     InstallPlan Installing → Complete (default 300)
   --unpullable <image>      an image whose pulls fail (repeatable)
   -h, --help                show this help
 `;
@@ -36,8 +34,6 @@ const { values } = parseArgs({
     kubeconfig: { type: "string" },
     "pod-start-ms": { type: "string", default: "200" },
     "csv-phase-ms": { type: "string", default: "300" },
-    "catalog-connect-ms": { type: "string", default: "500" },
-    "install-plan-ms": { type: "string", default: "300" },
     unpullable: { type: "string", multiple: true, default: [] },
     help: { type: "boolean", short: "h", default: false },
   },
@@ -66,8 +62,6 @@ const model = await startOlmModel({
   kubeconfigPath: cluster.kubeconfigPath,
   delays: {
     csvPhaseMs: number("csv-phase-ms", values["csv-phase-ms"]),
-    catalogConnectMs: number("catalog-connect-ms", values["catalog-connect-ms"]),
-    installPlanMs: number("install-plan-ms", values["install-plan-ms"]),
   },
   onError: (error) => reporter.debug(`olm model: ${(error as Error).message}`),
 });
