@@ -1,8 +1,8 @@
-// File-based catalog content as the OLM model serves it: olm.package, olm.channel (entries with
-// replaces/skips) and olm.bundle blobs (with olm.bundle.object properties carrying manifests).
+// File-based catalog content as the OLM model serves it: olm.package, olm.channel (entries chained
+// by replaces, the only edge the catalogs tsop writes rely on; skips and skipRange are left to real
+// OLM in the real tier) and olm.bundle blobs (with olm.bundle.object properties carrying manifests).
 // Read from YAML/JSON streams, optionally gzip-compressed as operator-sdk's ConfigMaps carry them.
 import { gunzipSync } from "node:zlib";
-import semver from "semver";
 import { parseAllDocuments } from "yaml";
 
 export interface FbcBundle {
@@ -18,8 +18,6 @@ export interface FbcBundle {
 export interface FbcChannelEntry {
   name: string;
   replaces?: string;
-  skips?: string[];
-  skipRange?: string;
 }
 
 export interface FbcPackage {
@@ -85,10 +83,10 @@ export class Catalog {
     return pkg;
   }
 
-  /** The channel head: the entry no other entry replaces or skips. */
+  /** The channel head: the entry no other entry replaces. */
   head(pkgName: string, channel: string): FbcChannelEntry | undefined {
     const entries = this.packages.get(pkgName)?.channels.get(channel) ?? [];
-    const replaced = new Set(entries.flatMap((e) => [e.replaces ?? "", ...(e.skips ?? [])]));
+    const replaced = new Set(entries.map((e) => e.replaces ?? ""));
     return entries.filter((e) => !replaced.has(e.name)).sort((a, b) => (a.name < b.name ? 1 : -1))[0];
   }
 
@@ -99,21 +97,12 @@ export class Catalog {
       ?.find((e) => e.name === csv);
   }
 
-  /**
-   * The next upgrade step from `csv`: an entry that replaces it, skips it, or whose skipRange holds
-   * its version (as OLM's resolver reads a channel); the newest when several do.
-   */
+  /** The next upgrade step from `csv`: the entry that replaces it. */
   replacementOf(pkgName: string, channel: string, csv: string): FbcChannelEntry | undefined {
-    const version = this.bundles.get(csv)?.version;
-    const upgrades = (e: FbcChannelEntry) =>
-      e.replaces === csv ||
-      (e.skips ?? []).includes(csv) ||
-      (!!e.skipRange && !!version && semver.satisfies(version, e.skipRange));
-    const candidates = (this.packages.get(pkgName)?.channels.get(channel) ?? []).filter(
-      (e) => e.name !== csv && upgrades(e),
-    );
-    const newest = (e: FbcChannelEntry) => this.bundles.get(e.name)?.version ?? "0.0.0";
-    return candidates.sort((a, b) => semver.rcompare(newest(a), newest(b)))[0];
+    return this.packages
+      .get(pkgName)
+      ?.channels.get(channel)
+      ?.find((e) => e.replaces === csv);
   }
 }
 

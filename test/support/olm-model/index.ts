@@ -12,7 +12,7 @@
  *
  * Modelled: CatalogSource connection state from its registry pod's readiness; file-based catalogs
  * from the ConfigMaps a catalog owns; Subscription resolution (startingCSV or channel head; upgrades
- * through replaces, skips and skipRange; olm.gvk.required met only by an operator in a catalog,
+ * through replaces; olm.gvk.required met only by an operator in a catalog,
  * else OLM's ConstraintsNotSatisfiable) → bundle unpack Job → InstallPlan (Manual waits for
  * approval) → execution (CRDs, CSV, service accounts, RBAC labelled olm.owner); the CSV phases
  * Pending → InstallReady → Installing → Succeeded, Failed with OLM's reasons, replacement (old CSV
