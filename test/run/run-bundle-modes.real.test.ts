@@ -62,6 +62,7 @@ async function cleanup(pkg: string, namespace: string, deleteCrds = true) {
     { timeoutMs: 330_000 },
   );
   expect(r.exitCode, r.stderr).toBe(0);
+  return r;
 }
 
 /** A SubjectAccessReview created as admin (kubectl), answered by the real RBAC authorizer. */
@@ -337,12 +338,14 @@ describe("run bundle on real OLM: namespaces, permissions and install modes", ()
 
     // cleanup --delete-crds removes tsop's install and the CRDs the bundle owns; the API it
     // requires belongs to the other operator and stays, with that operator still running.
-    await cleanup("memcached-operator", "deps");
+    const first = await cleanup("memcached-operator", "deps");
+    expect(first.stdout + first.stderr).toMatch(/tsop-operatorgroup.*still used by Subscription/);
     expect((await kubectl(["get", "crd", "certificates.cert.example.com"])).exitCode).toBe(0);
     const remaining = (await getJson(["csv", "-n", "deps"])).items!;
     expect(remaining.map((c) => [c.metadata.name, c.status?.phase])).toEqual([[PROVIDER_CSV, "Succeeded"]]);
 
-    // The user then removes the dependency OLM installed and the catalog they made.
+    // The user then removes the dependency OLM installed and the catalog they made, and runs
+    // cleanup again for the OperatorGroup it kept.
     const providerSub = subs.find((s) => s.spec?.name === PROVIDER_PACKAGE)?.metadata.name ?? "";
     for (const args of [
       ["-n", "deps", "subscription", providerSub],
@@ -353,6 +356,7 @@ describe("run bundle on real OLM: namespaces, permissions and install modes", ()
       const deleted = await kubectl(["delete", ...args, "--wait=true"]);
       expect(deleted.exitCode, deleted.stderr).toBe(0);
     }
+    await cleanup("memcached-operator", "deps");
     // OLM's Operator object for the dependency (OLM never deletes these).
     expect(
       (await kubectl(["delete", "operator", `${PROVIDER_PACKAGE}.deps`, "--ignore-not-found"])).exitCode,
