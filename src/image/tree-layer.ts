@@ -4,23 +4,15 @@
 import { lstat, readdir, readFile, readlink } from "node:fs/promises";
 import { join, posix } from "node:path";
 import { gzipSync } from "node:zlib";
-import { pack } from "tar-stream";
 import { InvalidInputError } from "../common/errors.js";
 import { comparePaths } from "../images/bundle-image.js";
+import { type TarEntry, writeDeterministicTar } from "../images/deterministic-tar.js";
 import { sha256Digest } from "../images/digest.js";
 
 /** One directory or file of the project and where it goes in the image (no leading slash). */
 export interface TreeSource {
   from: string;
   to: string;
-}
-
-interface Entry {
-  path: string;
-  type: "directory" | "file" | "symlink";
-  mode: number;
-  content?: Buffer;
-  linkname?: string;
 }
 
 export interface BuiltLayer {
@@ -40,7 +32,7 @@ function unsafeLink(path: string, target: string): InvalidInputError {
   });
 }
 
-async function walk(from: string, to: string, entries: Entry[], top: string): Promise<void> {
+async function walk(from: string, to: string, entries: TarEntry[], top: string): Promise<void> {
   const info = await lstat(from);
   if (info.isSymbolicLink()) {
     const target = await readlink(from);
@@ -69,34 +61,12 @@ function parents(path: string): string[] {
   return parts.slice(0, -1).map((_, i) => parts.slice(0, i + 1).join("/"));
 }
 
-async function tarEntries(entries: readonly Entry[], mtime: Date): Promise<Buffer> {
-  const p = pack();
-  const chunks: Buffer[] = [];
-  p.on("data", (c: unknown) => {
-    chunks.push(c as Buffer);
-  });
-  const done = new Promise<void>((resolve, reject) => {
-    p.on("end", resolve);
-    p.on("error", reject);
-  });
-  for (const e of entries) {
-    const name = e.type === "directory" ? `${e.path}/` : e.path;
-    const header = { name, type: e.type, mode: e.mode, mtime, uid: 0, gid: 0, uname: "", gname: "" };
-    if (e.type === "file") p.entry(header, e.content ?? Buffer.alloc(0));
-    else if (e.type === "symlink") p.entry({ ...header, linkname: e.linkname ?? "" });
-    else p.entry(header);
-  }
-  p.finalize();
-  await done;
-  return Buffer.concat(chunks);
-}
-
 /** Packs the sources into one layer; missing optional sources are skipped by the caller. */
 export async function buildTreeLayer(
   sources: readonly TreeSource[],
   epochSeconds: number,
 ): Promise<BuiltLayer> {
-  const entries: Entry[] = [];
+  const entries: TarEntry[] = [];
   const dirs = new Set<string>();
   for (const source of sources) {
     for (const dir of parents(source.to)) dirs.add(dir);
@@ -106,7 +76,7 @@ export async function buildTreeLayer(
     if (!entries.some((e) => e.path === dir)) entries.push({ path: dir, type: "directory", mode: 0o755 });
   }
   entries.sort((a, b) => comparePaths(a.path, b.path));
-  const tar = await tarEntries(entries, new Date(epochSeconds * 1000));
+  const tar = await writeDeterministicTar(entries, new Date(epochSeconds * 1000));
   const blob = gzipSync(tar, { level: 6 });
   return { blob, digest: sha256Digest(blob), diffId: sha256Digest(tar), files: entries.map((e) => e.path) };
 }

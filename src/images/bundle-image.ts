@@ -5,9 +5,9 @@
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { gzipSync } from "node:zlib";
-import { pack } from "tar-stream";
 import { parse } from "yaml";
 import { InvalidInputError } from "../common/errors.js";
+import { type TarEntry, writeDeterministicTar } from "./deterministic-tar.js";
 import { sha256Digest } from "./digest.js";
 import { type Descriptor, type ImageManifest, MediaType } from "./media-types.js";
 
@@ -33,13 +33,6 @@ export interface BuildOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-interface Entry {
-  path: string;
-  type: "directory" | "file";
-  content?: Buffer;
-  mode: number;
-}
-
 /** Tar entry order: path components compared one by one, so a directory precedes its contents. */
 export function comparePaths(a: string, b: string): number {
   const pa = a.split("/");
@@ -50,7 +43,7 @@ export function comparePaths(a: string, b: string): number {
   return pa.length - pb.length;
 }
 
-async function collect(root: string, dir: string, entries: Entry[]): Promise<void> {
+async function collect(root: string, dir: string, entries: TarEntry[]): Promise<void> {
   const rel = relative(root, dir).split(sep).join("/");
   entries.push({ path: `${rel}/`, type: "directory", mode: 0o755 });
   for (const name of await readdir(dir)) {
@@ -114,26 +107,6 @@ export async function readBundleLabels(dir: string): Promise<Record<string, stri
   return labels;
 }
 
-async function tarEntries(entries: readonly Entry[], mtime: Date): Promise<Buffer> {
-  const p = pack();
-  const chunks: Buffer[] = [];
-  p.on("data", (c: unknown) => {
-    chunks.push(c as Buffer);
-  });
-  const done = new Promise<void>((resolve, reject) => {
-    p.on("end", resolve);
-    p.on("error", reject);
-  });
-  for (const e of entries) {
-    const header = { name: e.path, type: e.type, mode: e.mode, mtime, uid: 0, gid: 0, uname: "", gname: "" };
-    if (e.type === "file") p.entry(header, e.content ?? Buffer.alloc(0));
-    else p.entry(header);
-  }
-  p.finalize();
-  await done;
-  return Buffer.concat(chunks);
-}
-
 /** SOURCE_DATE_EPOCH (or the option), in seconds; undefined when neither is set. */
 export function epochFrom(options: BuildOptions): number | undefined {
   if (options.sourceDateEpoch !== undefined) return options.sourceDateEpoch;
@@ -158,7 +131,7 @@ export async function buildBundleImage(dir: string, options: BuildOptions = {}):
     });
   }
   const labels = await readBundleLabels(dir);
-  const entries: Entry[] = [];
+  const entries: TarEntry[] = [];
   for (const name of BUNDLE_DIRS) {
     const sub = join(dir, name);
     const info = await lstat(sub).catch(() => undefined);
@@ -166,7 +139,7 @@ export async function buildBundleImage(dir: string, options: BuildOptions = {}):
   }
   entries.sort((a, b) => comparePaths(a.path.replace(/\/$/, ""), b.path.replace(/\/$/, "")));
   const epoch = epochFrom(options);
-  const tar = await tarEntries(entries, new Date((epoch ?? 0) * 1000));
+  const tar = await writeDeterministicTar(entries, new Date((epoch ?? 0) * 1000));
   const layer = gzipSync(tar, { level: 9 });
   const diffId = sha256Digest(tar);
   const layerDescriptor = {

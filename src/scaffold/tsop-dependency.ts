@@ -10,6 +10,7 @@ import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { tsopVersion } from "../common/version.js";
+import type { TarEntry } from "../images/deterministic-tar.js";
 
 export interface TsopDependency {
   /** The package.json spec, e.g. "^0.1.0" or "file:vendor/tsop-0.1.0.tgz". */
@@ -66,22 +67,13 @@ async function packFiles(root: string): Promise<string[]> {
 
 /** A gzipped tarball of the running tsop in npm's layout (every path under package/). */
 export async function packTsop(root: string): Promise<Buffer> {
-  const { pack } = await import("tar-stream");
-  const tar = pack();
-  const chunks: Buffer[] = [];
-  tar.on("data", (c: unknown) => {
-    chunks.push(c as Buffer);
-  });
-  const done = new Promise<void>((resolve, reject) => {
-    tar.on("end", resolve);
-    tar.on("error", reject);
-  });
+  // Imported lazily: tar-stream is needed only when init packs tsop.
+  const { writeDeterministicTar } = await import("../images/deterministic-tar.js");
+  const entries: TarEntry[] = [];
   for (const file of await packFiles(root)) {
     const content = await readFile(join(root, file));
     const mode = file.startsWith("bin/") ? 0o755 : 0o644;
-    tar.entry({ name: `package/${relative(root, join(root, file))}`, mode, mtime: PACK_TIME }, content);
+    entries.push({ path: `package/${relative(root, join(root, file))}`, type: "file", mode, content });
   }
-  tar.finalize();
-  await done;
-  return gzipSync(Buffer.concat(chunks), { level: 9 });
+  return gzipSync(await writeDeterministicTar(entries, PACK_TIME), { level: 9 });
 }
