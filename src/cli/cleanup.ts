@@ -2,7 +2,7 @@
 import { Argument, Command, InvalidArgumentError, Option } from "./commander.js";
 import { checkDnsSubdomain } from "../project/names.js";
 import { cliContext } from "./context.js";
-import { addClusterFlags, type ClusterFlags, timeoutOption } from "./flags.js";
+import { addClusterFlags, type ClusterFlags, clusterOptions, timeoutOption } from "./flags.js";
 import { formatTable, renderData } from "./output.js";
 
 interface CleanupFlags extends ClusterFlags {
@@ -49,12 +49,7 @@ export function cleanupCommand(): Command {
     const interrupt = { rollback: "stopping the cleanup (run it again to finish)" };
     const run = withInterrupt(interrupt, (signal) =>
       cleanup({
-        kubeconfig: flags.kubeconfig,
-        context: flags.context,
-        namespace: flags.namespace,
-        env: ctx.env,
-        interactive: ctx.interactive,
-        reporter: ctx.reporter,
+        ...clusterOptions(flags, ctx),
         packageName: pkg,
         timeoutMs: flags.timeout,
         deleteCrds: flags.deleteCrds ?? flags.deleteAll,

@@ -2,7 +2,7 @@
 // Flags → options → src/devloop (imported lazily) → a table of what changed, or YAML for GitOps.
 import { Command, Option } from "./commander.js";
 import { type CliContext, cliContext } from "./context.js";
-import { addClusterFlags, type ClusterFlags, timeoutOption } from "./flags.js";
+import { addClusterFlags, type ClusterFlags, clusterOptions, timeoutOption } from "./flags.js";
 import { formatTable, renderData } from "./output.js";
 
 interface Item {
@@ -10,18 +10,6 @@ interface Item {
   namespace?: string;
   name: string;
   action: string;
-}
-
-function clusterOptions(flags: ClusterFlags, ctx: CliContext) {
-  return {
-    kubeconfig: flags.kubeconfig,
-    context: flags.context,
-    namespace: flags.namespace,
-    env: ctx.env,
-    interactive: ctx.interactive,
-    reporter: ctx.reporter,
-    cwd: ctx.cwd,
-  };
 }
 
 async function printItems(ctx: CliContext, items: Item[], output: "table" | "json" | "yaml"): Promise<void> {
@@ -53,7 +41,7 @@ export function installCommand(): Command {
     async (flags: ClusterFlags & { timeout: number; output: "table" | "json" | "yaml" }, cmd: Command) => {
       const ctx = await cliContext(cmd);
       const { install } = await import("../devloop/index.js");
-      const result = await install({ ...clusterOptions(flags, ctx), timeoutMs: flags.timeout });
+      const result = await install({ ...clusterOptions(flags, ctx), cwd: ctx.cwd, timeoutMs: flags.timeout });
       const items = result.crds.map((c) => ({
         kind: "CustomResourceDefinition",
         name: c.name,
@@ -81,7 +69,13 @@ export function uninstallCommand(): Command {
       const { uninstall } = await import("../devloop/index.js");
       const { withInterrupt } = await import("../common/interrupt.js");
       const result = await withInterrupt(STOP, (signal) =>
-        uninstall({ ...clusterOptions(flags, ctx), force: flags.force, timeoutMs: flags.timeout, signal }),
+        uninstall({
+          ...clusterOptions(flags, ctx),
+          cwd: ctx.cwd,
+          force: flags.force,
+          timeoutMs: flags.timeout,
+          signal,
+        }),
       );
       await printItems(ctx, result.items, flags.output);
     },
@@ -113,6 +107,7 @@ export function deployCommand(): Command {
     const result = await withInterrupt(STOP, (signal) =>
       deploy({
         ...clusterOptions(flags, ctx),
+        cwd: ctx.cwd,
         image: flags.image,
         dryRun: flags.dryRun,
         timeoutMs: flags.timeout,
@@ -153,6 +148,7 @@ export function undeployCommand(): Command {
       const result = await withInterrupt(STOP, (signal) =>
         undeploy({
           ...clusterOptions(flags, ctx),
+          cwd: ctx.cwd,
           deleteCrds: flags.deleteCrds,
           timeoutMs: flags.timeout,
           signal,
@@ -195,6 +191,7 @@ export function runLocalCommand(): Command {
     const result = await withInterrupt({ rollback: "stopping the manager" }, (signal) =>
       runLocal({
         ...clusterOptions(flags, ctx),
+        cwd: ctx.cwd,
         entry: flags.entry,
         watch: flags.watch,
         leaderElect: flags.leaderElect,

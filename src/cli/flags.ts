@@ -1,6 +1,7 @@
 // Flags shared by several commands, defined once: kubectl-style cluster flags and Go durations.
 import { type Command, InvalidArgumentError, Option } from "./commander.js";
 import { parseDuration } from "../common/duration.js";
+import type { CliContext } from "./context.js";
 
 export interface ClusterFlags {
   kubeconfig?: string;
@@ -14,6 +15,21 @@ export function addClusterFlags(command: Command, { namespace = true } = {}): Co
     .option("--context <name>", "kubeconfig context to use");
   if (namespace) command.option("-n, --namespace <name>", "namespace (default: the context's namespace)");
   return command;
+}
+
+/**
+ * The cluster flags and the terminal, as every cluster command's domain function takes them (see
+ * src/olm/connect.ts). Each command adds its own fields, and `cwd` where it reads the project.
+ */
+export function clusterOptions(flags: ClusterFlags, ctx: CliContext) {
+  return {
+    kubeconfig: flags.kubeconfig,
+    context: flags.context,
+    namespace: flags.namespace,
+    env: ctx.env,
+    interactive: ctx.interactive,
+    reporter: ctx.reporter,
+  };
 }
 
 /** commander argument parser for Go-style durations; the value becomes milliseconds. */

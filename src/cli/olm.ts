@@ -2,7 +2,7 @@
 import { Command } from "./commander.js";
 import { OLM_VERSION } from "../common/pins.js";
 import { type CliContext, cliContext } from "./context.js";
-import { addClusterFlags, type ClusterFlags, timeoutOption } from "./flags.js";
+import { addClusterFlags, type ClusterFlags, clusterOptions, timeoutOption } from "./flags.js";
 import { formatTable, outputOption, renderData } from "./output.js";
 
 interface ManifestFlags {
@@ -37,12 +37,8 @@ function manifestFlags(command: Command, versionHelp: string): Command {
 
 function baseOptions(flags: CommonFlags, ctx: CliContext) {
   return {
-    kubeconfig: flags.kubeconfig,
-    context: flags.context,
-    env: ctx.env,
-    interactive: ctx.interactive,
+    ...clusterOptions(flags, ctx),
     cwd: ctx.cwd,
-    reporter: ctx.reporter,
     timeoutMs: flags.timeout,
     version: flags.version,
     manifests: flags.manifests,

@@ -4,7 +4,7 @@ import { Command, Option } from "./commander.js";
 import { CATALOG_INIT_IMAGE, OPM_IMAGE } from "../common/pins.js";
 import { parseDuration } from "../common/duration.js";
 import { type CliContext, cliContext } from "./context.js";
-import { addClusterFlags, type ClusterFlags, durationArg, timeoutOption } from "./flags.js";
+import { addClusterFlags, type ClusterFlags, clusterOptions, durationArg, timeoutOption } from "./flags.js";
 import { renderData } from "./output.js";
 import { runLocalCommand } from "./devloop.js";
 
@@ -108,12 +108,7 @@ function plainHttpOf(flags: PullFlags): boolean | string[] | undefined {
 
 function baseOptions(flags: SharedFlags, ctx: CliContext, signal: AbortSignal) {
   return {
-    kubeconfig: flags.kubeconfig,
-    context: flags.context,
-    namespace: flags.namespace,
-    env: ctx.env,
-    interactive: ctx.interactive,
-    reporter: ctx.reporter,
+    ...clusterOptions(flags, ctx),
     timeoutMs: flags.timeout,
     pullSecretName: flags.pullSecretName,
     serviceAccount: flags.serviceAccount,
