@@ -1,7 +1,8 @@
 // `tsop create api`: add a kind (API type, controller, sample, test) to the project in the
 // current directory.
 import { type Command, Command as CommanderCommand, InvalidArgumentError, Option } from "./commander.js";
-import { cliContext } from "./context.js";
+import type { FileResult } from "../scaffold/index.js";
+import { type CliContext, cliContext } from "./context.js";
 import { outputOption, renderData } from "./output.js";
 
 function booleanArg(value: string): boolean {
@@ -18,6 +19,21 @@ function booleanOptions(name: string, description: string): Option[] {
       .default(true),
     new Option(`--no-${name}`).hideHelp(),
   ];
+}
+
+/** The whole result with -o json|yaml; as text, one line per file the command wrote or skipped. */
+async function printScaffoldResult(
+  ctx: CliContext,
+  result: { files: FileResult[] },
+  output: "text" | "json" | "yaml",
+): Promise<void> {
+  if (output !== "text") return ctx.out(await renderData(result, output));
+  ctx.out(
+    result.files
+      .filter((f) => f.status !== "unchanged")
+      .map((f) => `${f.status.padEnd(11)} ${f.path}`)
+      .join("\n"),
+  );
 }
 
 interface CreateApiFlags {
@@ -75,13 +91,7 @@ export function createApiCommand(): CommanderCommand {
         },
         ctx.reporter,
       );
-      if (flags.output !== "text") return ctx.out(await renderData(result, flags.output));
-      ctx.out(
-        result.files
-          .filter((f) => f.status !== "unchanged")
-          .map((f) => `${f.status.padEnd(11)} ${f.path}`)
-          .join("\n"),
-      );
+      await printScaffoldResult(ctx, result, flags.output);
     });
 }
 
@@ -138,13 +148,7 @@ export function createWebhookCommand(): CommanderCommand {
         },
         ctx.reporter,
       );
-      if (flags.output !== "text") return ctx.out(await renderData(result, flags.output));
-      ctx.out(
-        result.files
-          .filter((f) => f.status !== "unchanged")
-          .map((f) => `${f.status.padEnd(11)} ${f.path}`)
-          .join("\n"),
-      );
+      await printScaffoldResult(ctx, result, flags.output);
     });
 }
 
