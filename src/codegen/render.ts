@@ -1,0 +1,114 @@
+// The analysis half of `tsop generate`: one program and its diagnostics, then the files it renders
+// (CRDs, role.yaml, the webhooks' manifests.yaml) in memory. Nothing here touches the disk.
+import { join } from "node:path";
+import ts from "typescript";
+import type { Reporter } from "../common/reporter.js";
+import { tsopVersion } from "../common/version.js";
+import { classesOf, collectResources, type ResourceVersion } from "./crd/collect.js";
+import { assembleCrds } from "./crd/assemble.js";
+import { SchemaBuilder } from "./crd/schema.js";
+import { Diagnostics } from "./diagnostics.js";
+import { msg } from "./messages.js";
+import type { RenderedFile } from "./output/write.js";
+import { toYamlDocuments } from "./output/yaml.js";
+import { loadProgram, type LoadedProgram } from "./program.js";
+import { collectRbac } from "./rbac/collect.js";
+import { deriveRbac } from "./rbac/derive.js";
+import { bucketRules, roleObjects } from "./rbac/normalize.js";
+import { checkSources } from "./source-checks.js";
+import { collectWebhooks, webhookConfigurations } from "./webhook/collect.js";
+
+/** Where each kind of output goes, resolved against the working directory. */
+export interface OutputDirs {
+  crd: string;
+  rbac: string;
+  webhook: string;
+}
+
+export interface RenderOptions {
+  what: "all" | "crds" | "rbac";
+  dirs: OutputDirs;
+  roleName: string;
+  maxDescLen?: number;
+  deriveRbac?: boolean;
+}
+
+export interface Analysis {
+  loaded: LoadedProgram;
+  diags: Diagnostics;
+  resources: ResourceVersion[];
+}
+
+/** Loads the program, reports syntax and source errors, and collects the custom resource classes. */
+export function analyse(tsconfig: string, cwd: string): Analysis {
+  const loaded = loadProgram(tsconfig);
+  const diags = new Diagnostics(cwd);
+  for (const sf of loaded.sourceFiles) {
+    // Only the first syntax error of a file: the ones after it are usually its echoes.
+    const first = loaded.program.getSyntacticDiagnostics(sf)[0];
+    if (first?.start !== undefined) {
+      diags.atPosition(
+        sf,
+        first.start,
+        msg.tsSyntax(ts.flattenDiagnosticMessageText(first.messageText, " ")),
+      );
+    }
+  }
+  checkSources(loaded.sourceFiles, loaded.checker, diags);
+  const resources = collectResources(classesOf(loaded.sourceFiles), loaded.checker, diags);
+  return { loaded, diags, resources };
+}
+
+/** Every file `what` asks for, rendered in memory. */
+export function renderFiles(analysis: Analysis, options: RenderOptions, reporter: Reporter): RenderedFile[] {
+  return [
+    ...(options.what !== "rbac" ? renderCrds(analysis, options) : []),
+    ...(options.what !== "crds" ? renderRole(analysis, options, reporter) : []),
+    ...(options.what === "all" ? renderWebhooks(analysis, options) : []),
+  ];
+}
+
+function renderCrds({ loaded, diags, resources }: Analysis, options: RenderOptions): RenderedFile[] {
+  const builder = new SchemaBuilder(loaded.checker, diags);
+  const crds = assembleCrds(resources, builder, diags, {
+    toolVersion: tsopVersion(),
+    ...(options.maxDescLen === undefined ? {} : { maxDescLen: options.maxDescLen }),
+  });
+  return crds.map((crd) => ({
+    path: join(options.dirs.crd, crd.fileName),
+    content: toYamlDocuments([crd.object]),
+  }));
+}
+
+function renderRole(analysis: Analysis, options: RenderOptions, reporter: Reporter): RenderedFile[] {
+  const { loaded, diags, resources } = analysis;
+  const declarations = collectRbac(loaded.sourceFiles, loaded.checker, diags, options.roleName);
+  if (options.deriveRbac) {
+    const byClass = new Map(resources.map((r) => [r.cls, { group: r.group, plural: r.plural }]));
+    const derived = deriveRbac(
+      loaded.sourceFiles,
+      loaded.checker,
+      diags,
+      (c) => byClass.get(c),
+      options.roleName,
+    );
+    for (const d of derived) {
+      reporter.debug(
+        `derived RBAC: ${d.groups.map((g) => g || '""').join(",")} ${d.resources.join(",")} [${d.verbs.join(" ")}]`,
+      );
+    }
+    declarations.push(...derived);
+  }
+  const objects = roleObjects(bucketRules(declarations));
+  if (objects.length)
+    return [{ path: join(options.dirs.rbac, "role.yaml"), content: toYamlDocuments(objects) }];
+  reporter.warn("no @Rbac declarations found: role.yaml was not written");
+  return [];
+}
+
+/** Like controller-gen, manifests.yaml exists only when some handler declares a webhook. */
+function renderWebhooks({ loaded, diags }: Analysis, options: RenderOptions): RenderedFile[] {
+  const configs = webhookConfigurations(collectWebhooks(loaded.sourceFiles, loaded.checker, diags));
+  if (!configs.length) return [];
+  return [{ path: join(options.dirs.webhook, "manifests.yaml"), content: toYamlDocuments(configs) }];
+}
