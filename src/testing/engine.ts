@@ -464,7 +464,7 @@ export class Engine {
   }
 
   /**
-   * Common tail of every write: server-owned metadata, status subresource rules, admission,
+   * Common tail of every write: status subresource rules, server-owned metadata, admission and
    * finalizer rules, generation, no-op detection, managedFields, then store (or remove).
    */
   private finishWrite(
@@ -474,85 +474,56 @@ export class Engine {
     ctx: WriteContext,
     applied = false,
   ): KObj {
-    let next = structuredClone(incoming);
-    const incomingManaged = next.metadata?.managedFields;
-    if (!ctx.internal) {
-      if (ctx.subresource === "status" && old) {
-        const status = next.status;
-        next = structuredClone(old);
-        if (status === undefined) delete next.status;
-        else next.status = status;
-      } else if (def.status) {
-        if (old?.status !== undefined) next.status = structuredClone(old.status);
-        else if (old || !def.builtin || def.generation) delete next.status;
-      }
-    }
+    const copy = structuredClone(incoming);
+    const incomingManaged = copy.metadata?.managedFields;
+    const next = withStatusRules(def, old, copy, ctx);
+    setServerMetadata(def, old, next.metadata);
+    if (!ctx.internal) this.admit(def, old, next);
     const meta = next.metadata;
-    if (old) {
-      for (const k of [
-        "uid",
-        "creationTimestamp",
-        "deletionTimestamp",
-        "deletionGracePeriodSeconds",
-        "generation",
-        "namespace",
-        "name",
-      ]) {
-        if (old.metadata[k] === undefined) delete meta[k];
-        else meta[k] = old.metadata[k];
-      }
-    } else {
-      meta.uid = randomUUID();
-      meta.creationTimestamp = nowTimestamp();
-      delete meta.deletionTimestamp;
-      delete meta.deletionGracePeriodSeconds;
-      delete meta.generation;
-      if (def.generation || !def.builtin) meta.generation = 1;
-    }
-    delete meta.resourceVersion;
-    delete meta.selfLink;
-    // ObjectMeta is a typed struct on the server: unknown metadata fields are dropped.
-    for (const k of Object.keys(meta)) if (!objectMetaFields.has(k)) delete meta[k];
-    if (!ctx.internal) {
-      for (const a of this.admissions) if (a.appliesTo(def)) a.mutate?.(def, next, old);
-      const errors: FieldError[] = [...validateLabels(meta.labels)];
-      if (old?.metadata.deletionTimestamp) {
-        const before = new Set<string>(old.metadata.finalizers ?? []);
-        const added = (meta.finalizers ?? []).filter((f: string) => !before.has(f));
-        if (added.length > 0) {
-          errors.push(
-            fieldForbidden(
-              "metadata.finalizers",
-              `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f: string) => JSON.stringify(f)).join(", ")}}`,
-            ),
-          );
-        }
-      }
-      for (const a of this.admissions)
-        if (a.appliesTo(def)) errors.push(...(a.validate?.(def, next, old) ?? []));
-      if (errors.length > 0) throw invalid(def, String(meta.name), errors);
-    }
     if (Array.isArray(meta.finalizers) && meta.finalizers.length === 0) delete meta.finalizers;
     if (old && meta.generation !== undefined && specChanged(def, old, next)) meta.generation++;
-    const managed = old?.metadata.managedFields;
     if (old && sameIgnoringBookkeeping(old, next) && (!applied || sameOwnership(old, next))) return old;
-    if (!applied) {
-      if (ctx.internal && old) meta.managedFields = managed;
-      else {
-        const fieldCtx = this.fieldContext(def, ctx);
-        const prior = old ? { ...old, metadata: { ...old.metadata, managedFields: managed } } : undefined;
-        const mf =
-          !old && Array.isArray(incomingManaged) && incomingManaged.length > 0
-            ? incomingManaged
-            : recordUpdate(prior, next, fieldCtx);
-        meta.managedFields = mf;
-      }
-      if (!meta.managedFields || meta.managedFields.length === 0) delete meta.managedFields;
-    }
+    if (!applied) this.recordManagedFields(def, old, next, incomingManaged, ctx);
     if (ctx.dryRun) {
       meta.resourceVersion = old?.metadata.resourceVersion ?? "";
       return next;
     }
+    return this.persist(def, old, next);
+  }
+
+  /** Admission plugins' mutations, then every validation at once (labels, finalizers, plugins). */
+  private admit(def: ResourceDef, old: KObj | undefined, next: KObj): void {
+    const meta = next.metadata;
+    for (const a of this.admissions) if (a.appliesTo(def)) a.mutate?.(def, next, old);
+    const errors: FieldError[] = [...validateLabels(meta.labels), ...finalizersAddedWhileDeleting(old, meta)];
+    for (const a of this.admissions)
+      if (a.appliesTo(def)) errors.push(...(a.validate?.(def, next, old) ?? []));
+    if (errors.length > 0) throw invalid(def, String(meta.name), errors);
+  }
+
+  /** An update keeps the fields' managers (or records the new ones); a create may bring its own. */
+  private recordManagedFields(
+    def: ResourceDef,
+    old: KObj | undefined,
+    next: KObj,
+    incomingManaged: unknown,
+    ctx: WriteContext,
+  ): void {
+    const meta = next.metadata;
+    const managed = old?.metadata.managedFields;
+    if (ctx.internal && old) meta.managedFields = managed;
+    else if (!old && Array.isArray(incomingManaged) && incomingManaged.length > 0)
+      meta.managedFields = incomingManaged;
+    else {
+      const prior = old ? { ...old, metadata: { ...old.metadata, managedFields: managed } } : undefined;
+      meta.managedFields = recordUpdate(prior, next, this.fieldContext(def, ctx));
+    }
+    if (!meta.managedFields || meta.managedFields.length === 0) delete meta.managedFields;
+  }
+
+  /** Stores the object, or removes it when its deletion has no finalizer left to wait for. */
+  private persist(def: ResourceDef, old: KObj | undefined, next: KObj): KObj {
+    const meta = next.metadata;
     const deleting = meta.deletionTimestamp !== undefined && (meta.finalizers ?? []).length === 0;
     const nsPending =
       def.group === "" && def.resource === "namespaces" && (next.spec?.finalizers ?? []).length > 0;
@@ -697,4 +668,69 @@ function fromEventsV1(v1: KObj): KObj {
     }
   }
   return out;
+}
+
+/**
+ * Status is written only through the status subresource (which changes nothing else), and a write
+ * to the main resource keeps the stored status. Internal writes (the server's own) skip the rules.
+ */
+function withStatusRules(def: ResourceDef, old: KObj | undefined, next: KObj, ctx: WriteContext): KObj {
+  if (ctx.internal) return next;
+  if (ctx.subresource === "status" && old) {
+    const kept = structuredClone(old);
+    if (next.status === undefined) delete kept.status;
+    else kept.status = next.status;
+    return kept;
+  }
+  if (def.status) {
+    if (old?.status !== undefined) next.status = structuredClone(old.status);
+    else if (old || !def.builtin || def.generation) delete next.status;
+  }
+  return next;
+}
+
+/** The metadata the server owns: kept from the stored object on update, minted on create. */
+function setServerMetadata(def: ResourceDef, old: KObj | undefined, meta: KObj["metadata"]): void {
+  if (old) {
+    for (const k of SERVER_OWNED_METADATA) {
+      if (old.metadata[k] === undefined) delete meta[k];
+      else meta[k] = old.metadata[k];
+    }
+  } else {
+    meta.uid = randomUUID();
+    meta.creationTimestamp = nowTimestamp();
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.generation;
+    if (def.generation || !def.builtin) meta.generation = 1;
+  }
+  delete meta.resourceVersion;
+  delete meta.selfLink;
+  // ObjectMeta is a typed struct on the server: unknown metadata fields are dropped.
+  for (const k of Object.keys(meta)) if (!objectMetaFields.has(k)) delete meta[k];
+}
+
+const SERVER_OWNED_METADATA = [
+  "uid",
+  "creationTimestamp",
+  "deletionTimestamp",
+  "deletionGracePeriodSeconds",
+  "generation",
+  "namespace",
+  "name",
+];
+
+/** The API server refuses new finalizers on an object that is being deleted, in these words. */
+function finalizersAddedWhileDeleting(old: KObj | undefined, meta: KObj["metadata"]): FieldError[] {
+  if (!old?.metadata.deletionTimestamp) return [];
+  const before = new Set<string>(old.metadata.finalizers ?? []);
+  const added = (meta.finalizers ?? []).filter((f: string) => !before.has(f));
+  if (added.length === 0) return [];
+  const list = added.map((f: string) => JSON.stringify(f)).join(", ");
+  return [
+    fieldForbidden(
+      "metadata.finalizers",
+      `no new finalizers can be added if the object is being deleted, found new finalizers []string{${list}}`,
+    ),
+  ];
 }
