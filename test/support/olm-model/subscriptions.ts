@@ -257,8 +257,7 @@ async function resolve(
     await setSubStatus(ctx, sub, {}, without(sub, "ResolutionFailed"));
   }
   const out: Resolved = { sub, bundle, catalog };
-  // Like OLM, the new CSV replaces the one installed, however the channel reached it (replaces,
-  // skips or skipRange).
+  // Like OLM, the new CSV replaces the one installed.
   const replaces = current ?? entry.replaces;
   if (replaces) out.replaces = replaces;
   return out;
