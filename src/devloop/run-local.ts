@@ -16,7 +16,7 @@ import { containerEnv, type LocalPod, type SourceReader } from "./env.js";
 import { messages } from "./messages.js";
 import { type ManagerExit, type ManagerProcess, startManager } from "./process.js";
 import { loadCrds, loadManager, type ManagerSpec, openProject } from "./project.js";
-import { watchSources } from "./watch.js";
+import { WATCHED_SOURCES, watchSources } from "./watch.js";
 
 export interface RunLocalOptions extends ClusterOptions {
   cwd: string;
@@ -163,6 +163,7 @@ async function supervise(
   let current: Launch | undefined = first;
   let restarts = 0;
   const watcher = options.watch ? watchSources(project.root) : undefined;
+  if (watcher) options.reporter.info(`watching ${WATCHED_SOURCES} for changes`);
   const stop = aborted(options.signal).then((): Event => ({ type: "stop" }));
   let change = watcher?.next().then((path): Event => ({ type: "change", path }));
   let exit: Promise<Event> | undefined;

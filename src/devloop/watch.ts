@@ -1,6 +1,11 @@
 // Source watching for `run local --watch`: src/ (recursively), config/manager and the build files.
 // Bursts of events (an editor's save, a formatter) are collapsed into one change after a quiet spell.
-import { type FSWatcher, watch } from "node:fs";
+//
+// Every directory gets its own non-recursive watcher, registered synchronously, so a change made
+// right after watchSources() returns is seen. (Node 20's recursive mode on Linux sets itself up
+// asynchronously and polls files: an edit made while it starts is lost.) Directories are watched
+// rather than files so an editor's save-by-rename is seen too.
+import { type FSWatcher, lstatSync, readdirSync, watch } from "node:fs";
 import { join } from "node:path";
 
 export interface SourceWatcher {
@@ -9,19 +14,23 @@ export interface SourceWatcher {
   close(): void;
 }
 
-const WATCHED = [
-  { path: "src", recursive: true },
-  { path: join("config", "manager"), recursive: false },
-  { path: "package.json", recursive: false },
-  { path: "tsconfig.json", recursive: false },
-  { path: "tsconfig.build.json", recursive: false },
+/** The source tree, watched with every directory below it. */
+const TREE = "src";
+/** Watched directories (not recursive) and the names in them that count. */
+const DIRECTORIES: { dir: string; counts: (name: string) => boolean }[] = [
+  { dir: join("config", "manager"), counts: () => true },
+  { dir: ".", counts: (name) => ["package.json", "tsconfig.json", "tsconfig.build.json"].includes(name) },
 ];
 
+/** What is watched, for the user. */
+export const WATCHED_SOURCES = "src/, config/manager/, package.json and tsconfig*.json";
+
 export function watchSources(root: string, quietMs = 300): SourceWatcher {
-  const watchers: FSWatcher[] = [];
+  const watchers = new Map<string, FSWatcher>();
   let pending: string | undefined;
   let timer: NodeJS.Timeout | undefined;
   let waiter: ((path: string) => void) | undefined;
+
   const fire = () => {
     timer = undefined;
     if (pending === undefined || !waiter) return;
@@ -31,19 +40,39 @@ export function watchSources(root: string, quietMs = 300): SourceWatcher {
     waiter = undefined;
     resolve(path);
   };
-  const onEvent = (base: string) => (_event: string, file: string | Buffer | null) => {
-    pending = file ? join(base, file.toString()) : base;
+  const changed = (path: string) => {
+    pending = path;
     clearTimeout(timer);
     timer = setTimeout(fire, quietMs);
   };
-  for (const { path, recursive } of WATCHED) {
+  const watchDirectory = (dir: string, onName: (name: string) => void) => {
+    if (watchers.has(dir)) return;
     try {
-      const watcher = watch(join(root, path), { recursive }, onEvent(path));
-      watcher.on("error", () => watcher.close());
-      watchers.push(watcher);
+      const watcher = watch(join(root, dir), (_event, name) => onName(name ? name.toString() : ""));
+      // The directory went away (or cannot be read any more): its parent reports the change.
+      watcher.on("error", () => {
+        watcher.close();
+        watchers.delete(dir);
+      });
+      watchers.set(dir, watcher);
     } catch {
-      // A file the project does not have (e.g. no tsconfig.build.json) is not watched.
+      // A directory the project does not have (e.g. no config/manager) is not watched.
     }
+  };
+  const watchTree = (dir: string) => {
+    watchDirectory(dir, (name) => {
+      const path = name ? join(dir, name) : dir;
+      if (name && isDirectory(join(root, path))) watchTree(path); // a new subdirectory
+      changed(path);
+    });
+    for (const entry of subdirectories(join(root, dir))) watchTree(join(dir, entry));
+  };
+
+  watchTree(TREE);
+  for (const { dir, counts } of DIRECTORIES) {
+    watchDirectory(dir, (name) => {
+      if (counts(name)) changed(join(dir, name));
+    });
   }
   return {
     next: () =>
@@ -53,7 +82,27 @@ export function watchSources(root: string, quietMs = 300): SourceWatcher {
       }),
     close() {
       clearTimeout(timer);
-      for (const w of watchers) w.close();
+      for (const w of watchers.values()) w.close();
+      watchers.clear();
     },
   };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Names of the real directories (not symlinks) in `dir`; none when it is not a directory. */
+function subdirectories(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+  } catch {
+    return [];
+  }
 }

@@ -249,6 +249,8 @@ describe("tsop run local", () => {
     async () => {
       const run = startTsop(["run", "local", "--watch", ...managerArgs], dir, env);
       await run.waitFor(/manager running \(pid \d+\)/);
+      // Edits made before the watcher is in place are not changes; wait until it says it watches.
+      await run.waitFor(/watching src\/, config\/manager\/, package\.json and tsconfig\*\.json for changes/);
       expect(run.stderr()).not.toContain("building the operator"); // built by the previous test, not stale
 
       const controller = join(dir, "src/controllers/memcached.controller.ts");

@@ -103,6 +103,7 @@ describe("the dev loop on the real control plane", () => {
 
     const run = startTsop(["run", "local", "--watch", ...MANAGER_ARGS], dir, env);
     await run.waitFor(/manager running \(pid (\d+)\)/, 1, 300_000);
+    await run.waitFor(/watching src\/.* for changes/);
     const pid = Number(/manager running \(pid (\d+)\)/.exec(run.stderr())?.[1]);
     expect(run.stderr()).toContain(`using cluster ${cluster.url} (context "tsop-test"), namespace default`);
     expect(run.stderr()).toMatch(
