@@ -183,7 +183,9 @@ function crdIdentity(crd: KubeObject): { group: string; kind: string; version: s
 /**
  * OLM's Operator object for the package in this namespace (operators.coreos.com/v1, cluster-scoped,
  * named "<package>.<namespace>"): OLM creates it for the installed components and never deletes it.
- * Removed once its components are gone (earlier, OLM would create it again).
+ * Removed once its components are gone. OLM re-creates it on the delete event while its informer
+ * cache still holds a component (seen on the real test bed under load), so it is deleted only once
+ * the status OLM writes lists no component, and deleted again if a sync in flight brings it back.
  */
 export async function removeOperatorObject(
   client: KubeClient,
@@ -193,14 +195,48 @@ export async function removeOperatorObject(
   timeoutMs: number,
 ): Promise<ObjectRef | undefined> {
   const ref: ObjectRef = { apiVersion: V1, kind: "Operator", name: `${pkg}.${namespace}` };
-  const existing = await client.get(ref).catch(() => undefined);
-  if (!existing) return undefined;
-  const outcome = await deleteAndWait(client, [ref], {
-    reporter,
-    timeoutMs: Math.min(timeoutMs, 60_000),
-    what: `OLM's Operator object ${ref.name} to be deleted`,
-  });
-  return outcome.left.length === 0 ? ref : undefined;
+  if (!(await client.get(ref).catch(() => undefined))) return undefined;
+  const deadline = Date.now() + Math.min(timeoutMs, 60_000);
+  for (;;) {
+    await untilOlmListsNoComponents(client, ref, deadline);
+    const outcome = await deleteAndWait(client, [ref], {
+      reporter,
+      timeoutMs: Math.max(deadline - Date.now(), 1000),
+      what: `OLM's Operator object ${ref.name} to be deleted`,
+    });
+    if (outcome.left.length > 0) return undefined;
+    if (!(await reappears(client, ref, deadline))) return ref;
+    if (Date.now() >= deadline) return undefined;
+  }
+}
+
+/** Polls until the Operator's status lists no component (OLM's cache has seen them go), or the deadline. */
+async function untilOlmListsNoComponents(
+  client: KubeClient,
+  ref: ObjectRef,
+  deadline: number,
+): Promise<void> {
+  while (Date.now() < deadline) {
+    const operator = await client.get(ref).catch(() => undefined);
+    const refs = (operator?.status as { components?: { refs?: unknown[] } } | undefined)?.components?.refs;
+    if (!operator || (refs ?? []).length === 0) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/** Whether the deleted object comes back within a short settle time (or before the deadline). */
+async function reappears(
+  client: KubeClient,
+  ref: ObjectRef,
+  deadline: number,
+  settleMs = 3000,
+): Promise<boolean> {
+  const until = Math.min(Date.now() + settleMs, deadline);
+  while (Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 500));
+    if (await client.get(ref).catch(() => undefined)) return true;
+  }
+  return false;
 }
 
 /**
