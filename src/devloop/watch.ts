@@ -6,7 +6,7 @@
 // asynchronously and polls files: an edit made while it starts is lost.) Directories are watched
 // rather than files so an editor's save-by-rename is seen too.
 import { type FSWatcher, lstatSync, readdirSync, watch } from "node:fs";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 
 export interface SourceWatcher {
   /** Resolves with a changed path after the next burst of changes. */
@@ -26,7 +26,7 @@ const DIRECTORIES: { dir: string; counts: (name: string) => boolean }[] = [
 export const WATCHED_SOURCES = "src/, config/manager/, package.json and tsconfig*.json";
 
 export function watchSources(root: string, quietMs = 300): SourceWatcher {
-  const watchers = new Map<string, FSWatcher>();
+  const watchers = new Map<string, { watcher: FSWatcher; id: string }>();
   let pending: string | undefined;
   let timer: NodeJS.Timeout | undefined;
   let waiter: ((path: string) => void) | undefined;
@@ -45,24 +45,35 @@ export function watchSources(root: string, quietMs = 300): SourceWatcher {
     clearTimeout(timer);
     timer = setTimeout(fire, quietMs);
   };
+  /** Watches `dir` (unless already watching this very directory: a re-created one is new). */
   const watchDirectory = (dir: string, onName: (name: string) => void) => {
-    if (watchers.has(dir)) return;
+    const id = identity(join(root, dir));
+    if (id === undefined || watchers.get(dir)?.id === id) return;
+    forget(dir);
     try {
       const watcher = watch(join(root, dir), (_event, name) => onName(name ? name.toString() : ""));
       // The directory went away (or cannot be read any more): its parent reports the change.
-      watcher.on("error", () => {
-        watcher.close();
-        watchers.delete(dir);
-      });
-      watchers.set(dir, watcher);
+      watcher.on("error", () => forget(dir));
+      watchers.set(dir, { watcher, id });
     } catch {
       // A directory the project does not have (e.g. no config/manager) is not watched.
+    }
+  };
+  /** Stops watching `dir` and everything below it. */
+  const forget = (dir: string) => {
+    for (const [path, { watcher }] of watchers) {
+      if (path !== dir && !path.startsWith(`${dir}${sep}`)) continue;
+      watcher.close();
+      watchers.delete(path);
     }
   };
   const watchTree = (dir: string) => {
     watchDirectory(dir, (name) => {
       const path = name ? join(dir, name) : dir;
-      if (name && isDirectory(join(root, path))) watchTree(path); // a new subdirectory
+      if (name) {
+        if (isDirectory(join(root, path))) watchTree(path);
+        else forget(path); // a file, or a directory that went away
+      }
       changed(path);
     });
     for (const entry of subdirectories(join(root, dir))) watchTree(join(dir, entry));
@@ -82,7 +93,7 @@ export function watchSources(root: string, quietMs = 300): SourceWatcher {
       }),
     close() {
       clearTimeout(timer);
-      for (const w of watchers.values()) w.close();
+      for (const { watcher } of watchers.values()) watcher.close();
       watchers.clear();
     },
   };
@@ -93,6 +104,19 @@ function isDirectory(path: string): boolean {
     return lstatSync(path).isDirectory();
   } catch {
     return false;
+  }
+}
+
+/**
+ * What tells a directory from one re-created under the same name (undefined when there is none):
+ * the inode with the birth time, as a freed inode is often reused at once.
+ */
+function identity(path: string): string | undefined {
+  try {
+    const stat = lstatSync(path);
+    return `${stat.ino}:${stat.birthtimeMs}`;
+  } catch {
+    return undefined;
   }
 }
 

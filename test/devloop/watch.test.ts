@@ -1,5 +1,6 @@
 // The source watcher behind `run local --watch`: a change made right after it starts is seen, in
 // nested and new directories and through a save-by-rename; files outside the sources are not.
+import { mkdirSync, rmSync } from "node:fs";
 import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -50,6 +51,16 @@ describe("watchSources", () => {
     expect(await nextWithin(watcher)).toBe(join("src", "webhooks"));
     await writeFile(join(root, "src/webhooks/b.ts"), "export const b = 1;\n");
     expect(await nextWithin(watcher)).toBe(join("src", "webhooks", "b.ts"));
+  });
+
+  it("watches a directory removed and created again under the same name", async () => {
+    watcher = watchSources(root, 50);
+    // In one go, so the watcher sees the name come back before it handles the removal.
+    rmSync(join(root, "src/controllers"), { recursive: true });
+    mkdirSync(join(root, "src/controllers"));
+    expect(await nextWithin(watcher)).toBe(join("src", "controllers"));
+    await writeFile(join(root, "src/controllers/c.ts"), "export const c = 1;\n");
+    expect(await nextWithin(watcher)).toBe(join("src", "controllers", "c.ts"));
   });
 
   it("sees an editor's save-by-rename of a build file, and ignores other files at the root", async () => {
