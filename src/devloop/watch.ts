@@ -2,9 +2,8 @@
 // Bursts of events (an editor's save, a formatter) are collapsed into one change after a quiet spell.
 //
 // Every directory gets its own non-recursive watcher, registered synchronously, so a change made
-// right after watchSources() returns is seen. (Node 20's recursive mode on Linux sets itself up
-// asynchronously and polls files: an edit made while it starts is lost.) Directories are watched
-// rather than files so an editor's save-by-rename is seen too.
+// right after watchSources() returns is seen. Directories are watched rather than files (Node 20's
+// recursive mode on Linux watches each file's inode) so an editor's save-by-rename is seen too.
 import { type FSWatcher, lstatSync, readdirSync, watch } from "node:fs";
 import { join, sep } from "node:path";
 
