@@ -5,7 +5,7 @@
 // read), and the request count of an operator is only its writes (the regression guard for
 // issue 26: 4 GETs per object before).
 import { afterEach, describe, expect, it } from "vitest";
-import type { KubeObjectLike } from "../../src/runtime/client.js";
+import type { KubeObjectLike, ListOptions } from "../../src/runtime/client.js";
 import type { Manager, ManagerOptions } from "../../src/runtime/manager.js";
 import type { RequestRecord } from "../../src/testing/index.js";
 import { FINALIZER, Memcached, MemcachedReconciler } from "./fixtures/memcached.js";
@@ -187,33 +187,37 @@ describe("the manager's cache", () => {
     ];
     for (const o of objects) await h.client.create(o);
     await started(manager);
+    // Created after the first list: the informer holds it last, the lists must still sort it first.
+    await h.client.create(configMap("aardvark", "team-a", { app: "db", tier: "back" }));
     await waitFor(
       "all cached",
-      async () => (await manager.client.list(CM, { labelSelector: "app" })).length === 3,
+      async () => (await manager.client.list(CM, { labelSelector: "app" })).length === 4,
     );
-    const cases = [
-      {},
-      { namespace: "team-a" },
-      { labelSelector: { app: "web" } },
-      { labelSelector: "app=web" },
-      { labelSelector: "app==web,tier!=front" },
-      { labelSelector: "app in (web,db)" },
-      { labelSelector: "app notin (web)" },
-      { labelSelector: "tier" },
-      { labelSelector: "!tier,!legacy" },
-      { namespace: "team-a", labelSelector: "app" },
-      { fieldSelector: "metadata.name=alpha" },
-      { fieldSelector: "metadata.namespace==team-b" },
-      { fieldSelector: "metadata.name!=zeta,metadata.namespace=team-a" },
+    const [A, B, M, Z, AL] = ["team-a/aardvark", "team-a/beta", "team-a/mid", "team-a/zeta", "team-b/alpha"];
+    const cases: Array<[ListOptions, string[]]> = [
+      [{}, [A, B, M, Z, AL]],
+      [{ namespace: "team-a" }, [A, B, M, Z]],
+      [{ labelSelector: { app: "web" } }, [Z, AL]],
+      [{ labelSelector: "app=web" }, [Z, AL]],
+      [{ labelSelector: "app==web,tier!=front" }, [AL]],
+      [{ labelSelector: "tier!=front" }, [A, B, M, AL]],
+      [{ labelSelector: "app in (web,db)" }, [A, M, Z, AL]],
+      [{ labelSelector: "app notin (web)" }, [A, B, M]],
+      [{ labelSelector: "tier" }, [A, Z, AL]],
+      [{ labelSelector: "!tier,!legacy" }, [M]],
+      [{ namespace: "team-a", labelSelector: "app" }, [A, M, Z]],
+      [{ fieldSelector: "metadata.name=alpha" }, [AL]],
+      [{ fieldSelector: "metadata.namespace==team-b" }, [AL]],
+      [{ fieldSelector: "metadata.name!=zeta,metadata.namespace=team-a" }, [A, B, M]],
     ];
     const names = (items: Obj[]) => items.map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
     const listsBefore = h.cluster.requests.filter(
       (r) => r.method === "GET" && r.path.startsWith("/api/v1/"),
     ).length;
-    for (const options of cases) {
+    for (const [options, want] of cases) {
       const cached = names(await manager.client.list<Obj>(CM, options));
-      const live = names(await manager.apiReader.list<Obj>(CM, options)); // the server is the oracle
-      expect({ options, cached }).toEqual({ options, cached: live });
+      const live = names(await manager.apiReader.list<Obj>(CM, options)); // the server agrees
+      expect({ options, cached, live }).toEqual({ options, cached: want, live: want });
     }
     const gets = h.cluster.requests.filter((r) => r.method === "GET" && r.path.startsWith("/api/v1/"));
     expect(gets.length - listsBefore).toBe(cases.length); // only the apiReader's lists reached the server
