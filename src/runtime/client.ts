@@ -104,6 +104,18 @@ export class Client {
     readonly cache?: CacheReader,
   ) {}
 
+  private live: Client | undefined;
+
+  /**
+   * This client without its cache: every read goes to the API server. For the few reads that must
+   * be fresh (the manager's client reads watched kinds from its cache). Itself when it has no cache.
+   */
+  get apiReader(): Client {
+    if (!this.cache) return this;
+    this.live ??= new Client(this.rest, this.mapper, this.defaultNamespace, this.requestTimeoutMs);
+    return this.live;
+  }
+
   /** The same client with another per-request timeout (e.g. bounded lease renewals). */
   withTimeout(ms: number): Client {
     return new Client(this.rest, this.mapper, this.defaultNamespace, ms, this.cache);

@@ -33,11 +33,10 @@ export interface ReconcileContext {
   /**
    * Writes go to the API server; reads of kinds the manager watches come from its cache (copies;
    * possibly a little behind the server: a write based on a stale read fails with 409 Conflict
-   * and the request is reconciled again).
+   * and the request is reconciled again). `client.apiReader` reads straight from the server, for
+   * the few reads that must be fresh.
    */
   client: Client;
-  /** Reads straight from the API server, for the few reads that must be fresh. */
-  apiReader: Client;
   /** Carries controller, namespace, name and reconcileID fields. */
   log: Logger;
   events: EventRecorder;
@@ -86,7 +85,6 @@ export interface WatchOptions {
 export interface ControllerHost {
   informerFor(kind: KindRef, request?: InformerRequest): Promise<SharedInformer>;
   client: Client;
-  apiReader: Client;
   events: EventRecorder;
   logger: Logger;
   metrics: RuntimeMetrics;
@@ -291,7 +289,6 @@ export class Controller {
     });
     const ctx: ReconcileContext = {
       client: this.host.client,
-      apiReader: this.host.apiReader,
       log,
       events: this.host.events,
       signal: this.abort.signal,

@@ -78,7 +78,7 @@ function parseBindAddress(address: string): { host: string; port: number } | und
 export class Manager {
   /** Writes go to the server; reads of watched kinds come from the cache. */
   readonly client: Client;
-  /** Reads (and writes) straight to the API server: for reads that must be fresh. */
+  /** Reads (and writes) straight to the API server: for reads that must be fresh (= client.apiReader). */
   readonly apiReader: Client;
   readonly cache: Cache;
   readonly logger: Logger;
@@ -126,8 +126,8 @@ export class Manager {
       logger: this.logger.named("informer"),
       metrics: this.runtimeMetrics,
     });
-    this.apiReader = new Client(rest, this.mapper, defaultNamespace ?? "default");
     this.client = new Client(rest, this.mapper, defaultNamespace ?? "default", undefined, this.cache);
+    this.apiReader = this.client.apiReader;
     this.events = new EventRecorder(
       this.apiReader,
       options.eventSource ?? options.leaderElection?.id ?? "tsop-operator",
@@ -224,7 +224,6 @@ export class Manager {
     return {
       informerFor: (kind, request) => this.informerFor(kind, request),
       client: this.client,
-      apiReader: this.apiReader,
       events: this.events,
       logger: this.logger,
       metrics: this.runtimeMetrics,

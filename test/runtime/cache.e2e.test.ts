@@ -285,7 +285,7 @@ describe("the manager's cache", () => {
     const seen: string[] = [];
     await manager
       .controller(CM)
-      .watches(SECRET, (s) => ({ namespace: "default", name: `for-${s.metadata!.name}` }), {
+      .watches(SECRET, (s) => ({ namespace: "default", name: `for-${(s as Obj).metadata.name}` }), {
         metadataOnly: true,
       })
       .complete(async (req) => {
@@ -335,7 +335,7 @@ describe("request count of an operator (issue 26)", () => {
     const controller = await manager.controller(Memcached).owns(DEPLOYMENT).complete(reconciler);
     await started(manager);
     await waitFor(`${N} Memcacheds reconciled`, async () => {
-      const all = await h!.client.list<Obj>(Memcached);
+      const all = (await h!.client.list(Memcached)) as Obj[];
       return (
         all.every((m) => m.metadata.finalizers?.includes(FINALIZER) && m.status?.conditions?.length) &&
         (await h!.client.list(DEPLOYMENT)).length === N
