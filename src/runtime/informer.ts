@@ -123,6 +123,8 @@ export class Informer<T extends InformerObject = InformerObject> implements Shar
   private initial: Map<string, T> | undefined;
   /** Set once the server refused a WatchList request: list+watch from then on. */
   private watchListRefused = false;
+  /** Whether the last WatchList stream delivered all its initial events. */
+  private initialDone = false;
   private listedOnce = false;
   readonly resource: string;
   private readonly log: Logger;
@@ -242,12 +244,10 @@ export class Informer<T extends InformerObject = InformerObject> implements Shar
           if (this.abort.signal.aborted) break; // a handler stopped the informer
         }
         const outcome = await this.watchOnce(initial);
-        if (initial) {
-          needList = false;
-          if (outcome !== "quick") failures = 0;
-        }
+        // A WatchList stream cut (wedged) before its initial events were complete: start over.
+        if (initial && this.initialDone) needList = false;
         this.lastError = undefined;
-        if (outcome === "quick") failures += 1;
+        if (outcome === "quick" || needList) failures += 1;
         else failures = 0;
         this.options.metrics?.watchRestarts.inc({
           resource: this.resource,
@@ -402,6 +402,7 @@ export class Informer<T extends InformerObject = InformerObject> implements Shar
     try {
       arm();
       this.initial = initial ? new Map() : undefined;
+      this.initialDone = false;
       const stream = this.rest.watch<T>(
         this.basePath(),
         {
@@ -464,6 +465,7 @@ export class Informer<T extends InformerObject = InformerObject> implements Shar
       if (annotations[INITIAL_EVENTS_END] !== "true")
         throw new WatchListUnsupported("a bookmark arrived before the end of the initial events");
       this.initial = undefined;
+      this.initialDone = true;
       this.options.metrics?.relists.inc({ resource: this.resource });
       this.replace(initial, event.object.metadata?.resourceVersion ?? "");
       return;

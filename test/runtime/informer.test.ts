@@ -250,6 +250,30 @@ describe("Informer", () => {
     expect(events).toEqual(["add a"]);
   });
 
+  it("starts a WatchList stream over when it stalls before its initial events are complete", async () => {
+    const fake = await fakeServer();
+    fake.onWatch.push((res) => send(res, "ADDED", cm("a", 5))); // then silence: wedged
+    fake.onWatch.push((res) => {
+      send(res, "ADDED", cm("a", 5));
+      send(res, "BOOKMARK", {
+        metadata: { resourceVersion: "10", annotations: { "k8s.io/initial-events-end": "true" } },
+      });
+    });
+    const { informer, events } = await informerFor(fake, {
+      watchList: true,
+      watchTimeoutSeconds: 0.2,
+      wedgedGraceMs: 50,
+    });
+    informer.start();
+    await informer.waitForSync();
+    expect(fake.watches.slice(0, 2).map((w) => [w.rv, w.initial])).toEqual([
+      ["", "true"],
+      ["", "true"],
+    ]);
+    expect(fake.lists).toBe(0);
+    expect(events).toEqual(["add a"]);
+  });
+
   it("reconnects after the connection drops mid-stream", async () => {
     const fake = await fakeServer();
     fake.onWatch.push((res) => {
