@@ -279,6 +279,28 @@ describe("the manager's cache", () => {
     ]);
   });
 
+  it("byKind selectors restrict what is cached; cache.watchList streams the initial state", async () => {
+    h = await harness();
+    await h.client.create({
+      ...SECRET,
+      metadata: { name: "mine", namespace: "default", labels: { managed: "yes" } },
+    });
+    await h.client.create({ ...SECRET, metadata: { name: "other", namespace: "default" } });
+    const manager = await h.startManager({
+      cache: { watchList: true, byKind: [{ kind: SECRET, labelSelector: { managed: "yes" } }] },
+    });
+    const informer = await manager.informerFor(SECRET);
+    await started(manager);
+    expect((await manager.client.list<Obj>(SECRET)).map((o) => o.metadata.name)).toEqual(["mine"]);
+    expect(await manager.client.get(SECRET, { namespace: "default", name: "other" })).toBeUndefined();
+    expect(await manager.apiReader.get(SECRET, { namespace: "default", name: "other" })).toBeDefined();
+    expect(informer.list().map((o) => o.metadata?.name)).toEqual(["mine"]);
+    const reads = h.cluster.requests.filter((r) => r.path.startsWith("/api/v1/secrets?"));
+    expect(reads.map((r) => Object.fromEntries(new URLSearchParams(r.path.split("?")[1])))).toEqual([
+      expect.objectContaining({ watch: "true", sendInitialEvents: "true", labelSelector: "managed=yes" }),
+    ]);
+  });
+
   it("metadataOnly watches cache objects without spec or data; get() returns that metadata and it cannot be written back", async () => {
     h = await harness();
     const manager = await h.startManager();
