@@ -23,7 +23,10 @@ import type { WebhookRoute, WebhookServer } from "./webhook-server.js";
 import { webhooksOf } from "./webhooks.js";
 
 export interface ManagerOptions extends KubeConfigOptions {
-  /** Restrict caches (and so controllers) to one namespace. Default: all namespaces. */
+  /**
+   * Restrict caches (and so controllers) to one namespace, or several separated by commas (as
+   * operator-sdk's WATCH_NAMESPACE). Default: all namespaces.
+   */
   namespace?: string;
   /** What the client reads from the cache, and what the cache holds (docs/runtime.md, "The cache"). */
   cache?: CacheOptions;
@@ -453,11 +456,15 @@ export class Manager {
   }
 }
 
-/** The cache's options: ManagerOptions.namespace is the cached namespace unless cache.namespaces says otherwise. */
+/** The cache's options: ManagerOptions.namespace ("a" or "a,b") is what it caches unless cache.namespaces says otherwise. */
 function cacheOptions(options: ManagerOptions): CacheOptions {
   const cache = options.cache ?? {};
-  if (cache.namespaces || !options.namespace) return cache;
-  return { ...cache, namespaces: [options.namespace] };
+  const namespaces = (options.namespace ?? "")
+    .split(",")
+    .map((n) => n.trim())
+    .filter(Boolean);
+  if (cache.namespaces || namespaces.length === 0) return cache;
+  return { ...cache, namespaces };
 }
 
 function listenOn(server: http.Server, at: { host: string; port: number }): Promise<string> {

@@ -277,6 +277,9 @@ describe("the manager's cache", () => {
     expect(objectGets(h.cluster.requests, "configmaps").map((r) => r.path)).toEqual([
       "/api/v1/namespaces/c/configmaps/x",
     ]);
+    // WATCH_NAMESPACE=a,b (operator-sdk's multi-namespace form) means the same.
+    const fromFlag = await h.startManager({ namespace: "b, a" });
+    expect((await fromFlag.informerFor(CM)).namespaces).toEqual(["a", "b"]);
   });
 
   it("byKind selectors restrict what is cached; cache.watchList streams the initial state", async () => {
