@@ -132,6 +132,27 @@ describe("kubeconfig files", () => {
     expect(headers["impersonate-group"]).toBe("devs, ops");
   });
 
+  it("applies a legacy auth-provider (oidc with a valid id-token) through @kubernetes/client-node", async () => {
+    server = await recordingHttps();
+    const b64url = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
+    const idToken = `${b64url({ alg: "none" })}.${b64url({ exp: 4_102_444_800 })}.sig`; // expires in 2100
+    const dir = await testdir({
+      "k.yaml": config(
+        [`server: ${server.url}`, "insecure-skip-tls-verify: true"],
+        [
+          "auth-provider:",
+          "  name: oidc",
+          "  config:",
+          "    client-id: tsop",
+          "    idp-issuer-url: https://issuer.invalid",
+          `    id-token: ${idToken}`,
+        ],
+      ),
+    });
+    await getVia(join(dir, "k.yaml"));
+    expect(server.seen.at(-1)?.headers.authorization).toBe(`Bearer ${idToken}`);
+  });
+
   it("names the file and the field of a broken kubeconfig", async () => {
     const dir = await testdir({
       "noserver.yaml": config(["insecure-skip-tls-verify: true"], []),
