@@ -88,7 +88,7 @@ function withQuery(path: string, query: Query | undefined): string {
 }
 
 export class RestClient {
-  private agent: http.Agent | undefined;
+  private agent: Promise<http.Agent> | undefined;
   private agentIdentity = "";
   private readonly base: URL;
   private readonly options: RestOptions;
@@ -122,19 +122,31 @@ export class RestClient {
 
   // ---- agent -----------------------------------------------------------------------------------
 
-  /** One keep-alive agent, rebuilt only when the TLS material changes (rotated certificates). */
-  private async agentFor(tls: TlsMaterial): Promise<http.Agent> {
+  /**
+   * One keep-alive agent, rebuilt only when the TLS material changes (rotated certificates). Kept as
+   * a promise so that concurrent first requests share one agent while a proxy agent loads.
+   */
+  private agentFor(tls: TlsMaterial): Promise<http.Agent> {
     const identity = [tls.ca, tls.cert, tls.key].map((v) => String(v ?? "")).join("|");
     if (this.agent && identity === this.agentIdentity) return this.agent;
-    this.agent?.destroy();
+    this.closeAgent();
     this.agentIdentity = identity;
     const options: https.AgentOptions = { keepAlive: true, ...tls };
     const proxy = this.cluster.proxyUrl ?? proxyFor(this.base, this.env, AGENT_PROXIES)?.href;
-    if (proxy) this.agent = await proxyAgent(this.cluster, proxy, options);
+    if (proxy) this.agent = proxyAgent(this.cluster, proxy, options);
     else
-      this.agent =
-        this.base.protocol === "http:" ? new http.Agent({ keepAlive: true }) : new https.Agent(options);
+      this.agent = Promise.resolve(
+        this.base.protocol === "http:" ? new http.Agent({ keepAlive: true }) : new https.Agent(options),
+      );
     return this.agent;
+  }
+
+  private closeAgent(): void {
+    void this.agent?.then(
+      (a) => a.destroy(),
+      () => {},
+    );
+    this.agent = undefined;
   }
 
   // ---- one exchange ----------------------------------------------------------------------------
@@ -283,8 +295,7 @@ export class RestClient {
   }
 
   close(): void {
-    this.agent?.destroy();
-    this.agent = undefined;
+    this.closeAgent();
   }
 }
 
