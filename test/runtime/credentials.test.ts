@@ -3,6 +3,7 @@
 // tls-server-name and insecure-skip-tls-verify steer verification, basic auth and impersonation
 // become headers, and a rotated service-account token is picked up.
 import { writeFileSync } from "node:fs";
+import { chmod } from "node:fs/promises";
 import { createServer as createHttpsServer } from "node:https";
 import type { IncomingHttpHeaders } from "node:http";
 import type { TLSSocket } from "node:tls";
@@ -100,6 +101,26 @@ describe("kubeconfig files", () => {
     // The process runs elsewhere: the paths only resolve against the file's own directory.
     expect(await getVia(join(dir, "kube/config"))).toEqual({});
     expect(server.seen.at(-1)?.clientCN).toBe("relative-user");
+  });
+
+  it("runs an exec plugin named by a relative path from the kubeconfig's directory, and reads a relative tokenFile", async () => {
+    server = await recordingHttps();
+    const skip = [`server: ${server.url}`, "insecure-skip-tls-verify: true"];
+    const dir = await testdir({
+      "kube/exec.yaml": config(skip, [
+        "exec:",
+        "  apiVersion: client.authentication.k8s.io/v1",
+        "  command: ./bin/plugin.sh",
+      ]),
+      "kube/bin/plugin.sh": `#!/bin/sh\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"from-relative-plugin"}}'\n`,
+      "kube/file.yaml": config(skip, ["tokenFile: secrets/token"]),
+      "kube/secrets/token": "from-relative-file\n",
+    });
+    await chmod(join(dir, "kube/bin/plugin.sh"), 0o755);
+    await getVia(join(dir, "kube/exec.yaml"), { PATH: process.env.PATH });
+    expect(server.seen.at(-1)?.headers.authorization).toBe("Bearer from-relative-plugin");
+    await getVia(join(dir, "kube/file.yaml"));
+    expect(server.seen.at(-1)?.headers.authorization).toBe("Bearer from-relative-file");
   });
 
   it("verifies the name in tls-server-name, and skips verification only with insecure-skip-tls-verify", async () => {
