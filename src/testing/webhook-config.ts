@@ -5,7 +5,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { selfSignedCert } from "./tls.js";
-import type { KObj } from "./types.js";
+import type { KObj } from "./memory/types.js";
 
 export interface ServingCertificate {
   /** Directory with tls.crt and tls.key (pass it as the manager's webhookCertDir). */

@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import YAML from "yaml";
 import { type Engine, groupVersion, type PatchType, scaleOf, withReplicas } from "./engine.js";
-import { faultAnswer, type Faults, type MatchedRequest } from "./faults.js";
+import { faultAnswer, type Faults, type MatchedRequest } from "../faults.js";
 import { hasAdmissionWebhooks, runAdmissionWebhooks, warningHeaders } from "./admission-webhooks.js";
 import { conversionWebhookOf, convertForRead } from "./conversion-webhooks.js";
 import { deepEqual, jsonPatch, mergePatch } from "./patch.js";

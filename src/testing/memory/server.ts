@@ -1,5 +1,6 @@
-// startTestCluster(): wires store, registry, engine, controllers, watches and the HTTP front into
-// a node:http server on 127.0.0.1 with a kubeconfig for it.
+// The in-memory API server: wires store, registry, engine, controllers, watches, the optional
+// workloads simulation and the HTTP front into a server on 127.0.0.1 (HTTPS unless tls: false) with a
+// kubeconfig for it.
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -11,16 +12,16 @@ import { builtinAdmissions } from "./builtins.js";
 import { Controllers } from "./controllers.js";
 import { installCrdSupport } from "./crd.js";
 import { Engine, groupVersion } from "./engine.js";
-import { Faults } from "./faults.js";
+import { Faults } from "../faults.js";
+import type { RequestRecord } from "../requests.js";
 import { type Authorizer, checkAccess, handle, type HttpContext } from "./http.js";
 import { builtinDefs, Registry } from "./resources.js";
 import { ApiError } from "./status.js";
 import { Store, type StoreEvent } from "./store.js";
-import { selfSignedCert } from "./tls.js";
-import type { RealTestCluster, RealTestClusterOptions } from "./real/types.js";
+import { selfSignedCert } from "../tls.js";
 import type { KObj, RequestAttributes, ResourceDef, UserInfo } from "./types.js";
 import { WatchHub } from "./watch.js";
-import { type WorkloadOptions, Workloads } from "./workloads.js";
+import { type WorkloadOptions, Workloads } from "./workloads/index.js";
 
 export interface TestClusterOptions {
   /** The in-memory server (the default); see RealTestClusterOptions for "real". */
@@ -71,13 +72,6 @@ export interface ForbidRule {
   name?: string;
   /** Appended to the Forbidden message (e.g. an RBAC explanation). */
   reason?: string;
-}
-
-export interface RequestRecord {
-  method: string;
-  path: string;
-  status: number;
-  user: string;
 }
 
 export interface TestCluster {
@@ -165,23 +159,6 @@ function ruleMatches(rule: ForbidRule, a: RequestAttributes): boolean {
     (rule.namespace === undefined || rule.namespace === a.namespace) &&
     (rule.name === undefined || rule.name === a.name)
   );
-}
-
-/**
- * Starts a test cluster: by default the in-memory API server; with `controlPlane: "real"`, etcd and
- * the real kube-apiserver (and with `workloads`, controller-manager, scheduler and kwok), found
- * like envtest's binaries. The real control plane's modules load only when asked for.
- */
-export function startTestCluster(options: RealTestClusterOptions): Promise<RealTestCluster>;
-export function startTestCluster(options?: TestClusterOptions): Promise<TestCluster>;
-export async function startTestCluster(
-  options: TestClusterOptions | RealTestClusterOptions = {},
-): Promise<TestCluster | RealTestCluster> {
-  if (options.controlPlane === "real") {
-    const { startRealCluster } = await import("./real/index.js");
-    return startRealCluster(options);
-  }
-  return startMemoryCluster(options);
 }
 
 /** The bearer tokens the server accepts: the admin's, then the test's own users. */
@@ -283,7 +260,8 @@ function seedNamespaces(engine: Engine, extra: readonly string[]): void {
   }
 }
 
-async function startMemoryCluster(options: TestClusterOptions): Promise<TestCluster> {
+/** Starts the in-memory API server (startTestCluster's default control plane). */
+export async function startMemoryCluster(options: TestClusterOptions): Promise<TestCluster> {
   const token = options.token ?? randomBytes(16).toString("hex");
   const userName = options.userName ?? "tsop-test";
   const tokens = userTokens(options, token, userName);

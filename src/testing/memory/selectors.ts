@@ -5,12 +5,12 @@ import {
   labelsMatch,
   parseLabelSelector as parseCommon,
   splitSelectorTerms as splitTerms,
-} from "../common/label-selector.js";
+} from "../../common/label-selector.js";
 import { badRequest } from "./status.js";
 import type { KObj } from "./types.js";
 
-export type { LabelRequirement } from "../common/label-selector.js";
-export { labelsMatch } from "../common/label-selector.js";
+export type { LabelRequirement } from "../../common/label-selector.js";
+export { labelsMatch } from "../../common/label-selector.js";
 
 export type Matcher = (obj: KObj) => boolean;
 
