@@ -1,6 +1,7 @@
 // Fault injection: fail the next N matching requests with a status (429 carries Retry-After), add
 // latency, all matched by method and path (exact string, "prefix*" string, or RegExp). Shared by the
-// in-memory server and the real control plane's fault proxy.
+// in-memory server and the real control plane's fault proxy; the answers are memory/status.ts's
+// Status bodies.
 import { ApiError } from "./memory/status.js";
 
 export interface FaultMatch {
