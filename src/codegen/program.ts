@@ -1,16 +1,17 @@
-// One ts.Program built from the project's tsconfig (paths, include, exclude honoured), shared by the
+// One TS.Program built from the project's tsconfig (paths, include, exclude honoured), shared by the
 // CRD and RBAC generators, plus the test that tells whether a declaration comes from tsop itself
 // (the "tsop" package in node_modules, or this repository's src/runtime during development).
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import ts from "typescript";
+import type TS from "typescript";
+import { ts } from "./compiler.js";
 import { InvalidInputError } from "../common/errors.js";
 
 export interface LoadedProgram {
-  program: ts.Program;
-  checker: ts.TypeChecker;
+  program: TS.Program;
+  checker: TS.TypeChecker;
   /** The project's own source files (not declaration files, not node_modules). */
-  sourceFiles: ts.SourceFile[];
+  sourceFiles: TS.SourceFile[];
   configPath: string;
   root: string;
 }
@@ -37,7 +38,7 @@ export function loadProgram(configPath: string): LoadedProgram {
   // Likewise most of the standard library: schemas are JSON data, so ES5's types (Array, Record,
   // Date…) plus the ES2015 collections (to name Map/Set in errors) are all a CRD type can use.
   const lib = ["lib.es5.d.ts", "lib.es2015.collection.d.ts", "lib.es2015.symbol.d.ts"];
-  const options: ts.CompilerOptions = {
+  const options: TS.CompilerOptions = {
     ...parsed.options,
     noEmit: true,
     lib,
@@ -64,7 +65,7 @@ export function loadProgram(configPath: string): LoadedProgram {
  * @CustomResource and the project files they import), and tsop's own runtime beyond its
  * declaration surface (decorators and schema types). Left-out imports resolve to nothing.
  */
-function pruningHost(options: ts.CompilerOptions, rootNames: readonly string[]): ts.CompilerHost {
+function pruningHost(options: TS.CompilerOptions, rootNames: readonly string[]): TS.CompilerHost {
   const host = ts.createCompilerHost(options, true);
   // TypeScript's own lib files never change: parse them once per process (tsserver shares
   // SourceFiles between programs the same way). Speeds up repeated runs in one process.
@@ -84,7 +85,7 @@ function pruningHost(options: ts.CompilerOptions, rootNames: readonly string[]):
     host.getCanonicalFileName,
     options,
   );
-  const resolveOne = (name: string, containing: string, mode?: ts.ResolutionMode) =>
+  const resolveOne = (name: string, containing: string, mode?: TS.ResolutionMode) =>
     ts.resolveModuleName(name, containing, options, host, cache, undefined, mode).resolvedModule;
   const apiFiles = apiClosure(rootNames, resolveOne);
   host.resolveModuleNameLiterals = (
@@ -112,14 +113,14 @@ function pruningHost(options: ts.CompilerOptions, rootNames: readonly string[]):
 }
 
 const LIB_FILE = /[\\/]typescript[\\/]lib[\\/]lib\.[^\\/]*\.d\.ts$/;
-const libCache = new Map<string, ts.SourceFile>();
+const libCache = new Map<string, TS.SourceFile>();
 
 const RUNTIME_SURFACE = /[\\/]runtime[\\/](decorators|schema|field-decorators|webhooks)\.(d\.ts|ts|js)$/;
 
 /** Project files that declare resources, and the project files they import (transitively). */
 function apiClosure(
   rootNames: readonly string[],
-  resolveOne: (name: string, containing: string) => ts.ResolvedModuleFull | undefined,
+  resolveOne: (name: string, containing: string) => TS.ResolvedModuleFull | undefined,
 ): Set<string> {
   const closure = new Set<string>();
   const queue = rootNames.filter((f) => {
@@ -153,7 +154,7 @@ function apiClosure(
   return closure;
 }
 
-function configError(path: string, d: ts.Diagnostic): InvalidInputError {
+function configError(path: string, d: TS.Diagnostic): InvalidInputError {
   return new InvalidInputError(`${path}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`, {
     location: { file: path },
     hint: "fix the tsconfig (tsc -p <tsconfig> shows the same error)",
@@ -189,14 +190,14 @@ export function isTsopFile(fileName: string): boolean {
 }
 
 /** Whether a symbol (after following imports) is tsop's export called `name`. */
-export function isTsopSymbol(checker: ts.TypeChecker, symbol: ts.Symbol | undefined, name?: string): boolean {
+export function isTsopSymbol(checker: TS.TypeChecker, symbol: TS.Symbol | undefined, name?: string): boolean {
   const target = resolveAlias(checker, symbol);
   if (!target) return false;
   if (name !== undefined && target.name !== name) return false;
   return (target.declarations ?? []).some((d) => isTsopFile(d.getSourceFile().fileName));
 }
 
-export function resolveAlias(checker: ts.TypeChecker, symbol: ts.Symbol | undefined): ts.Symbol | undefined {
+export function resolveAlias(checker: TS.TypeChecker, symbol: TS.Symbol | undefined): TS.Symbol | undefined {
   if (symbol && symbol.flags & ts.SymbolFlags.Alias) return checker.getAliasedSymbol(symbol);
   return symbol;
 }

@@ -1,7 +1,7 @@
 // The analysis half of `tsop generate`: one program and its diagnostics, then the files it renders
 // (CRDs, role.yaml, the webhooks' manifests.yaml) in memory. Nothing here touches the disk.
 import { join } from "node:path";
-import ts from "typescript";
+import { ts } from "./compiler.js";
 import type { Reporter } from "../common/reporter.js";
 import { tsopVersion } from "../common/version.js";
 import { classesOf, collectResources, type ResourceVersion } from "./crd/collect.js";
