@@ -1,8 +1,11 @@
 // The analysis half of `tsop generate`: one program and its diagnostics, then the files it renders
-// (CRDs, role.yaml, the webhooks' manifests.yaml) in memory. Nothing here touches the disk.
+// (CRDs, role.yaml, the webhooks' manifests.yaml) in memory. Nothing here writes to the disk; the
+// result is plain data (AnalysisOutput), which the generate cache stores as it is.
 import { join } from "node:path";
 import { ts } from "./compiler.js";
 import type { Reporter } from "../common/reporter.js";
+import type { InputRecorder } from "./cache/inputs.js";
+import type { AnalysisOutput, Note } from "./cache/store.js";
 import { tsopVersion } from "../common/version.js";
 import { classesOf, collectResources, type ResourceVersion } from "./crd/collect.js";
 import { assembleCrds } from "./crd/assemble.js";
@@ -39,9 +42,32 @@ export interface Analysis {
   resources: ResourceVersion[];
 }
 
+/** What rendering tells the user besides diagnostics (recorded, so a cache hit can say it again). */
+type NoteSink = Pick<Reporter, "warn" | "debug">;
+
+/**
+ * Analyses the project and renders every file `options.what` asks for; with `inputs`, records what
+ * the analysis read. Synchronous from start to end: one analysis at a time (see program.ts).
+ */
+export function analyseAndRender(
+  tsconfig: string,
+  cwd: string,
+  options: RenderOptions,
+  inputs?: InputRecorder,
+): AnalysisOutput {
+  const notes: Note[] = [];
+  const sink: NoteSink = {
+    warn: (message) => notes.push({ level: "warn", message }),
+    debug: (message) => notes.push({ level: "debug", message }),
+  };
+  const analysis = analyse(tsconfig, cwd, inputs);
+  const files = renderFiles(analysis, options, sink);
+  return { files, diagnostics: analysis.diags.sorted(), notes };
+}
+
 /** Loads the program, reports syntax and source errors, and collects the custom resource classes. */
-export function analyse(tsconfig: string, cwd: string): Analysis {
-  const loaded = loadProgram(tsconfig);
+function analyse(tsconfig: string, cwd: string, inputs: InputRecorder | undefined): Analysis {
+  const loaded = loadProgram(tsconfig, inputs);
   const diags = new Diagnostics(cwd);
   for (const sf of loaded.sourceFiles) {
     // Only the first syntax error of a file: the ones after it are usually its echoes.
@@ -60,7 +86,7 @@ export function analyse(tsconfig: string, cwd: string): Analysis {
 }
 
 /** Every file `what` asks for, rendered in memory. */
-export function renderFiles(analysis: Analysis, options: RenderOptions, reporter: Reporter): RenderedFile[] {
+function renderFiles(analysis: Analysis, options: RenderOptions, reporter: NoteSink): RenderedFile[] {
   return [
     ...(options.what !== "rbac" ? renderCrds(analysis, options) : []),
     ...(options.what !== "crds" ? renderRole(analysis, options, reporter) : []),
@@ -80,7 +106,7 @@ function renderCrds({ loaded, diags, resources }: Analysis, options: RenderOptio
   }));
 }
 
-function renderRole(analysis: Analysis, options: RenderOptions, reporter: Reporter): RenderedFile[] {
+function renderRole(analysis: Analysis, options: RenderOptions, reporter: NoteSink): RenderedFile[] {
   const { loaded, diags, resources } = analysis;
   const declarations = collectRbac(loaded.sourceFiles, loaded.checker, diags, options.roleName);
   if (options.deriveRbac) {
