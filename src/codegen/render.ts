@@ -13,7 +13,7 @@ import { SchemaBuilder } from "./crd/schema.js";
 import { Diagnostics } from "./diagnostics.js";
 import { msg } from "./messages.js";
 import type { RenderedFile } from "./output/write.js";
-import { toYamlDocuments } from "./output/yaml.js";
+import { type YamlWriter, yamlWriter } from "./output/yaml.js";
 import { loadProgram, type LoadedProgram } from "./program.js";
 import { collectRbac } from "./rbac/collect.js";
 import { deriveRbac } from "./rbac/derive.js";
@@ -54,6 +54,7 @@ export function analyseAndRender(
   cwd: string,
   options: RenderOptions,
   inputs?: InputRecorder,
+  previous?: AnalysisOutput,
 ): AnalysisOutput {
   const notes: Note[] = [];
   const sink: NoteSink = {
@@ -61,7 +62,7 @@ export function analyseAndRender(
     debug: (message) => notes.push({ level: "debug", message }),
   };
   const analysis = analyse(tsconfig, cwd, inputs);
-  const files = renderFiles(analysis, options, sink);
+  const files = renderFiles(analysis, options, sink, yamlWriter(previous?.files));
   return { files, diagnostics: analysis.diags.sorted(), notes };
 }
 
@@ -86,15 +87,24 @@ function analyse(tsconfig: string, cwd: string, inputs: InputRecorder | undefine
 }
 
 /** Every file `what` asks for, rendered in memory. */
-function renderFiles(analysis: Analysis, options: RenderOptions, reporter: NoteSink): RenderedFile[] {
+function renderFiles(
+  analysis: Analysis,
+  options: RenderOptions,
+  reporter: NoteSink,
+  yaml: YamlWriter,
+): RenderedFile[] {
   return [
-    ...(options.what !== "rbac" ? renderCrds(analysis, options) : []),
-    ...(options.what !== "crds" ? renderRole(analysis, options, reporter) : []),
-    ...(options.what === "all" ? renderWebhooks(analysis, options) : []),
+    ...(options.what !== "rbac" ? renderCrds(analysis, options, yaml) : []),
+    ...(options.what !== "crds" ? renderRole(analysis, options, reporter, yaml) : []),
+    ...(options.what === "all" ? renderWebhooks(analysis, options, yaml) : []),
   ];
 }
 
-function renderCrds({ loaded, diags, resources }: Analysis, options: RenderOptions): RenderedFile[] {
+function renderCrds(
+  { loaded, diags, resources }: Analysis,
+  options: RenderOptions,
+  yaml: YamlWriter,
+): RenderedFile[] {
   const builder = new SchemaBuilder(loaded.checker, diags);
   const crds = assembleCrds(resources, builder, diags, {
     toolVersion: tsopVersion(),
@@ -102,11 +112,16 @@ function renderCrds({ loaded, diags, resources }: Analysis, options: RenderOptio
   });
   return crds.map((crd) => ({
     path: join(options.dirs.crd, crd.fileName),
-    content: toYamlDocuments([crd.object]),
+    ...yaml([crd.object]),
   }));
 }
 
-function renderRole(analysis: Analysis, options: RenderOptions, reporter: NoteSink): RenderedFile[] {
+function renderRole(
+  analysis: Analysis,
+  options: RenderOptions,
+  reporter: NoteSink,
+  yaml: YamlWriter,
+): RenderedFile[] {
   const { loaded, diags, resources } = analysis;
   const declarations = collectRbac(loaded.sourceFiles, loaded.checker, diags, options.roleName);
   if (options.deriveRbac) {
@@ -126,15 +141,18 @@ function renderRole(analysis: Analysis, options: RenderOptions, reporter: NoteSi
     declarations.push(...derived);
   }
   const objects = roleObjects(bucketRules(declarations));
-  if (objects.length)
-    return [{ path: join(options.dirs.rbac, "role.yaml"), content: toYamlDocuments(objects) }];
+  if (objects.length) return [{ path: join(options.dirs.rbac, "role.yaml"), ...yaml(objects) }];
   reporter.warn("no @Rbac declarations found: role.yaml was not written");
   return [];
 }
 
 /** Like controller-gen, manifests.yaml exists only when some handler declares a webhook. */
-function renderWebhooks({ loaded, diags }: Analysis, options: RenderOptions): RenderedFile[] {
+function renderWebhooks(
+  { loaded, diags }: Analysis,
+  options: RenderOptions,
+  yaml: YamlWriter,
+): RenderedFile[] {
   const configs = webhookConfigurations(collectWebhooks(loaded.sourceFiles, loaded.checker, diags));
   if (!configs.length) return [];
-  return [{ path: join(options.dirs.webhook, "manifests.yaml"), content: toYamlDocuments(configs) }];
+  return [{ path: join(options.dirs.webhook, "manifests.yaml"), ...yaml(configs) }];
 }

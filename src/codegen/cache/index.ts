@@ -9,7 +9,15 @@ import type { Reporter } from "../../common/reporter.js";
 import type { RenderOptions } from "../render.js";
 import { firstChangedFact, InputRecorder } from "./inputs.js";
 import { toolIdentity, TYPESCRIPT_LIB_DIR } from "./key.js";
-import { type AnalysisOutput, entryPath, makeCacheDir, readEntry, writeEntry } from "./store.js";
+import { saveCodeCache, useCodeCache } from "./code-cache.js";
+import {
+  type AnalysisOutput,
+  codeCachePath,
+  entryPath,
+  makeCacheDir,
+  readEntry,
+  writeEntry,
+} from "./store.js";
 
 export type { AnalysisOutput } from "./store.js";
 
@@ -34,6 +42,7 @@ export async function analysisOutput(request: AnalysisRequest, reporter: Reporte
   const path = entryPath(root, key);
   const where = relative(cwd, path);
   const entry = await readEntry(path, key);
+  let previous: AnalysisOutput | undefined;
   if ("miss" in entry) {
     reporter.debug(`generate cache: ${entry.miss} (${where})`);
   } else {
@@ -43,11 +52,16 @@ export async function analysisOutput(request: AnalysisRequest, reporter: Reporte
       return entry.output;
     }
     reporter.debug(`generate cache: changed since the last analysis: ${changed}`);
+    previous = entry.output;
   }
   // Made before the analysis looks: a node_modules that appears afterwards would be a changed fact.
-  if (request.store) await makeCacheDir(root);
+  if (request.store) {
+    await makeCacheDir(root);
+    useCodeCache(codeCachePath(root));
+  }
   const inputs = new InputRecorder((file) => file.startsWith(TYPESCRIPT_LIB_DIR + sep));
-  const output = (await compiler()).analyseAndRender(tsconfig, cwd, render, inputs);
+  const output = (await compiler()).analyseAndRender(tsconfig, cwd, render, inputs, previous);
+  if (request.store) saveCodeCache();
   if (inputs.unstable !== undefined) {
     reporter.debug(`generate cache: not stored: ${inputs.unstable}`);
   } else if (request.store) {

@@ -42,6 +42,15 @@ export async function makeCacheDir(root: string): Promise<void> {
   await mkdir(cacheDir(root), { recursive: true }).catch(() => undefined);
 }
 
+/** V8's code cache of the TypeScript compiler (code-cache.ts), per Node version and platform. */
+export function codeCachePath(root: string): string {
+  return join(
+    cacheDir(root),
+    "..",
+    `typescript-code-${process.version}-${process.platform}-${process.arch}.bin`,
+  );
+}
+
 export function entryPath(root: string, key: string): string {
   return join(cacheDir(root), `${createHash("sha256").update(key).digest("hex").slice(0, 40)}.json`);
 }
@@ -107,7 +116,12 @@ function isEntry(value: unknown): value is Entry {
     typeof o === "object" &&
     o !== null &&
     Array.isArray(o.files) &&
-    o.files.every((f) => typeof f?.path === "string" && typeof f.content === "string") &&
+    o.files.every(
+      (f) =>
+        typeof f?.path === "string" &&
+        typeof f.content === "string" &&
+        (f.digest === undefined || typeof f.digest === "string"),
+    ) &&
     Array.isArray(o.diagnostics) &&
     o.diagnostics.every(isDiagnostic) &&
     Array.isArray(o.notes) &&
