@@ -1,18 +1,37 @@
 // The generate cache (src/codegen/cache), driven through the built CLI in temporary projects. Every
 // answer the cache gives must equal a --no-cache run of the same project, file for file, and an
-// unchanged project must be answered without the compiler: Node itself says so, as NODE_DEBUG=module
-// logs each CommonJS module it loads (typescript.js is loaded with require()).
+// unchanged project must be answered without the compiler. Whether the compiler was loaded is
+// observed from outside tsop: a preloaded script reports every read of typescript.js, which both
+// ways of loading it (require(), and compiling it with V8's code cache) start with.
 import { cp, mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { realpathSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { execa } from "execa";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { firstChangedFact, InputRecorder } from "../../src/codegen/cache/inputs.js";
 import { REPO_ROOT, TSOP_BIN } from "../support/cli.js";
 import { readTree, testdir } from "../support/testdir.js";
 import { RUNTIME } from "./support.js";
 
-const TYPESCRIPT_LOADED = /load "[^"]*[\\/]typescript[\\/]lib[\\/]typescript\.js"/;
+const TYPESCRIPT_READ = "tsop-test: read typescript.js";
+
+/** A script for `node --require` that reports each read of the TypeScript compiler on stderr. */
+async function compilerTracer(): Promise<string> {
+  const file = join(await testdir({}, { keep: true }), "trace-typescript.cjs");
+  afterAll(() => rm(dirname(file), { recursive: true, force: true }));
+  await writeFile(
+    file,
+    `const fs = require("node:fs");
+const read = fs.readFileSync;
+fs.readFileSync = function (path, ...rest) {
+  if (/[\\\\/]typescript[\\\\/]lib[\\\\/]typescript\\.js$/.test(String(path))) process.stderr.write(${JSON.stringify(`${TYPESCRIPT_READ}
+`)});
+  return read.call(this, path, ...rest);
+};
+`,
+  );
+  return file;
+}
 const T = 110_000;
 
 const API = `import { CustomResource, type Int32, KubeObject, Status } from "tsop";
@@ -61,6 +80,8 @@ function project(): Promise<string> {
   });
 }
 
+let tracer: Promise<string> | undefined;
+
 interface Run {
   exitCode: number;
   stdout: string;
@@ -71,19 +92,24 @@ interface Run {
 }
 
 async function tsop(dir: string, args: readonly string[], bin = TSOP_BIN): Promise<Run> {
-  const result = await execa(process.execPath, [bin, "generate", "--verbose", ...args], {
-    cwd: dir,
-    env: { NO_COLOR: "1", NODE_DEBUG: "module" },
-    reject: false,
-    timeout: T,
-  });
+  tracer ??= compilerTracer();
+  const result = await execa(
+    process.execPath,
+    ["--require", await tracer, bin, "generate", "--verbose", ...args],
+    {
+      cwd: dir,
+      env: { NO_COLOR: "1" },
+      reject: false,
+      timeout: T,
+    },
+  );
   const stderr = result.stderr as string;
   return {
     exitCode: result.exitCode ?? -1,
     stdout: result.stdout as string,
     stderr,
     cache: /generate cache: .*/.exec(stderr)?.[0] ?? "(no cache line)",
-    compilerLoaded: TYPESCRIPT_LOADED.test(stderr),
+    compilerLoaded: stderr.includes(TYPESCRIPT_READ),
   };
 }
 
