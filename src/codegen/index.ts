@@ -12,7 +12,7 @@
 import { join, relative, resolve } from "node:path";
 import { directorySink, type OutputSink } from "../common/output/sink.js";
 import type { Progress, Reporter } from "../common/reporter.js";
-import { projectDir } from "../project/index.js";
+import { projectDir } from "../project/discover.js";
 import { CodegenError, type Diagnostic, formatDiagnostic } from "./diagnostics.js";
 import { msg } from "./messages.js";
 import { driftOf, type FileStatus, type FilePlan, planChanges, planFiles } from "./output/write.js";
