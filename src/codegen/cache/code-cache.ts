@@ -38,9 +38,13 @@ export function loadTypeScript(): unknown {
   return module.exports;
 }
 
-/** Saves the compiler's code for the next analysis, unless it came from a usable cache already. */
+/**
+ * Saves the compiler's code for the next analysis, unless it came from a usable cache already;
+ * once per process (a process that analyses several projects loads the compiler once).
+ */
 export function saveCodeCache(): void {
   if (cacheFile === undefined || loaded === undefined || loaded.reused) return;
+  loaded.reused = true;
   const temp = `${cacheFile}.${process.pid}.tmp`;
   try {
     writeFileSync(temp, loaded.script.createCachedData());
