@@ -43,7 +43,7 @@ export interface ManagerOptions extends KubeConfigOptions {
   metricsSecure?: boolean;
   /**
    * Directory of the metrics serving certificate, watched for rotation. Default: a self-signed
-   * certificate made at start (or the pair in "<tmpdir>/k8s-metrics-server/serving-certs" if there is one).
+   * certificate made at start.
    */
   metricsCertDir?: string;
   /** File names in metricsCertDir. Default "tls.crt" and "tls.key". */

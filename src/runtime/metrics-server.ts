@@ -2,20 +2,14 @@
 // HTTPS where every scrape is authenticated and authorized by the API server (metrics-auth.ts).
 // The secure server's certificate comes from a directory when one is given (watched for rotation)
 // and is otherwise made at start, self-signed, in memory.
-import { existsSync } from "node:fs";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { selfSignedCert } from "../common/x509.js";
 import { type BindAddress, listenOn } from "./listen.js";
 import type { Logger } from "./logger.js";
 import type { MetricsAuthorizer } from "./metrics-auth.js";
 import { PROMETHEUS_CONTENT_TYPE } from "./metrics.js";
 import { ServingCert, TLS_OPTIONS } from "./serving-cert.js";
-
-/** controller-runtime's default metrics certificate directory, used when it holds a pair. */
-export const DEFAULT_METRICS_CERT_DIR = join(tmpdir(), "k8s-metrics-server", "serving-certs");
 
 export interface MetricsServerOptions extends BindAddress {
   /** The exposition served on /metrics. */
@@ -24,10 +18,7 @@ export interface MetricsServerOptions extends BindAddress {
   /** HTTPS with authentication and authorization of every scrape; absent: plain HTTP, no checks. */
   secure?: {
     authorizer: MetricsAuthorizer;
-    /**
-     * Directory of the serving certificate: required to hold it when given; when absent,
-     * DEFAULT_METRICS_CERT_DIR is used if it holds a pair, else a self-signed one is made.
-     */
+    /** Directory of the serving certificate (required to hold it); absent: a self-signed one is made. */
     certDir?: string;
     certName: string;
     keyName: string;
@@ -75,18 +66,14 @@ export class MetricsServer {
     server.closeAllConnections?.();
   }
 
-  /** The mounted pair (watched), or a self-signed one when no directory holds it. */
+  /** The pair in the certificate directory (watched), or a self-signed one when none is given. */
   private tlsMaterial(secure: NonNullable<MetricsServerOptions["secure"]>): {
     cert: string | Buffer;
     key: string | Buffer;
   } {
-    const inDir = (dir: string) =>
-      existsSync(join(dir, secure.certName)) && existsSync(join(dir, secure.keyName));
-    const certDir =
-      secure.certDir ?? (inDir(DEFAULT_METRICS_CERT_DIR) ? DEFAULT_METRICS_CERT_DIR : undefined);
-    if (!certDir) return selfSignedCert("tsop-metrics");
+    if (!secure.certDir) return selfSignedCert("tsop-metrics");
     this.cert = new ServingCert({
-      certDir,
+      certDir: secure.certDir,
       certName: secure.certName,
       keyName: secure.keyName,
       purpose: "metrics",
