@@ -1,10 +1,10 @@
 // The Manager runs an operator: it loads cluster credentials, owns the cache (shared informers, one
-// per kind, that the client reads watched kinds from), serves /healthz, /readyz and /metrics, optionally elects a leader, starts controllers once
-// caches are synced (and it leads), and shuts everything down gracefully on SIGTERM/SIGINT.
+// per kind, that the client reads watched kinds from), serves /healthz, /readyz and /metrics
+// (metrics-server.ts), optionally elects a leader, starts controllers once caches are synced (and it
+// leads), and shuts everything down gracefully on SIGTERM/SIGINT.
 // Stages: create() → loadKubeConfig → RestClient/RestMapper/Client; start() → probe and metrics
 // servers → informers → leader election → wait for sync → controller workers; stop() → reverse.
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Cache, type CacheOptions, type InformerRequest } from "./cache.js";
@@ -15,9 +15,12 @@ import { EventRecorder } from "./events.js";
 import type { SharedInformer } from "./informer.js";
 import { type KubeConfigOptions, loadKubeConfig } from "./kubeconfig.js";
 import { LeaderElector, type LeaderElectionOptions } from "./leader.js";
+import { listenOn, parseBindAddress } from "./listen.js";
 import { Logger, type LoggerOptions } from "./logger.js";
 import { type KindRef, RestMapper } from "./mapper.js";
-import { MetricsRegistry, PROMETHEUS_CONTENT_TYPE, type RuntimeMetrics, runtimeMetrics } from "./metrics.js";
+import { MetricsAuthorizer } from "./metrics-auth.js";
+import { MetricsServer } from "./metrics-server.js";
+import { MetricsRegistry, type RuntimeMetrics, runtimeMetrics } from "./metrics.js";
 import { RestClient } from "./rest.js";
 import type { WebhookRoute, WebhookServer } from "./webhook-server.js";
 import { webhooksOf } from "./webhooks.js";
@@ -30,8 +33,24 @@ export interface ManagerOptions extends KubeConfigOptions {
   namespace?: string;
   /** What the client reads from the cache, and what the cache holds (docs/runtime.md, "The cache"). */
   cache?: CacheOptions;
-  /** "host:port" or ":port" for /metrics; "0" disables. Default ":8080". */
+  /** "host:port" or ":port" for /metrics; "0" disables. Default ":8443" when metricsSecure, else ":8080". */
   metricsBindAddress?: string;
+  /**
+   * Serve /metrics over HTTPS to callers the API server authenticates (TokenReview) and authorizes
+   * (SubjectAccessReview, get on the path), as kubebuilder v4's --metrics-secure. Default false
+   * (plain HTTP, as controller-runtime's metrics server); the manager flags default it to true.
+   */
+  metricsSecure?: boolean;
+  /**
+   * Directory of the metrics serving certificate, watched for rotation. Default: a self-signed
+   * certificate made at start.
+   */
+  metricsCertDir?: string;
+  /** File names in metricsCertDir. Default "tls.crt" and "tls.key". */
+  metricsCertName?: string;
+  metricsKeyName?: string;
+  /** How often the metrics certificate files are checked for changes (ms). Default 1000. */
+  metricsCertPollIntervalMs?: number;
   /** "host:port" or ":port" for /healthz and /readyz; "0" disables. Default ":8081". */
   healthProbeBindAddress?: string;
   leaderElection?: LeaderElectionOptions;
@@ -66,18 +85,6 @@ export interface ManagerOptions extends KubeConfigOptions {
 
 export type Check = () => boolean | string | undefined | Promise<boolean | string | undefined>;
 
-function parseBindAddress(address: string): { host: string; port: number } | undefined {
-  if (address === "0" || address === "") return undefined;
-  const colon = address.lastIndexOf(":");
-  const host = colon > 0 ? address.slice(0, colon).replace(/^\[|\]$/g, "") : "0.0.0.0";
-  const port = Number(address.slice(colon + 1));
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ConfigError(`invalid bind address "${address}"`, {
-      hint: 'use ":8080", "127.0.0.1:8080" or "0" to disable',
-    });
-  return { host, port };
-}
-
 export class Manager {
   /** Writes go to the server; reads of watched kinds come from the cache. */
   readonly client: Client;
@@ -93,6 +100,7 @@ export class Manager {
   private readonly healthChecks = new Map<string, Check>();
   private readonly readyChecks = new Map<string, Check>();
   private readonly servers: http.Server[] = [];
+  private metricsServer: MetricsServer | undefined;
   private readonly webhookRoutes = new Map<string, WebhookRoute>();
   private webhookServer: WebhookServer | undefined;
   private readonly stopController = new AbortController();
@@ -103,7 +111,7 @@ export class Manager {
   private controllersStarted = false;
   /** "http://host:port" of the probe server once listening. */
   healthProbeUrl: string | undefined;
-  /** "http://host:port" of the metrics server once listening. */
+  /** "http://host:port" (or "https://…" when metricsSecure) of the metrics server once listening. */
   metricsUrl: string | undefined;
   /** "https://host:port" of the webhook server once listening. */
   webhookUrl: string | undefined;
@@ -339,6 +347,7 @@ export class Manager {
       await this.elector?.release();
       if (this.elector) this.runtimeMetrics.leader.set({ name: this.options.leaderElection?.id ?? "" }, 0);
       await this.webhookServer?.stop();
+      await this.metricsServer?.stop();
       await Promise.all(this.servers.map((s) => new Promise((resolve) => s.close(resolve))));
       for (const s of this.servers) s.closeAllConnections?.();
       this.rest.close();
@@ -388,45 +397,66 @@ export class Manager {
   }
 
   private async listen(): Promise<void> {
-    const probe = parseBindAddress(this.options.healthProbeBindAddress ?? ":8081");
-    const metrics = parseBindAddress(this.options.metricsBindAddress ?? ":8080");
-    if (probe) {
-      const server = http.createServer((req, res) => {
-        const url = new URL(req.url ?? "/", "http://probe");
-        const kind = url.pathname.startsWith("/healthz")
-          ? "health"
-          : url.pathname.startsWith("/readyz")
-            ? "ready"
-            : "";
-        if (!kind) {
-          res.writeHead(404).end("not found\n");
-          return;
-        }
-        void this.runChecks(this.builtinChecks(kind)).then(({ ok, lines }) => {
-          const verbose = url.searchParams.has("verbose") || !ok;
-          res.writeHead(ok ? 200 : 500, { "Content-Type": "text/plain; charset=utf-8" });
-          res.end(
-            verbose
-              ? `${lines.join("\n")}\n${kind === "health" ? "healthz" : "readyz"} check ${ok ? "passed" : "failed"}\n`
-              : "ok",
-          );
-        });
-      });
-      this.healthProbeUrl = await listenOn(server, probe);
-      this.servers.push(server);
-    }
-    if (metrics) {
-      const server = http.createServer((req, res) => {
-        if (new URL(req.url ?? "/", "http://m").pathname !== "/metrics") {
-          res.writeHead(404).end("not found\n");
-          return;
-        }
-        res.writeHead(200, { "Content-Type": PROMETHEUS_CONTENT_TYPE }).end(this.metrics.render());
-      });
-      this.metricsUrl = await listenOn(server, metrics);
-      this.servers.push(server);
-    }
+    await this.listenProbes();
+    await this.listenMetrics();
     await this.listenWebhooks();
+  }
+
+  private async listenProbes(): Promise<void> {
+    const probe = parseBindAddress(this.options.healthProbeBindAddress ?? ":8081");
+    if (!probe) return;
+    const server = http.createServer((req, res) => {
+      const url = new URL(req.url ?? "/", "http://probe");
+      const kind = url.pathname.startsWith("/healthz")
+        ? "health"
+        : url.pathname.startsWith("/readyz")
+          ? "ready"
+          : "";
+      if (!kind) {
+        res.writeHead(404).end("not found\n");
+        return;
+      }
+      void this.runChecks(this.builtinChecks(kind)).then(({ ok, lines }) => {
+        const verbose = url.searchParams.has("verbose") || !ok;
+        res.writeHead(ok ? 200 : 500, { "Content-Type": "text/plain; charset=utf-8" });
+        res.end(
+          verbose
+            ? `${lines.join("\n")}\n${kind === "health" ? "healthz" : "readyz"} check ${ok ? "passed" : "failed"}\n`
+            : "ok",
+        );
+      });
+    });
+    this.healthProbeUrl = await listenOn(server, probe, "http");
+    this.servers.push(server);
+  }
+
+  private async listenMetrics(): Promise<void> {
+    const o = this.options;
+    const at = parseBindAddress(o.metricsBindAddress ?? (o.metricsSecure ? ":8443" : ":8080"));
+    if (!at) return;
+    const logger = this.logger.named("metrics");
+    const server = new MetricsServer({
+      ...at,
+      render: () => this.metrics.render(),
+      logger,
+      ...(o.metricsSecure
+        ? {
+            secure: {
+              authorizer: new MetricsAuthorizer(this.rest, logger),
+              ...(o.metricsCertDir ? { certDir: o.metricsCertDir } : {}),
+              certName: o.metricsCertName ?? "tls.crt",
+              keyName: o.metricsKeyName ?? "tls.key",
+              ...(o.metricsCertPollIntervalMs === undefined
+                ? {}
+                : { certPollIntervalMs: o.metricsCertPollIntervalMs }),
+            },
+          }
+        : {}),
+    });
+    this.metricsServer = server;
+    this.metricsUrl = await server.start();
+    // A rotated certificate that cannot be loaded fails liveness, as the webhook server's does.
+    if (o.metricsSecure) this.healthChecks.set("metrics", () => server.healthy());
   }
 
   private async listenWebhooks(): Promise<void> {
@@ -465,19 +495,6 @@ function cacheOptions(options: ManagerOptions): CacheOptions {
     .filter(Boolean);
   if (cache.namespaces || namespaces.length === 0) return cache;
   return { ...cache, namespaces };
-}
-
-function listenOn(server: http.Server, at: { host: string; port: number }): Promise<string> {
-  return new Promise((resolve, reject) => {
-    server.once("error", (err) =>
-      reject(new ConfigError(`cannot listen on ${at.host}:${at.port}: ${err.message}`, { cause: err })),
-    );
-    server.listen(at.port, at.host, () => {
-      const address = server.address() as AddressInfo;
-      const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-      resolve(`http://${host}:${address.port}`);
-    });
-  });
 }
 
 function abortedPromise(signal: AbortSignal): Promise<void> {

@@ -4,7 +4,7 @@
 // in-cluster Service, with the certificate as caBundle.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { selfSignedCert } from "./tls.js";
+import { selfSignedCert } from "../common/x509.js";
 import type { KObj } from "./memory/types.js";
 
 export interface ServingCertificate {

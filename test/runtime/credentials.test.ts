@@ -13,7 +13,7 @@ import { PeriodicFile } from "../../src/runtime/credentials.js";
 import { loadKubeConfig } from "../../src/runtime/kubeconfig.js";
 import { RestClient } from "../../src/runtime/rest.js";
 import { startTestCluster, type TestCluster } from "../../src/testing/index.js";
-import { selfSignedCert } from "../../src/testing/tls.js";
+import { selfSignedCert } from "../../src/common/x509.js";
 import { testdir } from "../support/testdir.js";
 
 interface Seen {

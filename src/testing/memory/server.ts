@@ -11,14 +11,14 @@ import { join } from "node:path";
 import { builtinAdmissions } from "./builtins.js";
 import { Controllers } from "./controllers.js";
 import { installCrdSupport } from "./crd.js";
-import { Engine, groupVersion } from "./engine.js";
+import { Engine } from "./engine.js";
 import { Faults } from "../faults.js";
 import type { RequestRecord } from "../requests.js";
-import { type Authorizer, checkAccess, handle, type HttpContext } from "./http.js";
+import { type Authorizer, handle, type HttpContext } from "./http.js";
 import { builtinDefs, Registry } from "./resources.js";
-import { ApiError } from "./status.js";
+import { review } from "./reviews.js";
 import { Store, type StoreEvent } from "./store.js";
-import { selfSignedCert } from "../tls.js";
+import { selfSignedCert } from "../../common/x509.js";
 import type { KObj, RequestAttributes, ResourceDef, UserInfo } from "./types.js";
 import { WatchHub } from "./watch.js";
 import { type WorkloadOptions, Workloads } from "./workloads/index.js";
@@ -302,7 +302,7 @@ export async function startMemoryCluster(options: TestClusterOptions): Promise<T
       requests.push(entry);
       if (requests.length > 5000) requests.shift();
     },
-    virtual: (def, body, user) => accessReview(def, body, user, ctx),
+    virtual: (def, body, user) => review(def, body, user, ctx),
   };
 
   seedNamespaces(engine, options.namespaces ?? []);
@@ -383,54 +383,4 @@ function createDirect(engine: Engine, obj: KObj): KObj {
   return engine.create(def, def.namespaced ? (obj.metadata?.namespace ?? "default") : "", obj, {
     manager: "tsop-test",
   });
-}
-
-/** SelfSubjectAccessReview / SubjectAccessReview answered by the forbid rules and authorize hook. */
-function accessReview(def: ResourceDef, body: KObj, requester: UserInfo, ctx: HttpContext): KObj {
-  const spec = body.spec ?? {};
-  const ra = spec.resourceAttributes;
-  const user: UserInfo =
-    def.kind === "SubjectAccessReview"
-      ? { name: String(spec.user ?? ""), groups: spec.groups ?? [] }
-      : requester;
-  if (!ra) {
-    if (!spec.nonResourceAttributes) {
-      throw new ApiError(
-        422,
-        `${def.kind}.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified`,
-        "Invalid",
-      );
-    }
-    return {
-      ...body,
-      apiVersion: groupVersion(def),
-      kind: def.kind,
-      metadata: { creationTimestamp: null },
-      status: { allowed: true },
-    };
-  }
-  const attrs: RequestAttributes = {
-    user,
-    verb: String(ra.verb ?? ""),
-    group: String(ra.group ?? ""),
-    version: String(ra.version ?? ""),
-    resource: String(ra.resource ?? ""),
-    subresource: String(ra.subresource ?? ""),
-    namespace: String(ra.namespace ?? ""),
-    name: String(ra.name ?? ""),
-    path: "",
-  };
-  const verdict = checkAccess(ctx, attrs);
-  const status: KObj = { allowed: verdict === true };
-  if (verdict !== true) {
-    status.denied = true;
-    if (verdict) status.reason = verdict;
-  }
-  return {
-    ...body,
-    apiVersion: groupVersion(def),
-    kind: def.kind,
-    metadata: { creationTimestamp: null },
-    status,
-  };
 }
