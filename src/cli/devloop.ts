@@ -26,22 +26,35 @@ async function printItems(ctx: CliContext, items: Item[], output: "table" | "jso
 /** Ctrl-C stops the command; what was already applied stays (the commands are idempotent). */
 const STOP = { rollback: "stopping; what was applied so far stays in the cluster" };
 
+/** install and deploy run `tsop generate` first, as `make install` / `make deploy` run `make manifests`. */
+const SKIP_GENERATE = "--skip-generate";
+const SKIP_GENERATE_HELP = "do not run `tsop generate` first (use config/ as it is on disk)";
+
 const tableOutput = () =>
   new Option("-o, --output <format>", "output format").choices(["table", "json", "yaml"]).default("table");
 
 export function installCommand(): Command {
   const command = new Command("install")
     .description(
-      "install the project's CRDs (config/crd) with server-side apply and wait until they are established",
+      "install the project's CRDs (config/crd, generated first) with server-side apply and wait until they are established",
     )
+    .option(SKIP_GENERATE, SKIP_GENERATE_HELP)
     .addOption(timeoutOption("2m", "how long to wait for the CRDs"))
     .addOption(tableOutput());
   addClusterFlags(command, { namespace: false });
   command.action(
-    async (flags: ClusterFlags & { timeout: number; output: "table" | "json" | "yaml" }, cmd: Command) => {
+    async (
+      flags: ClusterFlags & { skipGenerate?: boolean; timeout: number; output: "table" | "json" | "yaml" },
+      cmd: Command,
+    ) => {
       const ctx = await cliContext(cmd);
       const { install } = await import("../devloop/index.js");
-      const result = await install({ ...clusterOptions(flags, ctx), cwd: ctx.cwd, timeoutMs: flags.timeout });
+      const result = await install({
+        ...clusterOptions(flags, ctx),
+        cwd: ctx.cwd,
+        skipGenerate: flags.skipGenerate,
+        timeoutMs: flags.timeout,
+      });
       const items = result.crds.map((c) => ({
         kind: "CustomResourceDefinition",
         name: c.name,
@@ -86,6 +99,7 @@ export function uninstallCommand(): Command {
 interface DeployFlags extends ClusterFlags {
   image?: string;
   dryRun?: boolean;
+  skipGenerate?: boolean;
   timeout: number;
   output: "table" | "json" | "yaml";
 }
@@ -97,6 +111,7 @@ export function deployCommand(): Command {
     )
     .option("--image <image>", "manager image (default: the one config/manager names)")
     .option("--dry-run", "print the objects deploy would apply (with -o yaml|json) and change nothing")
+    .option(SKIP_GENERATE, SKIP_GENERATE_HELP)
     .addOption(timeoutOption("5m", "how long to wait for the manager Deployment"))
     .addOption(tableOutput());
   addClusterFlags(command);
@@ -110,6 +125,7 @@ export function deployCommand(): Command {
         cwd: ctx.cwd,
         image: flags.image,
         dryRun: flags.dryRun,
+        skipGenerate: flags.skipGenerate,
         timeoutMs: flags.timeout,
         signal,
       }),

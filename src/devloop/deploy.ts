@@ -11,6 +11,7 @@ import { deploymentCheck, waitFor } from "../kube/wait.js";
 import { deleteAndWait } from "../olm/run/session.js";
 import { TsopError } from "../common/errors.js";
 import { type ClusterOptions, customResourcesOf, deleteResources, openCluster } from "./cluster.js";
+import { generateFirst } from "./generate.js";
 import { messages } from "./messages.js";
 import { findManager, loadDefault, openProject } from "./project.js";
 import type { Project } from "../project/types.js";
@@ -41,6 +42,8 @@ export interface DeployOptions extends ClusterOptions {
   cwd: string;
   image?: string;
   dryRun?: boolean;
+  /** Apply config/ as it is on disk, without `tsop generate` first. */
+  skipGenerate?: boolean;
   timeoutMs: number;
   signal?: AbortSignal;
 }
@@ -61,6 +64,7 @@ export interface DeployResult {
 
 export async function deploy(options: DeployOptions): Promise<DeployResult> {
   const project = await openProject(options.cwd);
+  if (!options.skipGenerate) await generateFirst(project.root, options.reporter, { dryRun: options.dryRun });
   const objects = await deployObjects(project, options);
   const manager = findManager(objects, "config/default");
   const namespace = manager.deployment.metadata.namespace ?? "";
