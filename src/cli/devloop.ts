@@ -1,5 +1,6 @@
 // The inner dev loop: `tsop install | uninstall | deploy | undeploy` and `tsop run local`.
 // Flags → options → src/devloop (imported lazily) → a table of what changed, or YAML for GitOps.
+import { addRegistryFlags, type RegistryFlags, registryOptions } from "./bundle-push.js";
 import { Command, Option } from "./commander.js";
 import { type CliContext, cliContext } from "./context.js";
 import { addClusterFlags, type ClusterFlags, clusterOptions, timeoutOption } from "./flags.js";
@@ -96,7 +97,8 @@ export function uninstallCommand(): Command {
   return command;
 }
 
-interface DeployFlags extends ClusterFlags {
+interface DeployFlags extends ClusterFlags, RegistryFlags {
+  skipImageCheck?: boolean;
   image?: string;
   dryRun?: boolean;
   skipGenerate?: boolean;
@@ -112,9 +114,14 @@ export function deployCommand(): Command {
     .option("--image <image>", "manager image (default: the one config/manager names)")
     .option("--dry-run", "print the objects deploy would apply (with -o yaml|json) and change nothing")
     .option(SKIP_GENERATE, SKIP_GENERATE_HELP)
+    .option(
+      "--skip-image-check",
+      "do not check that the images exist in their registries first (e.g. a registry only the cluster reaches)",
+    )
     .addOption(timeoutOption("5m", "how long to wait for the manager Deployment"))
     .addOption(tableOutput());
   addClusterFlags(command);
+  addRegistryFlags(command);
   command.action(async (flags: DeployFlags, cmd: Command) => {
     const ctx = await cliContext(cmd);
     const { deploy } = await import("../devloop/index.js");
@@ -126,6 +133,8 @@ export function deployCommand(): Command {
         image: flags.image,
         dryRun: flags.dryRun,
         skipGenerate: flags.skipGenerate,
+        skipImageCheck: flags.skipImageCheck,
+        registry: { ...registryOptions(flags, ctx.cwd), env: ctx.env },
         timeoutMs: flags.timeout,
         signal,
       }),

@@ -4,6 +4,7 @@
 // made by that label and deletes it: workloads and RBAC, then the namespace, and the CRDs (after
 // their custom resources, while the operator can still run their finalizers) only when asked.
 import { applyAll } from "../kube/apply.js";
+import type { RegistryClientOptions } from "../images/client.js";
 import type { KubeClient } from "../kube/client.js";
 import { NoKindMatchError } from "../kube/errors.js";
 import { describeRef, isCrd, type KubeObject, type ObjectRef, refOf } from "../kube/objects.js";
@@ -12,6 +13,7 @@ import { deleteAndWait } from "../olm/run/session.js";
 import { TsopError } from "../common/errors.js";
 import { type ClusterOptions, customResourcesOf, deleteResources, openCluster } from "./cluster.js";
 import { generateFirst } from "./generate.js";
+import { checkImagesExist, imagesOf } from "./image-check.js";
 import { messages } from "./messages.js";
 import { findManager, loadDefault, openProject } from "./project.js";
 import type { Project } from "../project/types.js";
@@ -44,6 +46,10 @@ export interface DeployOptions extends ClusterOptions {
   dryRun?: boolean;
   /** Apply config/ as it is on disk, without `tsop generate` first. */
   skipGenerate?: boolean;
+  /** Do not ask the registries whether the images exist. */
+  skipImageCheck?: boolean;
+  /** How to reach the registries for that check. */
+  registry?: RegistryClientOptions;
   timeoutMs: number;
   signal?: AbortSignal;
 }
@@ -75,6 +81,8 @@ export async function deploy(options: DeployOptions): Promise<DeployResult> {
     items: [],
   };
   if (options.dryRun) return result;
+  if (!options.skipImageCheck)
+    await checkImagesExist(imagesOf(objects), options.registry ?? {}, options.reporter);
 
   const session = await openCluster(options, namespace);
   try {
