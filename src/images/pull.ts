@@ -196,11 +196,16 @@ function hasBundleLabels(labels: Record<string, string>): boolean {
   return Object.keys(labels).some((key) => key.startsWith(BUNDLE_LABEL_PREFIX));
 }
 
-/** A failure that says the content is not a bundle's (too big, unsafe), not that the pull broke. */
+/**
+ * A failure that says the content is not a bundle's, not that the pull broke: an entry refused
+ * outside the bundle directories (an operator image's node binary is over the size limit), or a
+ * layer too large. Refusals inside manifests/ or metadata/ keep their own message.
+ */
 function isUnbundleable(error: unknown): boolean {
-  return (
-    error instanceof UnsafeArchiveError || (error instanceof RegistryError && error.kind === "too-large")
-  );
+  if (error instanceof RegistryError) return error.kind === "too-large";
+  if (!(error instanceof UnsafeArchiveError) || error.entry === undefined) return false;
+  const top = error.entry.split("/").find((part) => part !== "" && part !== ".");
+  return !(BUNDLE_DIRS as readonly string[]).includes(top ?? "");
 }
 
 function notABundleImage(name: string, cause: unknown): InvalidInputError {
