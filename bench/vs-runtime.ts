@@ -1,0 +1,123 @@
+// `npm run bench:vs-runtime`: tsop's operator runtime against controller-runtime (issue 26). The
+// same Widget operator written for each (bench/runtime-twin/ts and /go) runs against the rig's real
+// kube-apiserver + etcd, a fresh bed per run, at each N: cold start with N Widgets, a burst of N/10
+// creates, an update wave over N, an idle minute. Pairs alternate which side goes first; ratios are
+// taken within a pair and reported as min / median. See docs/bench-runtime.md.
+//
+//   --n 1000,5000,10000,20000:1   object counts; ":k" gives that N its own number of pairs
+//   --pairs 2                     pairs per N otherwise
+//   --idle 60                     idle phase, seconds
+//   --leader-election             also count lease requests per minute at the smallest N
+// Environment: BENCH_RUNTIME_N, BENCH_PAIRS, BENCH_IDLE_S, BENCH_LEADER_ELECTION=1 say the same;
+// BENCH_JSON=<file> writes every run's figures.
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { parseArgs } from "node:util";
+import { fail, machine, main } from "./side-by-side.js";
+import { type Pair, perObjectCost, printSummary, summarise, type Summary } from "./runtime-twin/report.js";
+import { measureRun, type RunFigures, type RunOptions } from "./runtime-twin/run.js";
+import { goTwin, type Operator, tsTwin } from "./runtime-twin/twins.js";
+
+interface Plan {
+  sizes: Array<{ n: number; pairs: number }>;
+  options: RunOptions;
+}
+
+function plan(): Plan {
+  const { values } = parseArgs({
+    options: {
+      n: { type: "string" },
+      pairs: { type: "string" },
+      idle: { type: "string" },
+      "leader-election": { type: "boolean" },
+    },
+  });
+  const pairs = Number(values.pairs ?? process.env.BENCH_PAIRS ?? 2);
+  const idleS = Number(values.idle ?? process.env.BENCH_IDLE_S ?? 60);
+  const list = values.n ?? process.env.BENCH_RUNTIME_N ?? "1000,5000,10000,20000:1";
+  if (!Number.isInteger(pairs) || pairs < 1)
+    fail(`--pairs (BENCH_PAIRS) must be a whole number ≥ 1, not ${pairs}`);
+  if (!(idleS >= 0)) fail(`--idle (BENCH_IDLE_S) must be a number of seconds ≥ 0`);
+  const sizes = list.split(",").map((item) => {
+    const [n, k] = item.split(":").map(Number);
+    if (!Number.isInteger(n) || n! < 10 || (k !== undefined && (!Number.isInteger(k) || k < 1)))
+      fail(`--n (BENCH_RUNTIME_N): "${item}" is not N (≥ 10) or N:pairs`);
+    return { n: n!, pairs: k ?? pairs };
+  });
+  const largest = Math.max(...sizes.map((s) => s.n));
+  return {
+    sizes,
+    options: {
+      idleMs: idleS * 1000,
+      // generous: about 30 ms per object on a busy 2-core machine, at least 3 minutes
+      settleTimeoutMs: Math.max(180_000, largest * 30),
+      leaderElection: Boolean(values["leader-election"] ?? process.env.BENCH_LEADER_ELECTION === "1"),
+    },
+  };
+}
+
+async function runOne(operator: Operator, n: number, options: RunOptions): Promise<RunFigures> {
+  const started = Date.now();
+  const figures = await measureRun(operator, n, options);
+  const cold = figures.phases.cold?.wallMs;
+  console.log(
+    `    ${operator.side.padEnd(18)} ${figures.failure ? "FAILED" : `cold ${((cold ?? 0) / 1000).toFixed(1)} s`}` +
+      ` (run ${((Date.now() - started) / 1000).toFixed(0)} s)`,
+  );
+  return figures;
+}
+
+main(async () => {
+  const { sizes, options } = plan();
+  const go = goTwin();
+  const ts = tsTwin();
+  console.log(
+    `vs-runtime: ${sizes.map((s) => `N=${s.n}×${s.pairs}`).join(", ")}, idle ${options.idleMs / 1000} s (${machine()})`,
+  );
+  const summaries: Summary[] = [];
+  const failures: string[] = [];
+  const runs: RunFigures[] = [];
+  let pairIndex = 0;
+  try {
+    for (const [i, { n, pairs }] of sizes.entries()) {
+      const measured: Pair[] = [];
+      const le = { ...options, leaderElection: options.leaderElection && i === 0 };
+      for (let p = 0; p < pairs; p++, pairIndex++) {
+        const order = pairIndex % 2 === 0 ? [ts, go] : [go, ts];
+        console.log(`  N=${n} pair ${p + 1}/${pairs}: ${order.map((o) => o.side).join(" then ")}`);
+        const pair: Partial<Pair> = {};
+        for (const operator of order) {
+          const figures = await runOne(operator, n, le);
+          runs.push(figures);
+          if (figures.failure) failures.push(`N=${n} ${operator.side}: ${figures.failure}`);
+          pair[operator === ts ? "tsop" : "go"] = figures;
+        }
+        if (!pair.tsop!.failure && !pair.go!.failure) measured.push(pair as Pair);
+      }
+      if (measured.length) {
+        const summary = summarise(n, measured);
+        summaries.push(summary);
+        printSummary(summary);
+      }
+    }
+  } finally {
+    rmSync(ts.cwd, { recursive: true, force: true });
+  }
+  const cost = perObjectCost(summaries);
+  if (cost)
+    console.log(
+      `\n  idle RSS per cached object (Widget or ConfigMap), slope from N=${cost.from} to N=${cost.to}: ` +
+        `tsop ${(cost.tsop / 1024).toFixed(2)} KiB, controller-runtime ${(cost.go / 1024).toFixed(2)} KiB`,
+    );
+  console.log(`  (${machine()})`);
+  const file = process.env.BENCH_JSON;
+  if (file) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(
+      file,
+      `${JSON.stringify({ benchmark: "vs-runtime", date: new Date().toISOString(), machine: machine(), options, summaries, perObjectCost: cost, runs, failures }, null, 2)}\n`,
+    );
+    console.log(`  written to ${file}`);
+  }
+  if (failures.length) fail(`${failures.length} run(s) failed:\n${failures.join("\n\n")}`);
+});
