@@ -80,7 +80,7 @@ export function tsTwin(): Operator {
   const dir = mkdtempSync(join(tmpdir(), "tsop-runtime-twin-"));
   const source = readFileSync(join(HERE, "ts/main.ts"), "utf8");
   const { outputText } = ts.transpileModule(source, {
-    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext },
+    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ES2022 },
     fileName: "main.ts",
   });
   writeFileSync(join(dir, "main.js"), outputText);
