@@ -10,6 +10,7 @@
 //   --leader-election             also count lease requests per minute at the smallest N
 // Environment: BENCH_RUNTIME_N, BENCH_PAIRS, BENCH_IDLE_S, BENCH_LEADER_ELECTION=1 say the same;
 // BENCH_JSON=<file> writes every run's figures.
+import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
@@ -56,13 +57,25 @@ function plan(): Plan {
   };
 }
 
+/** The tsop commit measured (with "+changes" when the work tree differs from it). */
+function commit(): string {
+  const git = (...args: string[]) =>
+    execFileSync("git", args, { cwd: import.meta.dirname, encoding: "utf8" }).trim();
+  try {
+    return `${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain", "--untracked-files=no") ? "+changes" : ""}`;
+  } catch {
+    return "unknown (not a git checkout)";
+  }
+}
+
 async function runOne(operator: Operator, n: number, options: RunOptions): Promise<RunFigures> {
   const started = Date.now();
   const figures = await measureRun(operator, n, options);
   const cold = figures.phases.cold?.wallMs;
   console.log(
     `    ${operator.side.padEnd(18)} ${figures.failure ? "FAILED" : `cold ${((cold ?? 0) / 1000).toFixed(1)} s`}` +
-      ` (run ${((Date.now() - started) / 1000).toFixed(0)} s)`,
+      ` (run ${((Date.now() - started) / 1000).toFixed(0)} s; bed ${(figures.setupMs.bed / 1000).toFixed(0)} s,` +
+      ` creating the Widgets ${(figures.setupMs.widgets / 1000).toFixed(0)} s)`,
   );
   return figures;
 }
@@ -71,8 +84,9 @@ main(async () => {
   const { sizes, options } = plan();
   const go = goTwin();
   const ts = tsTwin();
+  const tsopCommit = commit();
   console.log(
-    `vs-runtime: ${sizes.map((s) => `N=${s.n}×${s.pairs}`).join(", ")}, idle ${options.idleMs / 1000} s (${machine()})`,
+    `vs-runtime: tsop ${tsopCommit}; ${sizes.map((s) => `N=${s.n}×${s.pairs}`).join(", ")}, idle ${options.idleMs / 1000} s (${machine()})`,
   );
   const summaries: Summary[] = [];
   const failures: string[] = [];
@@ -115,7 +129,7 @@ main(async () => {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(
       file,
-      `${JSON.stringify({ benchmark: "vs-runtime", date: new Date().toISOString(), machine: machine(), options, summaries, perObjectCost: cost, runs, failures }, null, 2)}\n`,
+      `${JSON.stringify({ benchmark: "vs-runtime", commit: tsopCommit, date: new Date().toISOString(), machine: machine(), options, summaries, perObjectCost: cost, runs, failures }, null, 2)}\n`,
     );
     console.log(`  written to ${file}`);
   }

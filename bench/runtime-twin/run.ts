@@ -32,6 +32,8 @@ export interface RunFigures {
   side: Operator["side"];
   n: number;
   phases: Partial<Record<"cold" | "burst" | "update" | "idle", PhaseFigures>>;
+  /** Set-up before the operator starts: the bed, then the N Widgets (ms; not measured figures). */
+  setupMs: { bed: number; widgets: number };
   peakRssBytes: number;
   idleRssBytes: number;
   /** Requests per minute of an idle operator with leader election on (only when asked). */
@@ -49,12 +51,22 @@ export interface RunOptions {
 const widgetName = (i: number) => ({ namespace: NAMESPACES[i % NAMESPACES.length]!, name: `w-${i}` });
 
 export async function measureRun(operator: Operator, n: number, options: RunOptions): Promise<RunFigures> {
+  const bedAt = performance.now();
   const bed = await startBed(NAMESPACES);
-  const result: RunFigures = { side: operator.side, n, phases: {}, peakRssBytes: 0, idleRssBytes: 0 };
+  const widgetsAt = performance.now();
+  const result: RunFigures = {
+    side: operator.side,
+    n,
+    phases: {},
+    setupMs: { bed: widgetsAt - bedAt, widgets: 0 },
+    peakRssBytes: 0,
+    idleRssBytes: 0,
+  };
   let tracker: ReconcileTracker | undefined;
   let proc: OperatorProcess | undefined;
   try {
     await createWidgets(bed.api, 0, n, "a");
+    result.setupMs.widgets = performance.now() - widgetsAt;
     tracker = await ReconcileTracker.start(bed.api, NAMESPACES);
     for (let i = 0; i < n; i++) tracker.expect(widgetName(i).namespace, widgetName(i).name, `a-${i}`);
     const phase = new PhaseClock(bed, tracker, options);
