@@ -8,11 +8,12 @@
 //   --pairs 2                     pairs per N otherwise
 //   --idle 60                     idle phase, seconds
 //   --leader-election             also count lease requests per minute at the smallest N
-// Environment: BENCH_RUNTIME_N, BENCH_PAIRS, BENCH_IDLE_S, BENCH_LEADER_ELECTION=1 say the same;
+//   --tsop <dir>                  run the tsop twin on another built tsop checkout (default: this one)
+// Environment: BENCH_RUNTIME_N, BENCH_PAIRS, BENCH_IDLE_S, BENCH_LEADER_ELECTION=1, BENCH_TSOP say the same;
 // BENCH_JSON=<file> writes every run's figures.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { fail, machine, main } from "./side-by-side.js";
 import { type Pair, perObjectCost, printSummary, summarise, type Summary } from "./runtime-twin/report.js";
@@ -21,6 +22,7 @@ import { goTwin, type Operator, tsTwin } from "./runtime-twin/twins.js";
 
 interface Plan {
   sizes: Array<{ n: number; pairs: number }>;
+  tsop: string;
   options: RunOptions;
 }
 
@@ -31,6 +33,7 @@ function plan(): Plan {
       pairs: { type: "string" },
       idle: { type: "string" },
       "leader-election": { type: "boolean" },
+      tsop: { type: "string" },
     },
   });
   const pairs = Number(values.pairs ?? process.env.BENCH_PAIRS ?? 2);
@@ -48,6 +51,7 @@ function plan(): Plan {
   const largest = Math.max(...sizes.map((s) => s.n));
   return {
     sizes,
+    tsop: resolve(values.tsop ?? process.env.BENCH_TSOP ?? join(import.meta.dirname, "..")),
     options: {
       idleMs: idleS * 1000,
       // generous: about 30 ms per object on a busy 2-core machine, at least 3 minutes
@@ -58,9 +62,8 @@ function plan(): Plan {
 }
 
 /** The tsop commit measured (with "+changes" when the work tree differs from it). */
-function commit(): string {
-  const git = (...args: string[]) =>
-    execFileSync("git", args, { cwd: import.meta.dirname, encoding: "utf8" }).trim();
+function commit(dir: string): string {
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8" }).trim();
   try {
     return `${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain", "--untracked-files=no") ? "+changes" : ""}`;
   } catch {
@@ -81,10 +84,10 @@ async function runOne(operator: Operator, n: number, options: RunOptions): Promi
 }
 
 main(async () => {
-  const { sizes, options } = plan();
+  const { sizes, tsop, options } = plan();
   const go = goTwin();
-  const ts = tsTwin();
-  const tsopCommit = commit();
+  const ts = tsTwin(tsop);
+  const tsopCommit = commit(tsop);
   console.log(
     `vs-runtime: tsop ${tsopCommit}; ${sizes.map((s) => `N=${s.n}×${s.pairs}`).join(", ")}, idle ${options.idleMs / 1000} s (${machine()})`,
   );

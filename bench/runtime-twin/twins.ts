@@ -15,7 +15,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import ts from "typescript";
 import { fail } from "../side-by-side.js";
 
@@ -74,9 +74,10 @@ export function goTwin(): Operator {
   return { side: "controller-runtime", command: binary, args: [], cwd: dir };
 }
 
-/** The tsop twin: main.ts transpiled next to a node_modules/tsop link to this checkout. */
-export function tsTwin(): Operator {
-  if (!existsSync(join(REPO, "dist/runtime/index.js"))) fail("tsop is not built: run `npm run build` first");
+/** The tsop twin: main.ts transpiled next to a node_modules/tsop link to `tsop` (a built checkout). */
+export function tsTwin(tsop = REPO): Operator {
+  if (!existsSync(join(tsop, "dist/runtime/index.js")))
+    fail(`tsop in ${tsop} is not built: run \`npm run build\` there first`);
   const dir = mkdtempSync(join(tmpdir(), "tsop-runtime-twin-"));
   const source = readFileSync(join(HERE, "ts/main.ts"), "utf8");
   const { outputText } = ts.transpileModule(source, {
@@ -89,6 +90,6 @@ export function tsTwin(): Operator {
     `${JSON.stringify({ name: "widget-operator", private: true, type: "module" })}\n`,
   );
   mkdirSync(join(dir, "node_modules"));
-  symlinkSync(REPO, join(dir, "node_modules/tsop"), "dir");
+  symlinkSync(resolve(tsop), join(dir, "node_modules/tsop"), "dir");
   return { side: "tsop", command: process.execPath, args: [join(dir, "main.js")], cwd: dir };
 }
