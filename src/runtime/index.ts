@@ -2,7 +2,8 @@
 // Kubernetes client is loaded lazily by Manager.create): it ships inside operator images.
 // Declarations (decorators.ts, schema.ts) are read statically by `tsop generate`. The runtime:
 //   manager.ts   → kubeconfig.ts, rest.ts (HTTP, watch streams), mapper.ts (kind → REST path)
-//   controller.ts (for/owns/watches → queue.ts + ratelimit.ts → reconcile) over informer.ts
+//   controller.ts (for/owns/watches → queue.ts + ratelimit.ts → reconcile) over cache.ts
+//   (informer.ts per kind, namespaced-informer.ts per namespace, transform.ts; serves client reads)
 //   leader.ts (Lease election), metrics.ts (Prometheus), logger.ts, events.ts
 //   helpers.ts (createOrUpdate, finalizers, status), conditions.ts, related-image.ts
 //   webhooks.ts (webhook decorators) → webhook-server.ts (HTTPS, loaded only when webhooks are
@@ -11,8 +12,16 @@ export * from "./decorators.js";
 export * from "./schema.js";
 export * from "./field-decorators.js";
 export {
+  Cache,
+  type CacheKindOptions,
+  type CacheOptions,
+  type InformerRequest,
+  type UnwatchedReads,
+} from "./cache.js";
+export {
   Client,
   type ApplyOptions,
+  type CacheReader,
   type DeleteOptions,
   type KubeObjectLike,
   type ListOptions,
@@ -39,6 +48,7 @@ export {
   type Reconciler,
   type Request,
   type Result,
+  type WatchOptions,
 } from "./controller.js";
 export {
   ApiError,
@@ -68,7 +78,15 @@ export {
   setControllerReference,
   updateStatus,
 } from "./helpers.js";
-export { type EventHandler, Informer, type InformerHealth, type InformerOptions } from "./informer.js";
+export {
+  type EventHandler,
+  Informer,
+  type InformerHealth,
+  type InformerObject,
+  type InformerOptions,
+  INITIAL_EVENTS_END,
+  type SharedInformer,
+} from "./informer.js";
 export { type KubeConfigOptions, type LoadedKubeConfig, loadKubeConfig } from "./kubeconfig.js";
 export { LeaderElector, type LeaderElectionOptions } from "./leader.js";
 export {
@@ -125,4 +143,11 @@ export {
   type RateLimiter,
 } from "./ratelimit.js";
 export { relatedImage, relatedImageEnvName } from "./related-image.js";
+export {
+  type CachedObject,
+  type CacheTransform,
+  chainTransforms,
+  defaultTransform,
+  LAST_APPLIED_ANNOTATION,
+} from "./transform.js";
 export { RestClient, type RestOptions, type WatchEvent } from "./rest.js";

@@ -1,5 +1,5 @@
-// The Manager runs an operator: it loads cluster credentials, owns the shared informers (one per
-// kind), serves /healthz, /readyz and /metrics, optionally elects a leader, starts controllers once
+// The Manager runs an operator: it loads cluster credentials, owns the cache (shared informers, one
+// per kind, that the client reads watched kinds from), serves /healthz, /readyz and /metrics, optionally elects a leader, starts controllers once
 // caches are synced (and it leads), and shuts everything down gracefully on SIGTERM/SIGINT.
 // Stages: create() → loadKubeConfig → RestClient/RestMapper/Client; start() → probe and metrics
 // servers → informers → leader election → wait for sync → controller workers; stop() → reverse.
@@ -7,23 +7,29 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Cache, type CacheOptions, type InformerRequest } from "./cache.js";
 import { Client } from "./client.js";
 import { type Controller, ControllerBuilder, type ControllerHost } from "./controller.js";
 import { ConfigError } from "./errors.js";
 import { EventRecorder } from "./events.js";
-import { Informer } from "./informer.js";
+import type { SharedInformer } from "./informer.js";
 import { type KubeConfigOptions, loadKubeConfig } from "./kubeconfig.js";
 import { LeaderElector, type LeaderElectionOptions } from "./leader.js";
 import { Logger, type LoggerOptions } from "./logger.js";
-import { gvkOf, type KindRef, RestMapper } from "./mapper.js";
+import { type KindRef, RestMapper } from "./mapper.js";
 import { MetricsRegistry, PROMETHEUS_CONTENT_TYPE, type RuntimeMetrics, runtimeMetrics } from "./metrics.js";
 import { RestClient } from "./rest.js";
 import type { WebhookRoute, WebhookServer } from "./webhook-server.js";
 import { webhooksOf } from "./webhooks.js";
 
 export interface ManagerOptions extends KubeConfigOptions {
-  /** Restrict caches (and so controllers) to one namespace. Default: all namespaces. */
+  /**
+   * Restrict caches (and so controllers) to one namespace, or several separated by commas (as
+   * operator-sdk's WATCH_NAMESPACE). Default: all namespaces.
+   */
   namespace?: string;
+  /** What the client reads from the cache, and what the cache holds (docs/runtime.md, "The cache"). */
+  cache?: CacheOptions;
   /** "host:port" or ":port" for /metrics; "0" disables. Default ":8080". */
   metricsBindAddress?: string;
   /** "host:port" or ":port" for /healthz and /readyz; "0" disables. Default ":8081". */
@@ -73,13 +79,16 @@ function parseBindAddress(address: string): { host: string; port: number } | und
 }
 
 export class Manager {
+  /** Writes go to the server; reads of watched kinds come from the cache. */
   readonly client: Client;
+  /** Reads (and writes) straight to the API server: for reads that must be fresh (= client.apiReader). */
+  readonly apiReader: Client;
+  readonly cache: Cache;
   readonly logger: Logger;
   readonly metrics: MetricsRegistry;
   readonly runtimeMetrics: RuntimeMetrics;
   readonly events: EventRecorder;
   readonly mapper: RestMapper;
-  private readonly informers = new Map<string, Promise<Informer>>();
   private readonly controllers: Controller[] = [];
   private readonly healthChecks = new Map<string, Check>();
   private readonly readyChecks = new Map<string, Check>();
@@ -112,9 +121,18 @@ export class Manager {
     rest.onResponse = (method, status) =>
       this.runtimeMetrics.restRequests.inc({ code: status ? String(status) : "<error>", method, host });
     this.mapper = new RestMapper(rest);
-    this.client = new Client(rest, this.mapper, defaultNamespace ?? "default");
+    this.cache = new Cache(rest, this.mapper, cacheOptions(options), {
+      resyncPeriodMs: options.syncPeriodMs,
+      watchTimeoutSeconds: options.watchTimeoutSeconds,
+      staleAfterMs: options.watchStaleAfterMs,
+      wedgedGraceMs: options.watchWedgedGraceMs,
+      logger: this.logger.named("informer"),
+      metrics: this.runtimeMetrics,
+    });
+    this.client = new Client(rest, this.mapper, defaultNamespace ?? "default", undefined, this.cache);
+    this.apiReader = this.client.apiReader;
     this.events = new EventRecorder(
-      this.client,
+      this.apiReader,
       options.eventSource ?? options.leaderElection?.id ?? "tsop-operator",
       this.logger.named("events"),
     );
@@ -135,28 +153,8 @@ export class Manager {
   }
 
   /** The shared informer of a kind (created on first use; started with the manager). */
-  informerFor(kind: KindRef): Promise<Informer> {
-    const gvk = gvkOf(kind);
-    const key = `${gvk.apiVersion}/${gvk.kind}`;
-    let informer = this.informers.get(key);
-    if (!informer) {
-      informer = this.mapper.mapping(kind).then((mapping) => {
-        const inf = new Informer(this.rest, mapping, {
-          namespace: this.options.namespace,
-          resyncPeriodMs: this.options.syncPeriodMs,
-          watchTimeoutSeconds: this.options.watchTimeoutSeconds,
-          staleAfterMs: this.options.watchStaleAfterMs,
-          wedgedGraceMs: this.options.watchWedgedGraceMs,
-          logger: this.logger.named("informer"),
-          metrics: this.runtimeMetrics,
-        });
-        if (this.started) inf.start();
-        return inf;
-      });
-      informer.catch(() => this.informers.delete(key));
-      this.informers.set(key, informer);
-    }
-    return informer;
+  informerFor(kind: KindRef, request: InformerRequest = {}): Promise<SharedInformer> {
+    return this.cache.informerFor(kind, request);
   }
 
   /**
@@ -221,13 +219,13 @@ export class Manager {
 
   /** Whether every informer has loaded its first list. */
   async cachesSynced(): Promise<boolean> {
-    const all = await Promise.all(this.informers.values());
+    const all = await this.cache.all();
     return all.every((i) => i.hasSynced());
   }
 
   private host(): ControllerHost {
     return {
-      informerFor: (kind) => this.informerFor(kind),
+      informerFor: (kind, request) => this.informerFor(kind, request),
       client: this.client,
       events: this.events,
       logger: this.logger,
@@ -277,8 +275,7 @@ export class Manager {
     try {
       await this.listen();
       this.started = true;
-      const informers = await Promise.all(this.informers.values());
-      for (const inf of informers) inf.start();
+      const informers = await this.cache.start();
       if (this.options.leaderElection?.enabled !== false && this.options.leaderElection) {
         const le = this.options.leaderElection;
         const namespace = le.namespace ?? (this.inCluster ? this.defaultNamespace : undefined);
@@ -287,7 +284,7 @@ export class Manager {
             hint: "set leaderElection.namespace (--leader-election-namespace) or disable leader election",
           });
         this.elector = new LeaderElector(
-          this.client,
+          this.apiReader,
           { ...le, namespace },
           this.logger.named("leader-election"),
         );
@@ -317,7 +314,7 @@ export class Manager {
     if (failure) throw failure;
   }
 
-  private async startControllers(informers: Informer[], signal: AbortSignal): Promise<void> {
+  private async startControllers(informers: SharedInformer[], signal: AbortSignal): Promise<void> {
     await Promise.race([Promise.all(informers.map((i) => i.waitForSync())), abortedPromise(signal)]);
     if (signal.aborted) return;
     this.controllersStarted = true;
@@ -337,8 +334,7 @@ export class Manager {
       const timeout = this.options.gracefulShutdownTimeoutMs ?? 30_000;
       log.info("stopping controllers");
       await Promise.all(this.controllers.map((c) => c.stop(timeout)));
-      const informers = await Promise.allSettled(this.informers.values());
-      await Promise.all(informers.map((r) => (r.status === "fulfilled" ? r.value.stop() : undefined)));
+      await this.cache.stop();
       await this.events.flush();
       await this.elector?.release();
       if (this.elector) this.runtimeMetrics.leader.set({ name: this.options.leaderElection?.id ?? "" }, 0);
@@ -374,7 +370,7 @@ export class Manager {
     const checks = new Map<string, Check>();
     if (kind === "health") {
       checks.set("informers", async () => {
-        const all = await Promise.all(this.informers.values());
+        const all = await this.cache.all();
         const bad = all.map((i) => i.health()).filter((h) => !h.healthy);
         return bad.length === 0 || bad.map((h) => `${h.resource}: ${h.detail}`).join("; ");
       });
@@ -382,7 +378,7 @@ export class Manager {
     } else {
       checks.set("informers", async () => {
         if (!this.started) return "not started";
-        const all = await Promise.all(this.informers.values());
+        const all = await this.cache.all();
         const waiting = all.filter((i) => !i.hasSynced()).map((i) => i.resource);
         return waiting.length === 0 || `caches not synced: ${waiting.join(", ")}`;
       });
@@ -458,6 +454,17 @@ export class Manager {
     this.readyChecks.set("webhook", () => server.ready());
     this.healthChecks.set("webhook", () => server.healthy());
   }
+}
+
+/** The cache's options: ManagerOptions.namespace ("a" or "a,b") is what it caches unless cache.namespaces says otherwise. */
+function cacheOptions(options: ManagerOptions): CacheOptions {
+  const cache = options.cache ?? {};
+  const namespaces = (options.namespace ?? "")
+    .split(",")
+    .map((n) => n.trim())
+    .filter(Boolean);
+  if (cache.namespaces || namespaces.length === 0) return cache;
+  return { ...cache, namespaces };
 }
 
 function listenOn(server: http.Server, at: { host: string; port: number }): Promise<string> {

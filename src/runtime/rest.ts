@@ -27,6 +27,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Per-request timeout in ms (default 30 s); watches use their own bound. */
   timeoutMs?: number;
+  /** Accept header (default application/json), e.g. for PartialObjectMetadata answers. */
+  accept?: string;
 }
 
 export interface WatchEvent<T = Record<string, unknown>> {
@@ -169,7 +171,7 @@ export class RestClient {
     const url = new URL(this.base.pathname.replace(/\/$/, "") + withQuery(path, options.query), this.base);
     const lib = url.protocol === "https:" ? https : http;
     const headers: Record<string, string> = {
-      Accept: "application/json",
+      Accept: options.accept ?? "application/json",
       "User-Agent": this.userAgent,
       ...prepared.headers,
     };
@@ -287,8 +289,14 @@ export class RestClient {
     query: Query,
     signal: AbortSignal,
     onData?: () => void,
+    accept?: string,
   ): AsyncGenerator<WatchEvent<T>> {
-    const res = await this.open("GET", path, { query: { ...query, watch: true }, signal, timeoutMs: 0 });
+    const res = await this.open("GET", path, {
+      query: { ...query, watch: true },
+      signal,
+      timeoutMs: 0,
+      accept,
+    });
     const status = res.statusCode ?? 0;
     if (status < 200 || status >= 300) throw apiError("GET", path, res, await readBody(res));
     onData?.(); // the server answered: the watch is open

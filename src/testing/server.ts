@@ -35,6 +35,11 @@ export interface TestClusterOptions {
   watchCacheSize?: number;
   /** How often watches with allowWatchBookmarks get a BOOKMARK (default 1000 ms). */
   bookmarkIntervalMs?: number;
+  /**
+   * Serve WatchList streams (watch with sendInitialEvents), as kube-apiserver v1.34 does by
+   * default (true); false answers them 422 as a server with the WatchList feature gate off.
+   */
+  watchList?: boolean;
   /** Delay before a new CRD becomes Established and served (default 0: at once). */
   crdEstablishDelayMs?: number;
   /** Simulate kubelet and workload controllers (pods, Deployments, ReplicaSets, Jobs). */
@@ -313,6 +318,7 @@ async function startMemoryCluster(options: TestClusterOptions): Promise<TestClus
     tokens,
     authorizers,
     maxBodyBytes: 3 * 1024 * 1024,
+    watchList: options.watchList ?? true,
     version: versionInfo(options.kubernetesVersion ?? "v1.31.0"),
     onRequest: (entry) => {
       requests.push(entry);
