@@ -31,6 +31,11 @@ export const METRICS: Metric[] = [
     goal: { max: 1 },
   },
   {
+    label: "  cold start → first reconciled",
+    unit: "s",
+    value: (r) => r.phases.cold?.firstMs ?? NaN,
+  },
+  {
     label: "burst of N/10 creates → all reconciled",
     unit: "s",
     value: (r) => r.phases.burst?.wallMs ?? NaN,

@@ -37,6 +37,8 @@ export class ReconcileTracker {
   private failure: Error | undefined;
   /** performance.now() of the event that made the last key reconciled. */
   private lastDoneAt = 0;
+  /** performance.now() of the first key reconciled since the last settle(). */
+  private firstDoneAt: number | undefined;
 
   private constructor(
     private readonly api: BenchApi,
@@ -65,7 +67,7 @@ export class ReconcileTracker {
   }
 
   /** Resolves once every expected Widget is reconciled, or after `timeoutMs`. */
-  async settle(timeoutMs: number): Promise<{ at: number; missing: string[] }> {
+  async settle(timeoutMs: number): Promise<{ at: number; first: number; missing: string[] }> {
     if (this.done.size < this.expected.size) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, timeoutMs);
@@ -78,7 +80,9 @@ export class ReconcileTracker {
     }
     if (this.failure) throw this.failure;
     const missing = [...this.expected.keys()].filter((k) => !this.done.has(k)).sort();
-    return { at: this.lastDoneAt, missing };
+    const first = this.firstDoneAt ?? this.lastDoneAt;
+    this.firstDoneAt = undefined;
+    return { at: this.lastDoneAt, first, missing };
   }
 
   stop(): void {
@@ -157,6 +161,7 @@ export class ReconcileTracker {
     if (this.done.has(key)) return;
     this.done.add(key);
     this.lastDoneAt = performance.now();
+    this.firstDoneAt ??= this.lastDoneAt;
     if (this.done.size === this.expected.size) this.waiter?.();
   }
 }
