@@ -96,9 +96,10 @@ main(async () => {
   const runs: RunFigures[] = [];
   let pairIndex = 0;
   try {
-    for (const [i, { n, pairs }] of sizes.entries()) {
+    const smallest = Math.min(...sizes.map((s) => s.n));
+    for (const { n, pairs } of sizes) {
       const measured: Pair[] = [];
-      const le = { ...options, leaderElection: options.leaderElection && i === 0 };
+      const le = { ...options, leaderElection: options.leaderElection && n === smallest };
       for (let p = 0; p < pairs; p++, pairIndex++) {
         const order = pairIndex % 2 === 0 ? [ts, go] : [go, ts];
         console.log(`  N=${n} pair ${p + 1}/${pairs}: ${order.map((o) => o.side).join(" then ")}`);
