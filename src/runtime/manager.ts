@@ -141,7 +141,7 @@ export class Manager {
   /** Loads credentials (options.kubeconfig / KUBECONFIG / in-cluster / ~/.kube/config) and builds a manager. */
   static async create(options: ManagerOptions = {}): Promise<Manager> {
     const loaded = await loadKubeConfig(options);
-    const rest = new RestClient(loaded.server, loaded.kc);
+    const rest = new RestClient(loaded.server, loaded);
     const manager = new Manager(rest, options, loaded.namespace, loaded.inCluster);
     manager.logger.named("setup").info("loaded kubeconfig", { source: loaded.source, server: loaded.server });
     return manager;

@@ -47,7 +47,7 @@ const logs: string[] = [];
 beforeAll(async () => {
   real = await startTestCluster({ controlPlane: "real", namespaces: ["cache-a", "cache-b", "cache-lists"] });
   const loaded = await loadKubeConfig({ kubeconfigText: real.kubeconfig });
-  directRest = new RestClient(real.apiserverUrl, loaded.kc);
+  directRest = new RestClient(real.apiserverUrl, loaded);
   direct = new Client(directRest, new RestMapper(directRest));
 });
 afterAll(async () => {
@@ -181,7 +181,7 @@ describe("the cache on the real kube-apiserver", () => {
 describe("informers on the real kube-apiserver", () => {
   async function informer(namespace: string, options: Partial<ConstructorParameters<typeof Informer>[2]>) {
     const loaded = await loadKubeConfig({ kubeconfigText: real.kubeconfig });
-    const rest = new RestClient(loaded.server, loaded.kc);
+    const rest = new RestClient(loaded.server, loaded);
     const inf = new Informer(rest, CONFIGMAPS, {
       namespace,
       logger: new Logger({ sink: { write: () => {} } }),

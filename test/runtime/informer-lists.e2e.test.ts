@@ -33,7 +33,7 @@ async function cluster(options: TestClusterOptions = {}): Promise<TestCluster> {
 
 async function informer(c: TestCluster, options: Partial<ConstructorParameters<typeof Informer>[2]> = {}) {
   const loaded = await loadKubeConfig({ kubeconfigText: c.kubeconfig });
-  const rest = new RestClient(loaded.server, loaded.kc);
+  const rest = new RestClient(loaded.server, loaded);
   const metrics = runtimeMetrics(new MetricsRegistry());
   const inf = new Informer(rest, CONFIGMAPS, {
     logger: new Logger({ sink: { write: () => {} } }),
@@ -56,7 +56,7 @@ async function informer(c: TestCluster, options: Partial<ConstructorParameters<t
 
 async function removeConfigMap(c: TestCluster, name: string) {
   const loaded = await loadKubeConfig({ kubeconfigText: c.kubeconfig });
-  const rest = new RestClient(loaded.server, loaded.kc);
+  const rest = new RestClient(loaded.server, loaded);
   await rest.request("DELETE", `/api/v1/namespaces/default/configmaps/${name}`);
   rest.close();
 }

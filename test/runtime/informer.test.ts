@@ -97,7 +97,7 @@ const cm = (name: string, rv: number): InformerObject => ({
 
 async function informerFor(fake: Fake, options: Partial<ConstructorParameters<typeof Informer>[2]> = {}) {
   const loaded = await loadKubeConfig({ kubeconfigText: kubeconfigFor(fake.url, "s3cret") });
-  const rest = new RestClient(loaded.server, loaded.kc);
+  const rest = new RestClient(loaded.server, loaded);
   const metrics = runtimeMetrics(new MetricsRegistry());
   const informer = new Informer(
     rest,
