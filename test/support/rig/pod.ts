@@ -5,8 +5,8 @@
 // kubelet writes it (pod-status.ts); keep each run's output for `kubectl logs` (kubelet-api.ts).
 // Pod and probe ports become free local ports (ports.ts); the address book maps podIP:port and
 // Services to them.
-import { existsSync, mkdirSync } from "node:fs";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { chmodSync, existsSync, mkdirSync } from "node:fs";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { KubeClient } from "../../../src/kube/client.js";
 import type { KubeObject } from "../../../src/kube/objects.js";
@@ -320,6 +320,10 @@ export class RunnerPod {
     const code = await process.exited;
     probes?.stop();
     if (this.stopped) return code;
+    if (code !== 0)
+      this.ctx.log(
+        `pod ${this.key} container ${c.name} exited ${code}: ${await logTail(this.containerRuns(c.name).at(-1)!.logFile)}`,
+      );
     const terminated = {
       exitCode: code,
       reason: code === 0 ? "Completed" : "Error",
@@ -390,7 +394,10 @@ export class RunnerPod {
       const volume = volumes.get(m.name);
       const hostPath = join(volume ?? "/nonexistent", m.subPath ?? "");
       // As the kubelet does: a subPath missing from its volume is created as a directory.
-      if (volume && m.subPath && !existsSync(hostPath)) mkdirSync(hostPath, { recursive: true, mode: 0o777 });
+      if (volume && m.subPath && !existsSync(hostPath)) {
+        mkdirSync(hostPath, { recursive: true });
+        chmodSync(hostPath, 0o777);
+      }
       return { hostPath, containerPath: m.mountPath, readOnly: m.readOnly ?? false };
     });
     mounts.push({
@@ -519,6 +526,12 @@ function resolveInPath(command: string, path: string, rootfs: string): string {
   if (command.includes("/")) return command;
   for (const dir of path.split(":")) if (existsSync(join(rootfs, dir, command))) return `${dir}/${command}`;
   return command;
+}
+
+/** The last lines of a log, for the runner's diagnostics. */
+async function logTail(file: string): Promise<string> {
+  const text = await readFile(file, "utf8").catch(() => "");
+  return text.split("\n").slice(-6).join("\n");
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

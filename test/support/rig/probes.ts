@@ -127,11 +127,15 @@ export class ContainerProbes {
   private sleep(secondsToWait: number): Promise<void> {
     return new Promise((resolve) => {
       if (this.stopped) return resolve();
-      const timer = setTimeout(resolve, secondsToWait * 1000);
-      this.abort.signal.addEventListener("abort", () => {
+      const onAbort = () => {
         clearTimeout(timer);
         resolve();
-      });
+      };
+      const timer = setTimeout(() => {
+        this.abort.signal.removeEventListener("abort", onAbort);
+        resolve();
+      }, secondsToWait * 1000);
+      this.abort.signal.addEventListener("abort", onAbort, { once: true });
     });
   }
 }

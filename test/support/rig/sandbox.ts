@@ -48,15 +48,15 @@ export function sandboxScript(spec: RunSpec): string {
   const lines = ["set -e"];
   if (spec.hostname) lines.push(`hostname ${quote(spec.hostname)}`);
   const target = (path: string) => quote(`${spec.rootfs}${path}`);
-  // Mount points first: the root filesystem may become read-only below.
+  // Mount points are made twice: in the root filesystem before it may become read-only, and again
+  // right before each mount, as one may lie inside a volume mounted over an earlier one (/tmp, then
+  // /tmp/certs). Existing ones are left alone (a read-only root refuses even a touch).
+  const mountPoint = (m: Mount) =>
+    m.file
+      ? `mkdir -p "$(dirname ${target(m.containerPath)})" && { [ -e ${target(m.containerPath)} ] || touch ${target(m.containerPath)}; }`
+      : `mkdir -p ${target(m.containerPath)}`;
   lines.push(`mkdir -p ${target("/dev")} ${target("/proc")} ${target("/tmp")}`);
-  for (const m of spec.mounts) {
-    if (m.file) {
-      lines.push(`mkdir -p "$(dirname ${target(m.containerPath)})"`, `touch ${target(m.containerPath)}`);
-    } else {
-      lines.push(`mkdir -p ${target(m.containerPath)}`);
-    }
-  }
+  for (const m of spec.mounts) lines.push(mountPoint(m));
   if (spec.readOnlyRootFilesystem) {
     lines.push(`mount --bind ${quote(spec.rootfs)} ${quote(spec.rootfs)}`);
     lines.push(`mount -o remount,bind,ro ${quote(spec.rootfs)}`);
@@ -64,6 +64,7 @@ export function sandboxScript(spec: RunSpec): string {
   lines.push(`mount --rbind /dev ${target("/dev")}`);
   lines.push(`mount -t proc proc ${target("/proc")}`);
   for (const m of spec.mounts) {
+    lines.push(mountPoint(m));
     lines.push(`mount --bind ${quote(m.hostPath)} ${target(m.containerPath)}`);
     if (m.readOnly) lines.push(`mount -o remount,bind,ro ${target(m.containerPath)}`);
   }
