@@ -101,6 +101,18 @@ it("tsop deploy: the operator's process reconciles the sample, holds the Lease, 
   const deployment = await kubectlJson(env, ["get", "deployment", "memcached-sample", "-n", "tenant"]);
   expect(deployment.metadata.ownerReferences?.[0]).toMatchObject({ kind: "Memcached", uid: cr.metadata.uid });
   expect(await managerLogs(env, SYSTEM, manager.name)).toMatch(/starting workers/);
+  // Its metrics through the metrics Service (the API server's service proxy, egress to the pod).
+  // The scaffold grants TokenReview/SubjectAccessReview for authenticated metrics, but tsop's
+  // Manager serves /metrics over plain HTTP without checking the caller (see docs/testing.md).
+  const metrics = await kubectl(env, [
+    "get",
+    "--raw",
+    `/api/v1/namespaces/${SYSTEM}/services/http:memcached-operator-controller-manager-metrics-service:8080/proxy/metrics`,
+  ]);
+  expect(metrics.exitCode, metrics.all).toBe(0);
+  expect(metrics.stdout).toMatch(
+    /^controller_runtime_reconcile_total\{controller="memcached",result="success"\} [1-9]/m,
+  );
 
   // Two replicas: one leader; the other waits and reconciles nothing.
   const scaled = await kubectl(env, ["scale", "deployment", DEPLOYMENT, "-n", SYSTEM, "--replicas=2"]);
