@@ -2,7 +2,8 @@
 // runner's network (the kube-apiserver's egress selector sends "cluster" traffic — the packageserver
 // APIService, webhooks — through the runner's proxy) and the kwok stages that leave the runner's pods
 // alone. startOlmOnRig() then starts the pod runner (OLM's operators, catalog registry pods and
-// bundle-unpack Jobs as local processes; test/support/rig/) and, unless `install: false`, installs
+// bundle-unpack Jobs, and every pod whose images come from a registry on 127.0.0.1 — the operator
+// tsop built — as local processes; test/support/rig/) and, unless `install: false`, installs
 // OLM with the built CLI's `tsop olm install` from the manifests shipped with tsop. With
 // `install: false` the runner still runs, so a later `tsop olm install` gets working operators.
 import type { RealTestCluster, RealTestClusterOptions } from "../../src/testing/index.js";
