@@ -67,7 +67,7 @@ export class KubeClient {
     readonly connection: Connection,
     private readonly options: ClientOptions = {},
   ) {
-    this.rest = new RestClient(connection.cluster.server, connection.kubeConfig, {
+    this.rest = new RestClient(connection.cluster.server, connection, {
       userAgent: "tsop",
       env: connection.env,
       interactive: connection.interactive,

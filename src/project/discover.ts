@@ -5,7 +5,6 @@ import { readFile, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { TsopError } from "../common/errors.js";
 import { defaultPlural } from "../common/plural.js";
-import { parseProject } from "./file.js";
 import type { Project } from "./types.js";
 
 export const PROJECT_FILE = "PROJECT";
@@ -51,6 +50,8 @@ export async function readProject(cwd: string): Promise<Project> {
 /** Reads `<root>/PROJECT` (no discovery). */
 export async function readProjectFrom(root: string): Promise<Project> {
   const file = join(root, PROJECT_FILE);
+  // The YAML parser is loaded only here: finding the root (generate, on every build) needs none.
+  const { parseProject } = await import("./file.js");
   const project = parseProject(await readFile(file, "utf8"), file, root);
   for (const resource of project.resources) {
     if (!resource.plural) resource.plural = defaultPlural(resource.kind);

@@ -8,6 +8,7 @@
 import type { RealTestCluster, RealTestClusterOptions } from "../../src/testing/index.js";
 import { execa } from "execa";
 import { runTsop } from "./cli.js";
+import { acquireMachineLock } from "./machine-lock.js";
 import {
   kwokStagesForRunner,
   type PodRunner,
@@ -54,14 +55,26 @@ export async function startOlmOnRig(
   prepared: PreparedOlmRig,
   options: OlmRigOptions,
 ): Promise<OlmOnRig> {
-  const runner = await startPodRunner({
-    apiserverUrl: cluster.apiserverUrl,
-    caCertificate: cluster.caCertificate,
-    token: cluster.token,
-    network: prepared.network,
-    binary: options.binary,
-    log: options.log,
-  });
+  // One OLM bed on the machine at a time: its operators listen on fixed host ports.
+  const lock = await acquireMachineLock("olm-bed", options.log ?? ((line) => console.error(line)));
+  let runner: PodRunner;
+  try {
+    runner = await startPodRunner({
+      apiserverUrl: cluster.apiserverUrl,
+      caCertificate: cluster.caCertificate,
+      token: cluster.token,
+      network: prepared.network,
+      binary: options.binary,
+      log: options.log,
+    });
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+  const stop = async () => {
+    await runner.stop();
+    await lock.release();
+  };
   try {
     if (options.install !== false) {
       const installed = await runTsop(
@@ -72,10 +85,10 @@ export async function startOlmOnRig(
       await defaultCatalogReady(cluster.kubeconfigPath);
     }
   } catch (error) {
-    await runner.stop();
+    await stop();
     throw error;
   }
-  return { runner, stop: () => runner.stop() };
+  return { runner, stop };
 }
 
 /**

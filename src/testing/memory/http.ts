@@ -3,10 +3,17 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import YAML from "yaml";
 import { type Engine, groupVersion, type PatchType, scaleOf, withReplicas } from "./engine.js";
-import { faultAnswer, type Faults, type MatchedRequest } from "./faults.js";
+import { faultAnswer, type Faults, type MatchedRequest } from "../faults.js";
 import { hasAdmissionWebhooks, runAdmissionWebhooks, warningHeaders } from "./admission-webhooks.js";
 import { conversionWebhookOf, convertForRead } from "./conversion-webhooks.js";
 import { deepEqual, jsonPatch, mergePatch } from "./patch.js";
+import {
+  effectiveLimit,
+  partialObjectMetadata,
+  partialObjectMetadataList,
+  validateReadOptions,
+  wantsPartialMetadata,
+} from "./read-options.js";
 import { apiGroup, apiGroupList, apiResourceList } from "./resources.js";
 import { selectorMatcher } from "./selectors.js";
 import {
@@ -33,6 +40,8 @@ export interface HttpContext {
   authorizers: Authorizer[];
   version: KObj;
   maxBodyBytes: number;
+  /** Whether watches may ask for their initial events (the WatchList feature gate). */
+  watchList: boolean;
   onRequest: (entry: { method: string; path: string; status: number; user: string }) => void;
   /** Answers virtual create-only resources (access reviews). */
   virtual: (def: ResourceDef, body: KObj, user: UserInfo) => KObj;
@@ -411,6 +420,8 @@ async function serveRead(c: ResourceCall): Promise<number> {
     def.selectableFields,
     !def.builtin,
   );
+  validateReadOptions(q, verb === "watch", ctx.watchList);
+  const partial = wantsPartialMetadata(req, verb === "list");
   if (verb === "watch") {
     const byName = p.name ? (o: KObj) => o.metadata?.name === p.name && matcher(o) : matcher;
     const timeout = q.get("timeoutSeconds");
@@ -422,6 +433,7 @@ async function serveRead(c: ResourceCall): Promise<number> {
       sendInitialEvents: truthy(q.get("sendInitialEvents")),
       allowBookmarks: truthy(q.get("allowWatchBookmarks")),
       timeoutSeconds: timeout ? Number(timeout) : undefined,
+      shape: partial ? partialObjectMetadata : undefined,
     });
     return 200;
   }
@@ -432,10 +444,11 @@ async function serveRead(c: ResourceCall): Promise<number> {
       send(res, 200, scaleOf(def, engine.getStored(def, p.namespace, p.name)));
       return 200;
     }
-    send(res, 200, wantsTable(req) ? toTable(def, [obj], obj.metadata.resourceVersion) : obj);
+    if (partial) send(res, 200, partialObjectMetadata(obj));
+    else send(res, 200, wantsTable(req) ? toTable(def, [obj], obj.metadata.resourceVersion) : obj);
     return 200;
   }
-  const limit = q.get("limit") ? Number(q.get("limit")) : undefined;
+  const limit = effectiveLimit(q);
   const list = engine.list(def, p.namespace, {
     matcher,
     limit,
@@ -447,11 +460,15 @@ async function serveRead(c: ResourceCall): Promise<number> {
     );
     list.items = await convertForRead(engine, def, stored);
   }
-  send(
-    res,
-    200,
-    wantsTable(req) ? toTable(def, list.items, list.metadata.resourceVersion, list.metadata.continue) : list,
-  );
+  if (partial) send(res, 200, partialObjectMetadataList(list));
+  else
+    send(
+      res,
+      200,
+      wantsTable(req)
+        ? toTable(def, list.items, list.metadata.resourceVersion, list.metadata.continue)
+        : list,
+    );
   return 200;
 }
 

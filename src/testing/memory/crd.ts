@@ -1,7 +1,8 @@
 // CustomResourceDefinition support: validation of the CRD itself (422), defaulting of names,
 // registration of every served version as a ResourceDef, Established/NamesAccepted conditions,
 // and admission of custom resources against their version's schema.
-import { type Admission, type Engine, nowTimestamp } from "./engine.js";
+import type { Admission } from "./admission.js";
+import { type Engine, nowTimestamp } from "./engine.js";
 import { validateName } from "./names.js";
 import { compareKubeVersions } from "./resources.js";
 import { applyDefaults, prune, structuralErrors, validateValue } from "./schema.js";

@@ -1,5 +1,6 @@
-// startTestCluster(): wires store, registry, engine, controllers, watches and the HTTP front into
-// a node:http server on 127.0.0.1 with a kubeconfig for it.
+// The in-memory API server: wires store, registry, engine, controllers, watches, the optional
+// workloads simulation and the HTTP front into a server on 127.0.0.1 (HTTPS unless tls: false) with a
+// kubeconfig for it.
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -10,17 +11,17 @@ import { join } from "node:path";
 import { builtinAdmissions } from "./builtins.js";
 import { Controllers } from "./controllers.js";
 import { installCrdSupport } from "./crd.js";
-import { Engine, groupVersion } from "./engine.js";
-import { Faults } from "./faults.js";
-import { type Authorizer, checkAccess, handle, type HttpContext } from "./http.js";
+import { Engine } from "./engine.js";
+import { Faults } from "../faults.js";
+import type { RequestRecord } from "../requests.js";
+import { type Authorizer, handle, type HttpContext } from "./http.js";
 import { builtinDefs, Registry } from "./resources.js";
-import { ApiError } from "./status.js";
+import { review } from "./reviews.js";
 import { Store, type StoreEvent } from "./store.js";
-import { selfSignedCert } from "./tls.js";
-import type { RealTestCluster, RealTestClusterOptions } from "./real/types.js";
+import { selfSignedCert } from "../../common/x509.js";
 import type { KObj, RequestAttributes, ResourceDef, UserInfo } from "./types.js";
 import { WatchHub } from "./watch.js";
-import { type WorkloadOptions, Workloads } from "./workloads.js";
+import { type WorkloadOptions, Workloads } from "./workloads/index.js";
 
 export interface TestClusterOptions {
   /** The in-memory server (the default); see RealTestClusterOptions for "real". */
@@ -35,6 +36,11 @@ export interface TestClusterOptions {
   watchCacheSize?: number;
   /** How often watches with allowWatchBookmarks get a BOOKMARK (default 1000 ms). */
   bookmarkIntervalMs?: number;
+  /**
+   * Serve WatchList streams (watch with sendInitialEvents), as kube-apiserver v1.34 does by
+   * default (true); false answers them 422 as a server with the WatchList feature gate off.
+   */
+  watchList?: boolean;
   /** Delay before a new CRD becomes Established and served (default 0: at once). */
   crdEstablishDelayMs?: number;
   /** Simulate kubelet and workload controllers (pods, Deployments, ReplicaSets, Jobs). */
@@ -66,13 +72,6 @@ export interface ForbidRule {
   name?: string;
   /** Appended to the Forbidden message (e.g. an RBAC explanation). */
   reason?: string;
-}
-
-export interface RequestRecord {
-  method: string;
-  path: string;
-  status: number;
-  user: string;
 }
 
 export interface TestCluster {
@@ -160,23 +159,6 @@ function ruleMatches(rule: ForbidRule, a: RequestAttributes): boolean {
     (rule.namespace === undefined || rule.namespace === a.namespace) &&
     (rule.name === undefined || rule.name === a.name)
   );
-}
-
-/**
- * Starts a test cluster: by default the in-memory API server; with `controlPlane: "real"`, etcd and
- * the real kube-apiserver (and with `workloads`, controller-manager, scheduler and kwok), found
- * like envtest's binaries. The real control plane's modules load only when asked for.
- */
-export function startTestCluster(options: RealTestClusterOptions): Promise<RealTestCluster>;
-export function startTestCluster(options?: TestClusterOptions): Promise<TestCluster>;
-export async function startTestCluster(
-  options: TestClusterOptions | RealTestClusterOptions = {},
-): Promise<TestCluster | RealTestCluster> {
-  if (options.controlPlane === "real") {
-    const { startRealCluster } = await import("./real/index.js");
-    return startRealCluster(options);
-  }
-  return startMemoryCluster(options);
 }
 
 /** The bearer tokens the server accepts: the admin's, then the test's own users. */
@@ -278,7 +260,8 @@ function seedNamespaces(engine: Engine, extra: readonly string[]): void {
   }
 }
 
-async function startMemoryCluster(options: TestClusterOptions): Promise<TestCluster> {
+/** Starts the in-memory API server (startTestCluster's default control plane). */
+export async function startMemoryCluster(options: TestClusterOptions): Promise<TestCluster> {
   const token = options.token ?? randomBytes(16).toString("hex");
   const userName = options.userName ?? "tsop-test";
   const tokens = userTokens(options, token, userName);
@@ -313,12 +296,13 @@ async function startMemoryCluster(options: TestClusterOptions): Promise<TestClus
     tokens,
     authorizers,
     maxBodyBytes: 3 * 1024 * 1024,
+    watchList: options.watchList ?? true,
     version: versionInfo(options.kubernetesVersion ?? "v1.31.0"),
     onRequest: (entry) => {
       requests.push(entry);
       if (requests.length > 5000) requests.shift();
     },
-    virtual: (def, body, user) => accessReview(def, body, user, ctx),
+    virtual: (def, body, user) => review(def, body, user, ctx),
   };
 
   seedNamespaces(engine, options.namespaces ?? []);
@@ -399,54 +383,4 @@ function createDirect(engine: Engine, obj: KObj): KObj {
   return engine.create(def, def.namespaced ? (obj.metadata?.namespace ?? "default") : "", obj, {
     manager: "tsop-test",
   });
-}
-
-/** SelfSubjectAccessReview / SubjectAccessReview answered by the forbid rules and authorize hook. */
-function accessReview(def: ResourceDef, body: KObj, requester: UserInfo, ctx: HttpContext): KObj {
-  const spec = body.spec ?? {};
-  const ra = spec.resourceAttributes;
-  const user: UserInfo =
-    def.kind === "SubjectAccessReview"
-      ? { name: String(spec.user ?? ""), groups: spec.groups ?? [] }
-      : requester;
-  if (!ra) {
-    if (!spec.nonResourceAttributes) {
-      throw new ApiError(
-        422,
-        `${def.kind}.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified`,
-        "Invalid",
-      );
-    }
-    return {
-      ...body,
-      apiVersion: groupVersion(def),
-      kind: def.kind,
-      metadata: { creationTimestamp: null },
-      status: { allowed: true },
-    };
-  }
-  const attrs: RequestAttributes = {
-    user,
-    verb: String(ra.verb ?? ""),
-    group: String(ra.group ?? ""),
-    version: String(ra.version ?? ""),
-    resource: String(ra.resource ?? ""),
-    subresource: String(ra.subresource ?? ""),
-    namespace: String(ra.namespace ?? ""),
-    name: String(ra.name ?? ""),
-    path: "",
-  };
-  const verdict = checkAccess(ctx, attrs);
-  const status: KObj = { allowed: verdict === true };
-  if (verdict !== true) {
-    status.denied = true;
-    if (verdict) status.reason = verdict;
-  }
-  return {
-    ...body,
-    apiVersion: groupVersion(def),
-    kind: def.kind,
-    metadata: { creationTimestamp: null },
-    status,
-  };
 }

@@ -1,6 +1,6 @@
 // Patch formats: JSON merge patch (RFC 7386), JSON patch (RFC 6902) and strategic merge patch for
 // built-in kinds (lists merged by their patchMergeKey from manifests/merge-keys.ts, $patch directives).
-import { isSetList, mergeKeyFor } from "../manifests/merge-keys.js";
+import { isSetList, mergeKeyFor } from "../../manifests/merge-keys.js";
 import { ApiError, badRequest } from "./status.js";
 import type { KObj } from "./types.js";
 

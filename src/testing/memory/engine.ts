@@ -2,6 +2,7 @@
 // rules (names, namespaces, resourceVersion concurrency, status subresource, generation, finalizers,
 // managedFields), independent of HTTP so the background controllers share it.
 import { randomUUID } from "node:crypto";
+import type { Admission } from "./admission.js";
 import { applyConfig, builtinListKeys, type ListKeys, recordUpdate, schemaListKeys } from "./fields.js";
 import { decodeProblem } from "./builtins.js";
 import { nameRuleFor, randomSuffix, validateLabels, validateName } from "./names.js";
@@ -43,13 +44,6 @@ export interface DeleteOptions {
 }
 
 export type PatchType = "json" | "merge" | "strategic" | "apply";
-
-/** Per-resource admission: defaulting (mutate) and validation, run on every external write. */
-export interface Admission {
-  appliesTo(def: ResourceDef): boolean;
-  mutate?(def: ResourceDef, obj: KObj, old: KObj | undefined): void;
-  validate?(def: ResourceDef, obj: KObj, old: KObj | undefined): FieldError[];
-}
 
 /** Called after any stored change (removed = the object is gone). */
 export type WriteHook = (def: ResourceDef, obj: KObj, removed: boolean) => void;

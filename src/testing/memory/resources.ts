@@ -240,6 +240,14 @@ const builtinSpecs: BuiltinSpec[] = [
     shortNames: ["sc"],
   },
   {
+    gv: "authentication.k8s.io/v1",
+    resource: "tokenreviews",
+    kind: "TokenReview",
+    namespaced: false,
+    verbs: ["create"],
+    virtual: true,
+  },
+  {
     gv: "authorization.k8s.io/v1",
     resource: "selfsubjectaccessreviews",
     kind: "SelfSubjectAccessReview",

@@ -1,7 +1,7 @@
 // Defaulting and validation of built-in kinds: the subset clients notice (namespace phase and
 // finalizers, Secret stringData, Service clusterIP, Deployment/ReplicaSet/Job selectors and defaults,
 // Pod containers), with the apiserver's field paths.
-import type { Admission } from "./engine.js";
+import type { Admission } from "./admission.js";
 import { labelSelectorToString, labelsMatch, parseLabelSelector } from "./selectors.js";
 import { type FieldError, invalidValue, required } from "./status.js";
 import type { KObj, ResourceDef } from "./types.js";

@@ -17,6 +17,8 @@ export interface WatchRequest {
   sendInitialEvents: boolean;
   allowBookmarks: boolean;
   timeoutSeconds: number | undefined;
+  /** What the client gets of each object (e.g. only its metadata); default the whole object. */
+  shape?: (obj: KObj) => KObj;
 }
 
 export class WatchHub {
@@ -42,6 +44,7 @@ export class WatchHub {
     const write = (type: string, object: KObj) => {
       if (!res.writableEnded) res.write(`${JSON.stringify({ type, object })}\n`);
     };
+    const shape = req.shape ?? ((o: KObj) => o);
     res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-cache, private" });
     res.flushHeaders();
 
@@ -66,7 +69,7 @@ export class WatchHub {
       else if (now && before) type = "MODIFIED";
       else if (now) type = "ADDED";
       else if (before) type = "DELETED";
-      if (type) write(type, engine.present(def, e.object));
+      if (type) write(type, shape(engine.present(def, e.object)));
     };
 
     let replay: StoreEvent[] = [];
@@ -83,7 +86,7 @@ export class WatchHub {
       replay = events;
     } else {
       for (const obj of store.list(def.storageKey, def.namespaced ? req.namespace : "")) {
-        if (req.matcher(obj)) write("ADDED", engine.present(def, obj));
+        if (req.matcher(obj)) write("ADDED", shape(engine.present(def, obj)));
       }
       if (req.sendInitialEvents && req.allowBookmarks) {
         write("BOOKMARK", this.bookmark(def, { "k8s.io/initial-events-end": "true" }));

@@ -1,7 +1,7 @@
 // Custom resources against a CRD version's openAPIV3Schema, in the apiserver's order: null values of
 // non-nullable fields dropped, defaults applied, unknown fields pruned, then validation with the
 // apiextensions field paths and messages.
-import { compileRe2, re2Error } from "../common/re2.js";
+import { compileRe2, re2Error } from "../../common/re2.js";
 import { canonical } from "./patch.js";
 import {
   type FieldError,

@@ -1,7 +1,8 @@
 // X.509 certificates built with node:crypto (no openssl): a minimal DER encoder for X.509 v3
-// certificates with EC P-256 keys. selfSignedCert() serves the in-memory test server over TLS (kubectl
-// only sends credentials over TLS); issueCertificate() makes the real control plane's CAs and the
-// serving and client certificates they sign.
+// certificates with EC P-256 keys. selfSignedCert() serves the manager's metrics endpoint when no
+// certificate is mounted, and the in-memory test server over TLS (kubectl only sends credentials over
+// TLS); issueCertificate() makes the real control plane's CAs and the serving and client certificates
+// they sign.
 import { createPrivateKey, generateKeyPairSync, randomBytes, sign } from "node:crypto";
 
 function len(n: number): Buffer {

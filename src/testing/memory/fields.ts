@@ -2,7 +2,7 @@
 // FieldsV1 ("f:" fields, "k:" elements of associative lists, "v:" members of set lists; other
 // lists are atomic), server-side apply merge, conflicts, force, and removal of fields a manager
 // stops applying.
-import { isSetList, mergeKeyFor } from "../manifests/merge-keys.js";
+import { isSetList, mergeKeyFor } from "../../manifests/merge-keys.js";
 import { ApiError } from "./status.js";
 import type { KObj } from "./types.js";
 
