@@ -204,7 +204,11 @@ function hasBundleLabels(labels: Record<string, string>): boolean {
 function isUnbundleable(error: unknown): boolean {
   if (error instanceof RegistryError) return error.kind === "too-large";
   if (!(error instanceof UnsafeArchiveError) || error.entry === undefined) return false;
-  const top = error.entry.split("/").find((part) => part !== "" && part !== ".");
+  // An entry that reaches outside the image's root is an attack whatever the image is meant to be:
+  // that refusal stands as it is.
+  const parts = error.entry.split("/");
+  if (error.entry.startsWith("/") || parts.includes("..")) return false;
+  const top = parts.find((part) => part !== "" && part !== ".");
   return !(BUNDLE_DIRS as readonly string[]).includes(top ?? "");
 }
 
