@@ -8,7 +8,6 @@
 // runner's proxies (network.ts), and their logs through its kubelet API (kubelet-api.ts). Design
 // and limits: docs/testing.md ("Real pods on the test bed").
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import type { Server as HttpServer } from "node:http";
 import type { Server } from "node:net";
@@ -16,6 +15,7 @@ import { parse, stringify } from "yaml";
 import { KubeClient } from "../../../src/kube/client.js";
 import type { KubeObject } from "../../../src/kube/objects.js";
 import { DEFAULT_POD_STAGES } from "../../../src/testing/index.js";
+import { freePort } from "../../../src/testing/real/net.js";
 import { Reaper } from "../../../src/testing/real/reaper.js";
 import { ImageStore, runsOnRunner, runsOnRunnerJq } from "./images.js";
 import { startKubeletApi } from "./kubelet-api.js";
@@ -246,17 +246,6 @@ async function watchPods(
       await new Promise((r) => setTimeout(r, 500));
     }
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function closeServer(server: Server | HttpServer): Promise<void> {
