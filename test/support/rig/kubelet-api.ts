@@ -9,7 +9,7 @@ import { createReadStream, existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:https";
 import type { ServerResponse } from "node:http";
-import { selfSignedCert } from "../../../src/testing/tls.js";
+import { selfSignedCert } from "../../../src/common/x509.js";
 import type { ContainerRun } from "./pod.js";
 
 export interface LogSource {
