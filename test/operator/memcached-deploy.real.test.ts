@@ -2,7 +2,8 @@
 // image built by `tsop image build` and pushed to a registry on 127.0.0.1, its pod run by the pod
 // runner as a process with the projected service-account token, in-cluster config and the
 // generated RBAC as its only permissions. The sample CR is reconciled by that process (finalizer,
-// status, Deployment); two replicas elect one leader through the Lease, and when the leader's
+// status, Deployment); its /metrics answers a scraper holding the metrics-reader ClusterRole and
+// refuses other tokens (403) and none (401), the API server deciding; two replicas elect one leader through the Lease, and when the leader's
 // process is killed another takes over and reconciles a change made meanwhile; `tsop undeploy`
 // leaves no process. With one verb removed from an @Rbac declaration the rebuilt operator is
 // refused by the API server, and says so in its logs and the CR's Degraded condition.
@@ -36,6 +37,9 @@ import {
 const SYSTEM = "memcached-operator-system";
 const LEASE = "memcached-operator.example.com";
 const DEPLOYMENT = "memcached-operator-controller-manager";
+const METRICS_SERVICE = "memcached-operator-controller-manager-metrics-service";
+// config/rbac/metrics_reader_role.yaml under config/default's namePrefix.
+const METRICS_READER = "memcached-operator-metrics-reader";
 let registry: TestRegistry;
 let bed: OlmBed;
 let work: string;
@@ -77,6 +81,54 @@ async function holder(): Promise<string> {
   return String((lease.spec as { holderIdentity?: string }).holderIdentity ?? "");
 }
 
+/**
+ * A token of a ServiceAccount in "tenant" (`kubectl create token`), bound to `clusterRole` when
+ * one is given.
+ */
+async function serviceAccountToken(name: string, clusterRole?: string): Promise<string> {
+  const created = await kubectl(env, ["create", "serviceaccount", name, "-n", "tenant"]);
+  expect(created.exitCode, created.all).toBe(0);
+  if (clusterRole) {
+    const bound = await kubectl(env, [
+      "create",
+      "clusterrolebinding",
+      name,
+      `--clusterrole=${clusterRole}`,
+      `--serviceaccount=tenant:${name}`,
+    ]);
+    expect(bound.exitCode, bound.all).toBe(0);
+  }
+  const token = await kubectl(env, ["create", "token", name, "-n", "tenant"]);
+  expect(token.exitCode, token.stderr).toBe(0);
+  return token.stdout.trim();
+}
+
+/** GET https://<metrics Service>:8443/metrics with curl, from the pod network; the token is never printed. */
+async function scrape(token: string | undefined): Promise<{ status: number; body: string }> {
+  const url = `https://${METRICS_SERVICE}.${SYSTEM}.svc:8443/metrics`;
+  // The header goes in curl's config on stdin, not on its command line.
+  const config = token === undefined ? "" : `header = "Authorization: Bearer ${token}"\n`;
+  const curl = await execa(
+    "curl",
+    [
+      "--silent",
+      "--show-error",
+      "--insecure",
+      "--proxy",
+      bed.olm.runner.clusterProxy,
+      "--config",
+      "-",
+      "--write-out",
+      "\n%{http_code}",
+      url,
+    ],
+    { input: config, reject: false },
+  );
+  expect(curl.exitCode, curl.stderr).toBe(0);
+  const cut = curl.stdout.lastIndexOf("\n");
+  return { status: Number(curl.stdout.slice(cut + 1)), body: curl.stdout.slice(0, cut) };
+}
+
 const describeTenant = async () =>
   (await kubectl(env, ["get", "memcached,deployments", "-n", "tenant", "-o", "yaml"])).all?.slice(-6000) ??
   "";
@@ -101,18 +153,25 @@ it("tsop deploy: the operator's process reconciles the sample, holds the Lease, 
   const deployment = await kubectlJson(env, ["get", "deployment", "memcached-sample", "-n", "tenant"]);
   expect(deployment.metadata.ownerReferences?.[0]).toMatchObject({ kind: "Memcached", uid: cr.metadata.uid });
   expect(await managerLogs(env, SYSTEM, manager.name)).toMatch(/starting workers/);
-  // Its metrics through the metrics Service (the API server's service proxy, egress to the pod).
-  // The scaffold grants TokenReview/SubjectAccessReview for authenticated metrics, but tsop's
-  // Manager serves /metrics over plain HTTP without checking the caller (see docs/testing.md).
-  const metrics = await kubectl(env, [
-    "get",
-    "--raw",
-    `/api/v1/namespaces/${SYSTEM}/services/http:memcached-operator-controller-manager-metrics-service:8080/proxy/metrics`,
-  ]);
-  expect(metrics.exitCode, metrics.all).toBe(0);
-  expect(metrics.stdout).toMatch(
+  // Its metrics as Prometheus scrapes them with kubebuilder's ServiceMonitor: HTTPS to the metrics
+  // Service from inside the cluster (here through the runner's pod network), a ServiceAccount
+  // token as bearer, the self-signed certificate not verified (the monitor's insecureSkipVerify).
+  // Not through the API server's service proxy: it authenticates its own caller and forwards
+  // without that caller's token, so the Manager's TokenReview would see no token at all.
+  const reader = await serviceAccountToken("metrics-scraper", METRICS_READER);
+  const scraped = await scrape(reader);
+  expect(scraped.status, scraped.body).toBe(200);
+  expect(scraped.body).toMatch(
     /^controller_runtime_reconcile_total\{controller="memcached",result="success"\} [1-9]/m,
   );
+  // The API server's verdicts, through the Manager's TokenReview and SubjectAccessReview.
+  const stranger = await scrape(await serviceAccountToken("no-metrics-role"));
+  expect(stranger).toEqual({
+    status: 403,
+    body: "Authorization denied for user system:serviceaccount:tenant:no-metrics-role\n",
+  });
+  expect((await scrape(undefined)).status).toBe(401);
+  expect((await scrape("not-a-token")).status).toBe(401);
 
   // Two replicas: one leader; the other waits and reconciles nothing.
   const scaled = await kubectl(env, ["scale", "deployment", DEPLOYMENT, "-n", SYSTEM, "--replicas=2"]);

@@ -47,6 +47,12 @@ export interface PodRunner {
   podPids(namespace: string, name: string): number[];
   /** The runs of a container so far (log file, process), for tests; undefined for pods it does not run. */
   containerRuns(namespace: string, pod: string, container: string): ContainerRun[] | undefined;
+  /**
+   * The pod network as a pod sees it: a SOCKS5 proxy (socks5h://127.0.0.1:PORT) resolving
+   * "<service>.<namespace>.svc:<port>" and "<pod IP>:<port>" to the runner's processes, for a
+   * client that must reach a pod directly, as an in-cluster scraper would.
+   */
+  clusterProxy: string;
   stop(): Promise<void>;
 }
 
@@ -158,6 +164,7 @@ export async function startPodRunner(options: PodRunnerOptions): Promise<PodRunn
       all()
         .find((p) => p.namespace === namespace && p.name === pod)
         ?.containerRuns(container),
+    clusterProxy: socks.url.replace(/^socks5:/, "socks5h:"),
     async stop() {
       controller.abort();
       await Promise.all(all().map((pod) => pod.stop()));
