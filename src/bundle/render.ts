@@ -119,6 +119,11 @@ function deriveBundleImage(image: string | undefined, version: string): string |
   return `${repo}-bundle:v${version}`;
 }
 
+/** A file of the previous bundle as text; a binary one (not UTF-8) counts as absent. */
+function textOf(content: string | Buffer | undefined): string | undefined {
+  return typeof content === "string" ? content : undefined;
+}
+
 /** The files tsop produces in the bundle directory (before the user's own files are carried over). */
 function bundleFiles(
   plan: ResolvedBundle,
@@ -140,7 +145,7 @@ function bundleFiles(
       throw new TsopError(`manifest ${name} clashes with the CSV file name`);
     files.set(`manifests/${name}`, text);
   }
-  const previousAnnotations = inputs.previousTree.get("metadata/annotations.yaml");
+  const previousAnnotations = textOf(inputs.previousTree.get("metadata/annotations.yaml"));
   files.set(
     "metadata/annotations.yaml",
     !overwrite && previousAnnotations !== undefined ? previousAnnotations : annotationsYaml(meta),
@@ -151,9 +156,9 @@ function bundleFiles(
 }
 
 /** A metadata file the user keeps in the bundle directory (dependencies.yaml, properties.yaml), parsed. */
-function metadataFile(previousTree: Map<string, string>, name: string): unknown {
+function metadataFile(previousTree: ReadonlyMap<string, string | Buffer>, name: string): unknown {
   const file = `metadata/${name}`;
-  const text = previousTree.get(file);
+  const text = textOf(previousTree.get(file));
   return text === undefined ? undefined : parseYamlDocuments(text, file).find((d) => d.value != null)?.value;
 }
 
