@@ -114,9 +114,14 @@ async function runGenerate(cwd: string, reporter: Reporter): Promise<void> {
 
 /** The bundle directory tsop replaces as a whole: never the project, nor one holding other files. */
 async function checkOutputDir(plan: ResolvedBundle, options: BundleOptions): Promise<void> {
-  const fromConfig = options.outputDir === undefined && plan.config.values.outputDir !== undefined;
+  const fromConfig = plan.config.values.outputDir !== undefined;
   await assertOutputDir(plan.outDir, {
-    shown: fromConfig ? `outputDir in ${plan.config.file}` : `--output-dir ${plan.outputDir}`,
+    shown:
+      options.outputDir !== undefined
+        ? `--output-dir ${plan.outputDir}`
+        : fromConfig
+          ? `outputDir in ${plan.config.file}`
+          : "the bundle directory",
     root: plan.root,
     owned: ["manifests", "metadata", "tests"],
     holds: "a bundle directory holds only manifests/, metadata/ and tests/; the default is bundle",
