@@ -40,8 +40,16 @@ describe("bundle --output-dir that would take the project with it", () => {
 
   test("--output-dir src and vendor (hold files tsop did not write)", T, async () => {
     const dir = await userProject();
-    await refused(dir, ["--output-dir", "src"], /src holds files tsop did not write: api, controllers, main\.ts/);
-    await refused(dir, ["--output-dir", "vendor"], /vendor holds files tsop did not write: tsop-0\.1\.0\.tgz/);
+    await refused(
+      dir,
+      ["--output-dir", "src"],
+      /src holds files tsop did not write: api, controllers, main\.ts/,
+    );
+    await refused(
+      dir,
+      ["--output-dir", "vendor"],
+      /vendor holds files tsop did not write: tsop-0\.1\.0\.tgz/,
+    );
   });
 
   test("outputDir: . in tsop.bundle.yaml is named as such", T, async () => {
@@ -55,7 +63,11 @@ describe("bundle --output-dir that would take the project with it", () => {
     const dir = await userProject();
     const outside = await testdir();
     await symlink(outside, join(dir, "linked"));
-    await refused(dir, ["--output-dir", "linked"], /linked is a symbolic link .*does not write through links/);
+    await refused(
+      dir,
+      ["--output-dir", "linked"],
+      /linked is a symbolic link .*does not write through links/,
+    );
     await symlink("/etc/hostname", join(dir, "bundle/metadata/host"));
     await refused(dir, [], /bundle holds files tsop did not write: metadata\/host \(a symbolic link\)/);
     await rm(join(dir, "bundle/metadata/host"));
@@ -74,8 +86,8 @@ describe("files the user keeps in the bundle directory", () => {
     const run = await tsop(dir, ["bundle", "--version", "0.0.2"], ENV);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(await readFile(join(dir, "bundle/metadata/extra/icon.png"))).toEqual(icon);
-    expect(await readFile(join(dir, "bundle/manifests/shop-operator.clusterserviceversion.yaml"), "utf8")).toContain(
-      "version: 0.0.2",
-    );
+    expect(
+      await readFile(join(dir, "bundle/manifests/shop-operator.clusterserviceversion.yaml"), "utf8"),
+    ).toContain("version: 0.0.2");
   });
 });

@@ -59,7 +59,10 @@ export async function snapshot(dir: string): Promise<Record<string, string>> {
       else if (info.isDirectory()) {
         out[rel] = "dir";
         await visit(full);
-      } else out[rel] = createHash("sha256").update(await readFile(full)).digest("hex");
+      } else
+        out[rel] = createHash("sha256")
+          .update(await readFile(full))
+          .digest("hex");
     }
   }
   await visit(dir);

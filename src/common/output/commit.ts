@@ -150,7 +150,9 @@ function assertNotAnchor(change: OutputChange, anchor: string): void {
   if (change.op !== "tree") return;
   const rel = relative(change.path, anchor);
   if (rel === "" || (!rel.startsWith("..") && !isAbsolute(rel)))
-    throw new TsopError(`refusing to replace ${change.path}: it holds the project ${anchor}; nothing was changed`);
+    throw new TsopError(
+      `refusing to replace ${change.path}: it holds the project ${anchor}; nothing was changed`,
+    );
 }
 
 async function preflight(changes: readonly OutputChange[], anchor: string): Promise<void> {

@@ -42,12 +42,13 @@ export interface LockOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** The start time of a process, as the kernel tells it; undefined where there is no /proc. */
-export function processStartTime(pid: number | "self"): string | undefined {
+/** A process's state and start time, as the kernel tells them; undefined where there is no /proc. */
+function procStat(pid: number | "self"): { state: string; startTime: string } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // The command name (field 2) may hold spaces and parentheses: count from the last ")".
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { state: fields[0]!, startTime: fields[19]! };
   } catch {
     return undefined;
   }
@@ -61,7 +62,7 @@ function commandName(): string {
 }
 
 function me(): LockHolder {
-  const startTime = processStartTime("self");
+  const startTime = procStat("self")?.startTime;
   return {
     pid: process.pid,
     hostname: hostname(),
@@ -81,8 +82,10 @@ export function isStale(holder: LockHolder | undefined): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ESRCH") return true;
   }
-  const now = processStartTime(holder.pid);
-  return holder.startTime !== undefined && now !== undefined && now !== holder.startTime;
+  const now = procStat(holder.pid);
+  if (now === undefined) return false;
+  // A zombie (killed, not yet reaped) holds nothing; another start time is another process.
+  return now.state === "Z" || (holder.startTime !== undefined && now.startTime !== holder.startTime);
 }
 
 async function readHolder(file: string): Promise<LockHolder | undefined> {
@@ -95,8 +98,7 @@ async function readHolder(file: string): Promise<LockHolder | undefined> {
 }
 
 type State =
-  | { kind: "free" }
-  | { kind: "held"; generation: number; holder: LockHolder | undefined; raw: string };
+  { kind: "free" } | { kind: "held"; generation: number; holder: LockHolder | undefined; raw: string };
 
 async function readState(lockDir: string): Promise<State> {
   let names: string[];
