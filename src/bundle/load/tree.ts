@@ -6,6 +6,7 @@ import { constants } from "node:fs";
 import { lstat, open, readdir, realpath, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { TsopError } from "../../common/errors.js";
+import { specialFileKind } from "../../common/file-kind.js";
 
 export interface TreeEntry {
   name: string;
@@ -129,18 +130,7 @@ export async function directoryTree(
   };
 }
 
-function kindOf(info: {
-  isFIFO(): boolean;
-  isSocket(): boolean;
-  isCharacterDevice(): boolean;
-  isBlockDevice(): boolean;
-}) {
-  if (info.isFIFO()) return "FIFO";
-  if (info.isSocket()) return "socket";
-  if (info.isCharacterDevice()) return "character device";
-  if (info.isBlockDevice()) return "block device";
-  return "special file";
-}
+const kindOf = specialFileKind;
 
 /** Files held in memory (path → content), e.g. the bundle `tsop bundle` renders before writing. */
 export function memoryTree(files: ReadonlyMap<string, string | Buffer>, label: string): BundleTree {

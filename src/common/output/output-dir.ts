@@ -9,6 +9,7 @@ import type { Dirent } from "node:fs";
 import { lstat, readdir, realpath } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { UsageError } from "../errors.js";
+import { specialFileKind } from "../file-kind.js";
 import { isTsopTemp } from "./commit.js";
 
 export interface OutputDirRule {
@@ -26,11 +27,7 @@ const MAX_LISTED = 5;
 
 function entryKind(entry: Dirent): string | undefined {
   if (entry.isDirectory() || entry.isFile()) return undefined;
-  if (entry.isSymbolicLink()) return "a symbolic link";
-  if (entry.isFIFO()) return "a FIFO";
-  if (entry.isSocket()) return "a socket";
-  if (entry.isCharacterDevice() || entry.isBlockDevice()) return "a device";
-  return "a special file";
+  return `a ${specialFileKind(entry)}`;
 }
 
 async function canonical(path: string): Promise<string> {
