@@ -22,6 +22,7 @@ import type { ResolvedBundle } from "./options.js";
 import type { BundleInputs, ComposedBundle } from "./stages.js";
 import { memoryTree, readBundle } from "./load/index.js";
 import { runChecks } from "./validate/index.js";
+import { uiTextProblems } from "./ui-text.js";
 import { planBundleTree, type WriteResult } from "./write.js";
 import type { Finding } from "./validate/types.js";
 
@@ -96,6 +97,12 @@ export async function checkCsv(
   csv: ManifestObject,
   basePathShown: string,
 ): Promise<Finding[]> {
+  const ui = uiTextProblems(csv);
+  if (ui.length > 0) {
+    throw new AggregateTsopError("the generated ClusterServiceVersion holds text a UI may not show:", ui, {
+      hint: `fix the field in the base CSV (${basePathShown}), the bundle config or the flags; a CRD's descriptions come from its API type's doc comments; nothing was written`,
+    });
+  }
   const csvFile = `manifests/${csvFileName(plan.packageName)}`;
   const probe = await readBundle(memoryTree(new Map([[csvFile, toYaml(csv)]]), plan.outputDir));
   const findings = runChecks(probe, [], {}).filter((f) => f.id.startsWith("CSV-") || f.id.startsWith("RI-"));
