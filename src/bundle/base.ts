@@ -21,7 +21,7 @@ import { BASE_FIELDS, type BaseField, configValueText, displayForm, type FieldCo
 import { servedGvks } from "./collect.js";
 import { schemaDescriptors } from "./descriptors.js";
 import { uiTextProblem } from "./ui-text.js";
-import { parseEditableDocuments } from "../common/yaml.js";
+import { parseEditableDocuments, plainYaml } from "../common/yaml.js";
 
 export interface PromptQuestion {
   message: string;
@@ -203,7 +203,7 @@ function findCsvDocument(text: string, path: string) {
   const list = Array.isArray(docs) ? docs : [docs];
   for (const doc of list) {
     if (doc.errors.length > 0) throw yamlSyntaxError(doc.errors[0]!, path, text);
-    const value = doc.toJS() as unknown;
+    const value = plainYaml(doc, path);
     if (isRecord(value) && value.kind === "ClusterServiceVersion")
       return { doc, value: value as ManifestObject, count: list.length };
   }

@@ -12,7 +12,7 @@ import { join, relative, resolve } from "node:path";
 import { waitingMessage, withProjectLock } from "../common/output/lock.js";
 import { directorySink, type OutputSink } from "../common/output/sink.js";
 import type { Progress, Reporter } from "../common/reporter.js";
-import { projectDir } from "../project/index.js";
+import { checkProjectAt, projectDir } from "../project/index.js";
 import { CodegenError, type Diagnostic, type Diagnostics, formatDiagnostic } from "./diagnostics.js";
 import { msg } from "./messages.js";
 import { driftOf, type FileStatus, type FilePlan, planChanges, planFiles } from "./output/write.js";
@@ -52,6 +52,7 @@ export const SIZE_LIMIT = 256 * 1024;
 export async function generate(options: GenerateOptions, reporter: Reporter): Promise<GenerateResult> {
   const cwd = resolve(options.cwd);
   const root = await projectDir(cwd);
+  await checkProjectAt(root);
   // --check and --dry-run write nothing; a real run holds the project lock from reading to writing.
   if (options.check || options.sink !== undefined) return generateIn(options, cwd, root, reporter);
   return withProjectLock(root, () => generateIn(options, cwd, root, reporter), {

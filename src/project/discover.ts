@@ -5,7 +5,7 @@ import { readFile, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { TsopError } from "../common/errors.js";
 import { defaultPlural } from "../common/plural.js";
-import { parseProject } from "./file.js";
+import { checkProjectShape, parseProject, parseProjectYaml } from "./file.js";
 import type { Project } from "./types.js";
 
 export const PROJECT_FILE = "PROJECT";
@@ -46,6 +46,12 @@ export async function readProject(cwd: string): Promise<Project> {
     });
   }
   return readProjectFrom(root);
+}
+
+/** Checks `<root>/PROJECT`'s shape when there is one (commands that also run without a project). */
+export async function checkProjectAt(root: string): Promise<void> {
+  const text = await readFile(join(root, PROJECT_FILE), "utf8").catch(() => undefined);
+  if (text !== undefined) checkProjectShape(parseProjectYaml(text, PROJECT_FILE), PROJECT_FILE);
 }
 
 /** Reads `<root>/PROJECT` (no discovery). */

@@ -2,9 +2,16 @@
 // resources, generate and bundle read it). Stages: discover.ts finds the project root, file.ts
 // parses and validates the YAML into a Project, edit.ts appends resources while keeping the user's
 // comments and extra keys (yaml Document API), names.ts holds the naming rules all of them share.
-export { findProjectRoot, PROJECT_FILE, projectDir, readProject, readProjectFrom } from "./discover.js";
+export {
+  checkProjectAt,
+  findProjectRoot,
+  PROJECT_FILE,
+  projectDir,
+  readProject,
+  readProjectFrom,
+} from "./discover.js";
 export { addResourceToProject, renderNewProject, updateResourceInProject } from "./edit.js";
-export { emptyProjectError, parseProject } from "./file.js";
+export { checkProjectShape, emptyProjectError, parseProject } from "./file.js";
 export * from "./names.js";
 export type { Project, ProjectResource } from "./types.js";
 export { LAYOUT } from "./types.js";
