@@ -76,6 +76,28 @@ describe("bundle --output-dir that would take the project with it", () => {
   });
 });
 
+describe("bundle push --oci-layout follows the same rule", () => {
+  test("--oci-layout . and --oci-layout src", T, async () => {
+    const dir = await userProject();
+    for (const [layout, reason] of [
+      [".", /--oci-layout .*: .* is the project directory itself/],
+      ["src", /src holds files tsop did not write: api, controllers, main\.ts/],
+    ] as const) {
+      const before = await snapshot(dir);
+      const run = await tsop(dir, [
+        "bundle",
+        "push",
+        "localhost:5000/shop-bundle:v1",
+        "--oci-layout",
+        layout,
+      ]);
+      expect(run.exitCode, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(reason);
+      expect(await snapshot(dir)).toEqual(before);
+    }
+  });
+});
+
 describe("files the user keeps in the bundle directory", () => {
   test("a binary file in bundle/metadata is carried over byte for byte", T, async () => {
     const dir = await userProject();
