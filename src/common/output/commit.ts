@@ -1,4 +1,5 @@
-// Commits a command's output set to disk as one unit, as far as a file system allows:
+// Commits a command's output set to disk as one unit, as far as a file system allows, holding the
+// project lock (lock.ts) so that the recovery and the sweep below never touch another run's write:
 //   1. recover: finish a commit an earlier run was killed in (its journal says what was left),
 //      and delete stale temp files of tsop's own naming beside the targets;
 //   2. preflight: every target's directory must be writable (nothing is touched otherwise);
