@@ -11,7 +11,8 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 300_000,
     pool: "forks",
-    // Each file starts its own control plane: one at a time keeps a 2-core machine responsive.
+    // Each file starts its own control plane: one at a time per run. `npm run test:real`
+    // (scripts/test-real.mjs) runs two such runs side by side, the files that start OLM in one.
     maxWorkers: 1,
     fileParallelism: false,
   },

@@ -2,7 +2,9 @@
 // Generation benchmark: `tsop generate` on synthetic projects with 1, 10 and 50 kinds, each kind
 // with nested types (three levels of interfaces, arrays, maps, enums, a shared Condition list and
 // validation tags). Reports the median of BENCH_RUNS end-to-end CLI runs (node start included) and
-// the time per kind, so growth can be compared with linear. Goal (issue 5): < 2 s for 50 kinds.
+// the time per kind, so growth can be compared with linear, twice: the analysis (--no-cache: the
+// compiler loads and analyses every run) and an unchanged project (answered from the generate
+// cache). Goal (issue 5): < 2 s for 50 kinds.
 // Run: npm run bench:generate  (needs a build: dist/)
 import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
@@ -23,16 +25,17 @@ function median(values) {
 const probe = `
 const start = process.hrtime.bigint();
 const { run } = await import(${JSON.stringify(fileURLToPath(new URL("../dist/cli/tsop.js", import.meta.url)))});
-const code = await run(["generate", "--quiet"]);
+const code = await run(JSON.parse(process.env.TSOP_ARGS));
 const wall = Number(process.hrtime.bigint() - start) / 1e6;
 const cpu = process.cpuUsage();
 console.log(JSON.stringify({ code, wall, cpu: (cpu.user + cpu.system) / 1000 }));
 `;
 
-function once(dir) {
+function once(dir, args) {
   const res = spawnSync(process.execPath, ["--input-type=module", "-e", probe], {
     cwd: dir,
     encoding: "utf8",
+    env: { ...process.env, TSOP_ARGS: JSON.stringify(args) },
   });
   const last = res.stdout.trim().split("\n").pop() ?? "";
   const m = last.startsWith("{") ? JSON.parse(last) : undefined;
@@ -40,20 +43,27 @@ function once(dir) {
   return m;
 }
 
+const MODES = [
+  ["analysis (--no-cache)", ["generate", "--quiet", "--no-cache"]],
+  ["unchanged (cache hit)", ["generate", "--quiet"]],
+];
+
 console.log(
   `tsop generate, median of ${runs} runs (node ${process.version}; one process per run, startup included)`,
 );
-console.log("  kinds    wall ms    cpu ms   cpu ms/kind");
+console.log("  kinds  mode                       wall ms    cpu ms   cpu ms/kind");
 for (const kinds of sizes) {
   const dir = makeTsProject(kinds);
   try {
-    once(dir); // warm-up (file cache)
-    const samples = Array.from({ length: runs }, () => once(dir));
-    const wall = median(samples.map((s) => s.wall));
-    const cpu = median(samples.map((s) => s.cpu));
-    console.log(
-      `  ${String(kinds).padStart(5)}   ${wall.toFixed(0).padStart(8)}  ${cpu.toFixed(0).padStart(8)}   ${(cpu / kinds).toFixed(1).padStart(11)}`,
-    );
+    for (const [mode, args] of MODES) {
+      once(dir, args); // warm-up (file cache; fills the generate cache for the second mode)
+      const samples = Array.from({ length: runs }, () => once(dir, args));
+      const wall = median(samples.map((s) => s.wall));
+      const cpu = median(samples.map((s) => s.cpu));
+      console.log(
+        `  ${String(kinds).padStart(5)}  ${mode.padEnd(24)} ${wall.toFixed(0).padStart(8)}  ${cpu.toFixed(0).padStart(8)}   ${(cpu / kinds).toFixed(1).padStart(11)}`,
+      );
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

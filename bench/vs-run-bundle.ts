@@ -26,7 +26,7 @@ import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { KubeClient } from "../src/kube/client.js";
 import type { KubeObject } from "../src/kube/objects.js";
-import type { RequestRecord } from "../src/testing/server.js";
+import type { RequestRecord } from "../src/testing/index.js";
 import { withoutRequiredApis } from "../test/run/bed.js";
 import { fixtureDir } from "../test/run/fixtures.js";
 import { TSOP_BIN } from "../test/support/cli.js";

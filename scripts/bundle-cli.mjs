@@ -5,6 +5,8 @@
 // with the domain modules, so error classes keep one identity) and the domain modules that actions
 // import lazily.
 import { build } from "esbuild";
+import { execFileSync } from "node:child_process";
+import { rmSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -34,3 +36,14 @@ await build({
     },
   ],
 });
+
+// The start-up fast path (src/cli/fast-path.ts) answers `tsop --help` from this file: the help the
+// CLI just built prints with stdout not a terminal (the only case where the file is used). Removed
+// first, so the fast path cannot answer its own question.
+const helpFile = resolve(cliDir, "help.txt");
+rmSync(helpFile, { force: true });
+const help = execFileSync(process.execPath, [resolve(root, "bin/tsop.js"), "--help"], {
+  encoding: "utf8",
+  env: { ...process.env, NO_COLOR: "1" },
+});
+writeFileSync(helpFile, help);

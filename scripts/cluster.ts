@@ -1,8 +1,10 @@
 // `npm run cluster`: the real test bed for people and scripts. Starts etcd, kube-apiserver,
-// controller-manager, scheduler and kwok (one fake Node) from the rig's binaries, then OLM (unless
-// --no-olm), writes a kubeconfig, prints `kubeconfig: <path>` and runs until SIGINT/SIGTERM, then
-// stops everything. Run with tsx's loader (`node --import tsx`): the OLM step is test-support
-// TypeScript that the package build does not compile.
+// controller-manager, scheduler and kwok (one fake Node) from the rig's binaries, the pod runner,
+// OLM (unless --no-olm), and a registry on 127.0.0.1 holding a Node.js base made from this
+// machine's node (what `tsop image build --base` needs here); writes a kubeconfig, prints
+// `kubeconfig: <path>`, `registry: <host>` and `base: <image>`, and runs until SIGINT/SIGTERM, then
+// stops everything. Run with tsx's loader (`node --import tsx`): the OLM, registry and base steps
+// are test-support TypeScript that the package build does not compile.
 import { execFileSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
@@ -10,15 +12,22 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type BinaryName, type RealTestCluster, startTestCluster } from "../src/testing/index.js";
+import { pushNodeBase } from "../test/image/node-base.js";
 import { type OlmOnRig, prepareOlmRig, startOlmOnRig } from "../test/support/olm-rig.js";
+import { startRegistry, type TestRegistry } from "../test/support/registry.js";
 
 const HELP = `usage: npm run cluster -- [options]
 
-Starts the real test bed: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok
-(one fake Node; pods become Running without containers), and OLM unless --no-olm: installed by
-\`tsop olm install\` from the manifests shipped with tsop, its operators, catalog registry pods and
-bundle-unpack Jobs run as local processes by the pod runner (as root). Binaries come from
-TSOP_RIG_ASSETS / KUBEBUILDER_ASSETS, else from the rig's cache (\`npm run rig -- build\`).
+Starts the real test bed (as root): etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
+kwok with one fake Node, the pod runner, OLM unless --no-olm (installed by \`tsop olm install\` from
+the manifests shipped with tsop), and a registry on 127.0.0.1 with a Node.js base image made from
+this machine's node. Binaries come from TSOP_RIG_ASSETS / KUBEBUILDER_ASSETS, else from the rig's
+cache (\`npm run rig -- build\`).
+
+What runs for real: every pod whose images come from a registry on 127.0.0.1 (an operator built with
+\`tsop image build --base <base> --push <registry>/…\`, and whatever it deploys from there), and OLM's
+pods, as local processes with their volumes, service-account token, probes and logs. kwok simulates
+every other pod (Running and Ready, no process, no logs).
 
   --no-olm              start without OLM; a later \`tsop olm install\` still gets running operators
   --kubeconfig <file>   also write the kubeconfig here (default: only in the cluster's temp dir)
@@ -101,13 +110,17 @@ async function main(): Promise<void> {
     ...prepared.clusterOptions,
   });
   let olm: OlmOnRig | undefined;
+  let registry: TestRegistry | undefined;
   const stop = async (code: number) => {
     await olm?.stop();
+    await registry?.stop();
     await cluster.stop();
     process.exit(code);
   };
   try {
     olm = await startOlmOnRig(cluster, prepared, { install: withOlm, binary: rigBinaryPath(binaries) });
+    registry = await startRegistry();
+    await pushNodeBase(registry, "base/node", "20");
   } catch (error) {
     process.stderr.write(`error: ${(error as Error).message}\n`);
     await stop(1);
@@ -121,7 +134,12 @@ async function main(): Promise<void> {
     `Real cluster (Kubernetes ${cluster.kubernetesVersion}${withOlm ? ", OLM" : ", no OLM"}) at ${cluster.url}, ` +
       `started in ${((Date.now() - started) / 1000).toFixed(1)} s; logs in ${cluster.dataDir}\n` +
       `kubeconfig: ${kubeconfigPath}\n` +
+      `registry: ${registry!.host}\n` +
+      `base: ${registry!.host}/base/node:20\n` +
       `  export KUBECONFIG=${kubeconfigPath}\n` +
+      `  tsop image build --base ${registry!.host}/base/node:20 --push ${registry!.host}/<name>:<tag> --plain-http=${registry!.host}\n` +
+      "Pods with images from that registry (and OLM's) run as real processes (kubectl logs works);\n" +
+      "kwok simulates every other pod (Running, no process).\n" +
       "Press Ctrl-C to stop.\n",
   );
   let stopping = false;

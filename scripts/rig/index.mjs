@@ -7,12 +7,14 @@
 //   build [names…]      build the named binaries (all when none are named); print name and path
 //   list                print every component, its version and whether it is built
 //   dir                 print the cache directory
+//   assets [names…]     build them (all when none are named), link them into one directory of the
+//                       cache and print its path (KUBEBUILDER_ASSETS / TSOP_RIG_ASSETS)
 //
 // Cache: $TSOP_RIG_CACHE, else $XDG_CACHE_HOME/tsop-rig, else ~/.cache/tsop-rig. Go's own module
 // and build caches (GOMODCACHE, GOCACHE) make a rebuild after a version bump incremental.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { COMPONENTS } from "./components.mjs";
@@ -132,6 +134,30 @@ function build(c) {
   return out;
 }
 
+/**
+ * One directory of links to the built binaries, named by what it holds: runs in parallel (several
+ * checkouts, test tiers and benchmarks on one machine) share it and never rebuild it under another
+ * run's feet. Made in a staging directory and renamed into place, so it is complete or absent.
+ */
+function linkAssets(built) {
+  const listing = built.map(([name, path]) => `${name}\t${path}`).join("\n");
+  const key = createHash("sha256").update(listing).digest("hex").slice(0, 12);
+  const dir = join(cacheDir(), `assets-${key}`);
+  if (existsSync(dir)) return dir;
+  const stage = `${dir}.tmp-${process.pid}`;
+  rmSync(stage, { recursive: true, force: true });
+  mkdirSync(stage, { recursive: true });
+  for (const [name, path] of built) symlinkSync(path, join(stage, name));
+  try {
+    renameSync(stage, dir);
+  } catch (error) {
+    // Another run made the same directory first: it holds the same links.
+    rmSync(stage, { recursive: true, force: true });
+    if (!existsSync(dir)) throw error;
+  }
+  return dir;
+}
+
 function fail(message, code = 1) {
   process.stderr.write(`rig: ${message}\n`);
   process.exit(code);
@@ -154,6 +180,12 @@ function main(argv) {
       );
       return;
     }
+    case "assets": {
+      const names = rest.length ? rest : COMPONENTS.map((c) => c.name);
+      const built = names.map((name) => [name, build(component(name))]);
+      process.stdout.write(linkAssets(built) + "\n");
+      return;
+    }
     case "list": {
       for (const c of COMPONENTS) {
         const p = binaryPath(c);
@@ -165,7 +197,7 @@ function main(argv) {
       process.stdout.write(cacheDir() + "\n");
       return;
     default:
-      fail("usage: npm run rig -- path <name> | build [names…] | list | dir", 2);
+      fail("usage: npm run rig -- path <name> | build [names…] | assets [names…] | list | dir", 2);
   }
 }
 

@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { AggregateTsopError, InvalidInputError } from "../common/errors.js";
 import { isRecord, parseYaml } from "../manifests/index.js";
-import { checkProjectShape, PROJECT_FILE } from "../project/index.js";
+import { checkProjectShape, PROJECT_FILE, projectLayout, tsopSettings } from "../project/index.js";
 
 export const BUNDLE_CONFIG_FILE = "tsop.bundle.yaml";
 
@@ -144,18 +144,15 @@ export async function loadBundleConfig(root: string): Promise<LoadedConfig> {
   let values: Record<string, unknown> = {};
   let file: string | undefined;
   if (isRecord(rawProject)) {
-    const layout = Array.isArray(rawProject.layout)
-      ? rawProject.layout.map(String)
-      : typeof rawProject.layout === "string"
-        ? [rawProject.layout]
-        : [];
-    project = { layout };
+    // tsop's settings: PROJECT's plugins.tsop.dev/v1, or the top level of an earlier version's.
+    const settings = tsopSettings(rawProject);
+    project = { layout: projectLayout(rawProject) };
     if (typeof rawProject.projectName === "string") project.projectName = rawProject.projectName;
-    if (typeof rawProject.image === "string") project.image = rawProject.image;
-    if (isRecord(rawProject.bundle)) {
-      checkKeys(rawProject.bundle, "PROJECT (bundle)");
-      checkTypes(rawProject.bundle, "PROJECT (bundle)");
-      values = { ...rawProject.bundle };
+    if (typeof settings.image === "string") project.image = settings.image;
+    if (isRecord(settings.bundle)) {
+      checkKeys(settings.bundle, "PROJECT (bundle)");
+      checkTypes(settings.bundle, "PROJECT (bundle)");
+      values = { ...settings.bundle };
       file = "PROJECT";
     }
   }

@@ -60,6 +60,13 @@ const FIELD_FLAGS: Array<[string, string, string]> = [
 ];
 
 /** kustomize's --load-restrictor values. */
+/** A pflag boolean value, as operator-sdk takes them (`--overwrite=false`). */
+function operatorSdkBool(value: string): boolean {
+  if (value === "true") return true;
+  if (value === "false") return false;
+  throw new InvalidArgumentError(`"${value}" is not true or false.`);
+}
+
 function loadRestrictor(value: string): "rootOnly" | "none" {
   if (value === "LoadRestrictionsRootOnly") return "rootOnly";
   if (value === "LoadRestrictionsNone") return "none";
@@ -122,6 +129,8 @@ function bundleGenerateCommand(command: Command): Command {
     .option("--extra-service-accounts <list>", "more service accounts whose RBAC goes into the CSV")
     .option("--output-dir <dir>", "bundle directory (default: bundle)")
     .option("--no-overwrite", "keep an existing metadata/annotations.yaml and bundle.Dockerfile")
+    // operator-sdk's `generate bundle --overwrite[=true|false]` (true is its default, and tsop's).
+    .addOption(new Option("--overwrite [bool]").hideHelp().argParser(operatorSdkBool))
     .option("--interactive", "ask for the base CSV fields again (needs a terminal)")
     .option("-y, --yes", "accept defaults instead of asking")
     .option("-f, --file <file>", "read rendered manifests from a multi-document file, or - for stdin")

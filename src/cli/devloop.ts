@@ -1,5 +1,6 @@
 // The inner dev loop: `tsop install | uninstall | deploy | undeploy` and `tsop run local`.
 // Flags → options → src/devloop (imported lazily) → a table of what changed, or YAML for GitOps.
+import { addRegistryFlags, type RegistryFlags, registryOptions } from "./bundle-push.js";
 import { Command, Option } from "./commander.js";
 import { type CliContext, cliContext } from "./context.js";
 import { addClusterFlags, type ClusterFlags, clusterOptions, timeoutOption } from "./flags.js";
@@ -26,22 +27,35 @@ async function printItems(ctx: CliContext, items: Item[], output: "table" | "jso
 /** Ctrl-C stops the command; what was already applied stays (the commands are idempotent). */
 const STOP = { rollback: "stopping; what was applied so far stays in the cluster" };
 
+/** install and deploy run `tsop generate` first, as `make install` / `make deploy` run `make manifests`. */
+const SKIP_GENERATE = "--skip-generate";
+const SKIP_GENERATE_HELP = "do not run `tsop generate` first (use config/ as it is on disk)";
+
 const tableOutput = () =>
   new Option("-o, --output <format>", "output format").choices(["table", "json", "yaml"]).default("table");
 
 export function installCommand(): Command {
   const command = new Command("install")
     .description(
-      "install the project's CRDs (config/crd) with server-side apply and wait until they are established",
+      "install the project's CRDs (config/crd, generated first) with server-side apply and wait until they are established",
     )
+    .option(SKIP_GENERATE, SKIP_GENERATE_HELP)
     .addOption(timeoutOption("2m", "how long to wait for the CRDs"))
     .addOption(tableOutput());
   addClusterFlags(command, { namespace: false });
   command.action(
-    async (flags: ClusterFlags & { timeout: number; output: "table" | "json" | "yaml" }, cmd: Command) => {
+    async (
+      flags: ClusterFlags & { skipGenerate?: boolean; timeout: number; output: "table" | "json" | "yaml" },
+      cmd: Command,
+    ) => {
       const ctx = await cliContext(cmd);
       const { install } = await import("../devloop/index.js");
-      const result = await install({ ...clusterOptions(flags, ctx), cwd: ctx.cwd, timeoutMs: flags.timeout });
+      const result = await install({
+        ...clusterOptions(flags, ctx),
+        cwd: ctx.cwd,
+        skipGenerate: flags.skipGenerate,
+        timeoutMs: flags.timeout,
+      });
       const items = result.crds.map((c) => ({
         kind: "CustomResourceDefinition",
         name: c.name,
@@ -83,9 +97,11 @@ export function uninstallCommand(): Command {
   return command;
 }
 
-interface DeployFlags extends ClusterFlags {
+interface DeployFlags extends ClusterFlags, RegistryFlags {
+  skipImageCheck?: boolean;
   image?: string;
   dryRun?: boolean;
+  skipGenerate?: boolean;
   timeout: number;
   output: "table" | "json" | "yaml";
 }
@@ -97,9 +113,15 @@ export function deployCommand(): Command {
     )
     .option("--image <image>", "manager image (default: the one config/manager names)")
     .option("--dry-run", "print the objects deploy would apply (with -o yaml|json) and change nothing")
+    .option(SKIP_GENERATE, SKIP_GENERATE_HELP)
+    .option(
+      "--skip-image-check",
+      "do not check that the images exist in their registries first (e.g. a registry only the cluster reaches)",
+    )
     .addOption(timeoutOption("5m", "how long to wait for the manager Deployment"))
     .addOption(tableOutput());
   addClusterFlags(command);
+  addRegistryFlags(command);
   command.action(async (flags: DeployFlags, cmd: Command) => {
     const ctx = await cliContext(cmd);
     const { deploy } = await import("../devloop/index.js");
@@ -110,6 +132,9 @@ export function deployCommand(): Command {
         cwd: ctx.cwd,
         image: flags.image,
         dryRun: flags.dryRun,
+        skipGenerate: flags.skipGenerate,
+        skipImageCheck: flags.skipImageCheck,
+        registry: { ...registryOptions(flags, ctx.cwd), env: ctx.env },
         timeoutMs: flags.timeout,
         signal,
       }),

@@ -17,6 +17,7 @@ interface GenerateFlags {
   deriveRbac?: boolean;
   roleName?: string;
   listMarkers?: boolean;
+  cache?: boolean;
 }
 
 function nonNegativeInt(value: string): number {
@@ -60,7 +61,8 @@ function commonOptions(command: Command, what: "all" | "crds" | "rbac"): Command
   return command
     .option("--strict", "treat warnings as errors")
     .option("--check", "write nothing; exit 1 with a unified diff if the files on disk are out of date")
-    .option("--dry-run", "write nothing; print what would be created, updated or removed (as diffs)");
+    .option("--dry-run", "write nothing; print what would be created, updated or removed (as diffs)")
+    .option("--no-cache", "analyse the sources even if nothing changed since the last run");
 }
 
 async function run(what: "all" | "crds" | "rbac", _local: GenerateFlags, command: Command): Promise<void> {
@@ -88,6 +90,7 @@ async function run(what: "all" | "crds" | "rbac", _local: GenerateFlags, command
       strict: flags.strict ?? false,
       check: flags.check ?? false,
       deriveRbac: flags.deriveRbac ?? false,
+      cache: flags.cache ?? true,
       ...(flags.dryRun ? { sink: stdoutSink((text) => ctx.out(text.trimEnd()), ctx.cwd) } : {}),
     },
     ctx.reporter,

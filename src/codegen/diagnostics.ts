@@ -2,7 +2,7 @@
 // hint. Stages add to one Diagnostics collection; nothing throws on the first problem. At the end the
 // run fails if any error remains (warnings become errors with --strict) and writes nothing.
 import { relative } from "node:path";
-import type ts from "typescript";
+import type TS from "typescript";
 import { AggregateTsopError } from "../common/errors.js";
 
 export type Severity = "error" | "warning";
@@ -33,12 +33,12 @@ export class Diagnostics {
   constructor(private readonly root: string) {}
 
   /** Records a message at a node (its first token, JSDoc excluded). */
-  at(node: ts.Node, msg: Message): void {
+  at(node: TS.Node, msg: Message): void {
     const sf = node.getSourceFile();
     this.atPosition(sf, node.getStart(sf, false), msg);
   }
 
-  atPosition(sf: ts.SourceFile, pos: number, msg: Message): void {
+  atPosition(sf: TS.SourceFile, pos: number, msg: Message): void {
     const { line, character } = sf.getLineAndCharacterOfPosition(pos);
     this.add({
       code: msg.code,
@@ -52,7 +52,7 @@ export class Diagnostics {
   }
 
   /** `file:line:col` of a node, relative to the project directory. */
-  locate(node: ts.Node): string {
+  locate(node: TS.Node): string {
     const sf = node.getSourceFile();
     const { line, character } = sf.getLineAndCharacterOfPosition(node.getStart(sf, false));
     return `${relative(this.root, sf.fileName).split("\\").join("/")}:${line + 1}:${character + 1}`;

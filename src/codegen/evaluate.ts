@@ -1,18 +1,19 @@
 // Compile-time evaluation of decorator arguments: literals, arrays, objects, `as const`,
 // `satisfies`, template strings and `+` over constants, enum members, and references to `const`
 // declarations (also imported ones). Anything else is "not constant" and reported at that node.
-import ts from "typescript";
+import type TS from "typescript";
+import { ts } from "./compiler.js";
 import { resolveAlias } from "./program.js";
 
 export type ConstValue = string | number | boolean | null | ConstValue[] | { [key: string]: ConstValue };
 
 export class NotConstant {
-  constructor(readonly node: ts.Node) {}
+  constructor(readonly node: TS.Node) {}
 }
 
-export function evaluate(checker: ts.TypeChecker, node: ts.Expression, depth = 0): ConstValue | NotConstant {
+export function evaluate(checker: TS.TypeChecker, node: TS.Expression, depth = 0): ConstValue | NotConstant {
   if (depth > 50) return new NotConstant(node);
-  const ev = (e: ts.Expression) => evaluate(checker, e, depth + 1);
+  const ev = (e: TS.Expression) => evaluate(checker, e, depth + 1);
   if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;
   if (ts.isNumericLiteral(node)) return Number(node.text);
   if (node.kind === ts.SyntaxKind.TrueKeyword) return true;
@@ -118,8 +119,8 @@ export function evaluate(checker: ts.TypeChecker, node: ts.Expression, depth = 0
 }
 
 function propertyKey(
-  checker: ts.TypeChecker,
-  name: ts.PropertyName | undefined,
+  checker: TS.TypeChecker,
+  name: TS.PropertyName | undefined,
   depth: number,
 ): string | undefined {
   if (!name) return undefined;
@@ -132,9 +133,9 @@ function propertyKey(
 }
 
 function fromSymbol(
-  checker: ts.TypeChecker,
-  symbol: ts.Symbol | undefined,
-  at: ts.Node,
+  checker: TS.TypeChecker,
+  symbol: TS.Symbol | undefined,
+  at: TS.Node,
   depth: number,
 ): ConstValue | NotConstant {
   const target = resolveAlias(checker, symbol);

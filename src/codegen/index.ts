@@ -1,5 +1,6 @@
 // tsop generate: CRDs and RBAC from the project's TypeScript, by static analysis only.
-// Pipeline: render.ts analyses and renders in memory — program.ts (one ts.Program from the
+// Pipeline: cache/ answers from the last analysis when nothing it read has changed; otherwise
+// render.ts analyses and renders in memory — program.ts (one ts.Program from the
 // tsconfig) → crd/collect.ts (@CustomResource classes) → crd/schema.ts (one schema per type, $ref
 // between named types; markers.ts + jsdoc.ts apply tags) → crd/flatten.ts (inline refs, cycles,
 // post-checks) → crd/assemble.ts (names, versions, CRD object); rbac/collect.ts (@Rbac)
@@ -12,11 +13,12 @@ import { join, relative, resolve } from "node:path";
 import { waitingMessage, withProjectLock } from "../common/output/lock.js";
 import { directorySink, type OutputSink } from "../common/output/sink.js";
 import type { Progress, Reporter } from "../common/reporter.js";
-import { checkProjectAt, projectDir } from "../project/index.js";
+import { checkProjectAt, projectDir } from "../project/discover.js";
 import { CodegenError, type Diagnostic, type Diagnostics, formatDiagnostic } from "./diagnostics.js";
 import { msg } from "./messages.js";
 import { driftOf, type FileStatus, type FilePlan, planChanges, planFiles } from "./output/write.js";
-import { analyse, type OutputDirs, renderFiles } from "./render.js";
+import type { OutputDirs, RenderOptions } from "./render.js";
+import { analysisOutput } from "./cache/index.js";
 
 export { CodegenError, type Diagnostic, formatDiagnostic } from "./diagnostics.js";
 export { markerReference } from "./markers.js";
@@ -38,6 +40,8 @@ export interface GenerateOptions {
   roleName?: string;
   /** Where the files go (default: the disk, as one set); --dry-run passes stdoutSink. */
   sink?: OutputSink;
+  /** Use the generate cache (default true; --no-cache: false). */
+  cache?: boolean;
 }
 
 export interface GenerateResult {
@@ -72,13 +76,27 @@ async function generateIn(
   const progress = reporter.progress(`analysing ${relative(cwd, tsconfig) || tsconfig}`);
   const started = Date.now();
 
-  const analysis = analyse(tsconfig, cwd);
-  const rendered = renderFiles(
-    analysis,
-    { ...options, what, dirs, roleName: options.roleName ?? "manager-role" },
+  const render: RenderOptions = {
+    what,
+    dirs,
+    roleName: options.roleName ?? "manager-role",
+    ...(options.maxDescLen === undefined ? {} : { maxDescLen: options.maxDescLen }),
+    deriveRbac: options.deriveRbac ?? false,
+  };
+  const output = await analysisOutput(
+    {
+      tsconfig,
+      cwd,
+      root,
+      render,
+      useCache: options.cache ?? true,
+      store: (options.sink?.kind ?? "directory") === "directory",
+    },
     reporter,
   );
-  const diagnostics = passOrThrow(analysis.diags, options.strict, () =>
+  for (const note of output.notes) reporter[note.level](note.message);
+  const rendered = output.files;
+  const diagnostics = passOrThrow(output.diagnostics, options.strict, () =>
     progress.fail(`generation failed after ${Date.now() - started} ms`),
   );
   for (const d of diagnostics) reporter.warn(formatDiagnostic(d));
@@ -109,9 +127,8 @@ function outputDirs(options: GenerateOptions, cwd: string, root: string): Output
   };
 }
 
-/** The diagnostics, sorted; any error (any diagnostic with --strict) fails the run before a write. */
-function passOrThrow(diags: Diagnostics, strict: boolean | undefined, onFail: () => void): Diagnostic[] {
-  const sorted = diags.sorted();
+/** The diagnostics (sorted); any error (any diagnostic with --strict) fails the run before a write. */
+function passOrThrow(sorted: Diagnostic[], strict: boolean | undefined, onFail: () => void): Diagnostic[] {
   if (!sorted.some((d) => d.severity === "error" || strict)) return sorted;
   onFail();
   throw new CodegenError(strict ? sorted.map((d) => ({ ...d, severity: "error" as const })) : sorted);

@@ -1,6 +1,7 @@
 // Reads markers and descriptions from declarations: JSDoc tags (looked up in the marker table),
 // their class-property decorator spellings, and the doc comment text that becomes `description`.
-import ts from "typescript";
+import type TS from "typescript";
+import { ts } from "./compiler.js";
 import type { Diagnostics } from "./diagnostics.js";
 import { type ConstValue, evaluate, NotConstant } from "./evaluate.js";
 import {
@@ -20,7 +21,7 @@ import type { Schema } from "./schema-types.js";
 export interface FoundMarker {
   marker: TagMarker;
   value: unknown;
-  node: ts.Node;
+  node: TS.Node;
 }
 
 export interface DeclMarkers {
@@ -32,12 +33,12 @@ export interface DeclMarkers {
 const KNOWN_NAMES = [...TAG_BY_NAME.keys(), "items"];
 
 /** The JSDoc blocks attached to a declaration (for a variable statement's declaration, the statement's). */
-function jsDocsOf(decl: ts.Node): ts.JSDoc[] {
-  return ts.getJSDocCommentsAndTags(decl).filter((d): d is ts.JSDoc => ts.isJSDoc(d));
+function jsDocsOf(decl: TS.Node): TS.JSDoc[] {
+  return ts.getJSDocCommentsAndTags(decl).filter((d): d is TS.JSDoc => ts.isJSDoc(d));
 }
 
 /** The description: the closest JSDoc block's text; TODO lines and everything after a `---` line dropped. */
-export function descriptionOf(decl: ts.Node): string | undefined {
+export function descriptionOf(decl: TS.Node): string | undefined {
   const docs = jsDocsOf(decl);
   const last = docs[docs.length - 1];
   if (!last) return undefined;
@@ -57,9 +58,9 @@ export function descriptionOf(decl: ts.Node): string | undefined {
 }
 
 export function collectMarkers(
-  decl: ts.Node,
+  decl: TS.Node,
   place: Place,
-  checker: ts.TypeChecker,
+  checker: TS.TypeChecker,
   diags: Diagnostics,
 ): DeclMarkers {
   const result: DeclMarkers = { own: [], items: [] };
@@ -115,7 +116,7 @@ export function collectMarkers(
 function parseMarker(
   marker: TagMarker,
   text: string,
-  node: ts.Node,
+  node: TS.Node,
   diags: Diagnostics,
 ): FoundMarker | undefined {
   const value = marker.parse(text);
@@ -127,7 +128,7 @@ function parseMarker(
 }
 
 /** Class-property decorator sugar (`@Minimum(1)`): the same markers, arguments turned into tag text. */
-function decoratorMarkers(decl: ts.Node, checker: ts.TypeChecker, diags: Diagnostics): FoundMarker[] {
+function decoratorMarkers(decl: TS.Node, checker: TS.TypeChecker, diags: Diagnostics): FoundMarker[] {
   if (!ts.canHaveDecorators(decl)) return [];
   const out: FoundMarker[] = [];
   for (const d of ts.getDecorators(decl) ?? []) {

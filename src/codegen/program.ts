@@ -1,53 +1,55 @@
-// One ts.Program built from the project's tsconfig (paths, include, exclude honoured), shared by the
+// One TS.Program built from the project's tsconfig (paths, include, exclude honoured), shared by the
 // CRD and RBAC generators, plus the test that tells whether a declaration comes from tsop itself
 // (the "tsop" package in node_modules, or this repository's src/runtime during development).
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import ts from "typescript";
+import type TS from "typescript";
+import { ts } from "./compiler.js";
 import { InvalidInputError } from "../common/errors.js";
+import type { InputRecorder } from "./cache/inputs.js";
+import { type ObservedSystem, observedSystem, useSystem } from "./cache/system.js";
 
 export interface LoadedProgram {
-  program: ts.Program;
-  checker: ts.TypeChecker;
+  program: TS.Program;
+  checker: TS.TypeChecker;
   /** The project's own source files (not declaration files, not node_modules). */
-  sourceFiles: ts.SourceFile[];
+  sourceFiles: TS.SourceFile[];
   configPath: string;
   root: string;
 }
 
-export function loadProgram(configPath: string): LoadedProgram {
+/**
+ * Builds the program. With `inputs`, every answer the file system gives the compiler is recorded
+ * there (cache/inputs.ts), so a cache entry can later tell whether any of it changed.
+ */
+export function loadProgram(configPath: string, inputs?: InputRecorder): LoadedProgram {
   const path = resolve(configPath);
   if (!existsSync(path)) {
     throw new InvalidInputError(`tsconfig not found: ${path}`, {
       hint: "pass --project <tsconfig.json> or run tsop generate in the project directory",
     });
   }
-  const read = ts.readConfigFile(path, ts.sys.readFile);
-  if (read.error) throw configError(path, read.error);
-  const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, dirname(path), { noEmit: true }, path);
-  const fatal = parsed.errors.filter((e) => e.category === ts.DiagnosticCategory.Error && e.code !== 18003);
-  if (fatal[0]) throw configError(path, fatal[0]);
-  if (parsed.fileNames.length === 0) {
-    throw new InvalidInputError(`${path} includes no TypeScript files`, {
-      hint: "check `include`/`files` in the tsconfig",
-    });
-  }
+  const system = observedSystem(inputs);
+  startAnalysis(system);
+  const parsed = parseConfig(path, system, inputs);
   // Automatic @types inclusion is off: CRD types are JSON data, and parsing @types/node alone costs
   // more than analysing fifty kinds.
   // Likewise most of the standard library: schemas are JSON data, so ES5's types (Array, Record,
   // Date…) plus the ES2015 collections (to name Map/Set in errors) are all a CRD type can use.
   const lib = ["lib.es5.d.ts", "lib.es2015.collection.d.ts", "lib.es2015.symbol.d.ts"];
-  const options: ts.CompilerOptions = {
+  const options: TS.CompilerOptions = {
     ...parsed.options,
     noEmit: true,
     lib,
     types: parsed.options.types ? parsed.options.types.filter((t) => t !== "node") : [],
   };
+  // Referenced projects are read through paths the recorder does not see: never cached.
+  if (parsed.projectReferences?.length) inputs?.markUnstable("the tsconfig has project references");
   const program = ts.createProgram({
     rootNames: parsed.fileNames,
     options,
     projectReferences: parsed.projectReferences ?? [],
-    host: pruningHost(options, parsed.fileNames),
+    host: pruningHost(options, parsed.fileNames, system),
   });
   const sourceFiles = program
     .getSourceFiles()
@@ -59,13 +61,49 @@ export function loadProgram(configPath: string): LoadedProgram {
 }
 
 /**
+ * The tsconfig, parsed. When recording, the directories its include patterns scan are listed and
+ * the tsconfig parsed again after that: a file created meanwhile is then either in both the listing
+ * and the program, or missing from the listing (and the next run sees the change).
+ */
+function parseConfig(
+  path: string,
+  system: ObservedSystem,
+  inputs: InputRecorder | undefined,
+): TS.ParsedCommandLine {
+  const parse = () => {
+    const read = ts.readConfigFile(path, system.readFile);
+    if (read.error) throw configError(path, read.error);
+    return ts.parseJsonConfigFileContent(read.config, system, dirname(path), { noEmit: true }, path);
+  };
+  let parsed = parse();
+  if (inputs) {
+    for (const [dir, flags] of Object.entries(parsed.wildcardDirectories ?? {}))
+      inputs.listTree(dir, (flags & ts.WatchDirectoryFlags.Recursive) !== 0);
+    parsed = parse();
+  }
+  const fatal = parsed.errors.filter((e) => e.category === ts.DiagnosticCategory.Error && e.code !== 18003);
+  if (fatal[0]) throw configError(path, fatal[0]);
+  if (parsed.fileNames.length === 0) {
+    throw new InvalidInputError(`${path} includes no TypeScript files`, {
+      hint: "check `include`/`files` in the tsconfig",
+    });
+  }
+  return parsed;
+}
+
+/**
  * A compiler host that leaves out what CRD and RBAC generation cannot need, which is most of the
  * parse time: packages imported by files outside the "API closure" (the files that mention
  * @CustomResource and the project files they import), and tsop's own runtime beyond its
  * declaration surface (decorators and schema types). Left-out imports resolve to nothing.
  */
-function pruningHost(options: ts.CompilerOptions, rootNames: readonly string[]): ts.CompilerHost {
+function pruningHost(
+  options: TS.CompilerOptions,
+  rootNames: readonly string[],
+  system: ObservedSystem,
+): TS.CompilerHost {
   const host = ts.createCompilerHost(options, true);
+  useSystem(host, system);
   // TypeScript's own lib files never change: parse them once per process (tsserver shares
   // SourceFiles between programs the same way). Speeds up repeated runs in one process.
   const getSourceFile = host.getSourceFile.bind(host);
@@ -84,9 +122,9 @@ function pruningHost(options: ts.CompilerOptions, rootNames: readonly string[]):
     host.getCanonicalFileName,
     options,
   );
-  const resolveOne = (name: string, containing: string, mode?: ts.ResolutionMode) =>
+  const resolveOne = (name: string, containing: string, mode?: TS.ResolutionMode) =>
     ts.resolveModuleName(name, containing, options, host, cache, undefined, mode).resolvedModule;
-  const apiFiles = apiClosure(rootNames, resolveOne);
+  const apiFiles = apiClosure(rootNames, resolveOne, system);
   host.resolveModuleNameLiterals = (
     literals,
     containingFile,
@@ -112,33 +150,24 @@ function pruningHost(options: ts.CompilerOptions, rootNames: readonly string[]):
 }
 
 const LIB_FILE = /[\\/]typescript[\\/]lib[\\/]lib\.[^\\/]*\.d\.ts$/;
-const libCache = new Map<string, ts.SourceFile>();
+const libCache = new Map<string, TS.SourceFile>();
 
 const RUNTIME_SURFACE = /[\\/]runtime[\\/](decorators|schema|field-decorators|webhooks)\.(d\.ts|ts|js)$/;
 
 /** Project files that declare resources, and the project files they import (transitively). */
 function apiClosure(
   rootNames: readonly string[],
-  resolveOne: (name: string, containing: string) => ts.ResolvedModuleFull | undefined,
+  resolveOne: (name: string, containing: string) => TS.ResolvedModuleFull | undefined,
+  system: ObservedSystem,
 ): Set<string> {
   const closure = new Set<string>();
-  const queue = rootNames.filter((f) => {
-    try {
-      return /CustomResource/.test(readFileSync(f, "utf8"));
-    } catch {
-      return false;
-    }
-  });
+  const queue = rootNames.filter((f) => /CustomResource/.test(system.readFile(f) ?? ""));
   while (queue.length) {
     const file = queue.pop() as string;
     if (closure.has(file)) continue;
     closure.add(file);
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch {
-      continue;
-    }
+    const text = system.readFile(file);
+    if (text === undefined) continue;
     for (const ref of ts.preProcessFile(text, true, true).importedFiles) {
       const target = resolveOne(ref.fileName, file)?.resolvedFileName;
       if (
@@ -153,23 +182,34 @@ function apiClosure(
   return closure;
 }
 
-function configError(path: string, d: ts.Diagnostic): InvalidInputError {
+function configError(path: string, d: TS.Diagnostic): InvalidInputError {
   return new InvalidInputError(`${path}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`, {
     location: { file: path },
     hint: "fix the tsconfig (tsc -p <tsconfig> shows the same error)",
   });
 }
 
+// isTsopFile answers from package.json files read through the current analysis's system (so they
+// are recorded), remembered for that analysis only. Analyses run synchronously, one at a time.
+let packageSystem: Pick<ObservedSystem, "fileExists" | "readFile"> = {
+  fileExists: existsSync,
+  readFile: (path) => readFileSync(path, "utf8"),
+};
 const packageNameCache = new Map<string, string | undefined>();
+
+function startAnalysis(system: ObservedSystem): void {
+  packageSystem = system;
+  packageNameCache.clear();
+}
 
 /** The `name` of the nearest package.json at or above dir. */
 function packageNameOf(dir: string): string | undefined {
   if (packageNameCache.has(dir)) return packageNameCache.get(dir);
   let name: string | undefined;
   const file = join(dir, "package.json");
-  if (existsSync(file)) {
+  if (packageSystem.fileExists(file)) {
     try {
-      name = (JSON.parse(readFileSync(file, "utf8")) as { name?: string }).name ?? "";
+      name = (JSON.parse(packageSystem.readFile(file) ?? "") as { name?: string }).name ?? "";
     } catch {
       name = "";
     }
@@ -189,14 +229,14 @@ export function isTsopFile(fileName: string): boolean {
 }
 
 /** Whether a symbol (after following imports) is tsop's export called `name`. */
-export function isTsopSymbol(checker: ts.TypeChecker, symbol: ts.Symbol | undefined, name?: string): boolean {
+export function isTsopSymbol(checker: TS.TypeChecker, symbol: TS.Symbol | undefined, name?: string): boolean {
   const target = resolveAlias(checker, symbol);
   if (!target) return false;
   if (name !== undefined && target.name !== name) return false;
   return (target.declarations ?? []).some((d) => isTsopFile(d.getSourceFile().fileName));
 }
 
-export function resolveAlias(checker: ts.TypeChecker, symbol: ts.Symbol | undefined): ts.Symbol | undefined {
+export function resolveAlias(checker: TS.TypeChecker, symbol: TS.Symbol | undefined): TS.Symbol | undefined {
   if (symbol && symbol.flags & ts.SymbolFlags.Alias) return checker.getAliasedSymbol(symbol);
   return symbol;
 }

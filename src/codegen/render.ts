@@ -1,8 +1,11 @@
 // The analysis half of `tsop generate`: one program and its diagnostics, then the files it renders
-// (CRDs, role.yaml, the webhooks' manifests.yaml) in memory. Nothing here touches the disk.
+// (CRDs, role.yaml, the webhooks' manifests.yaml) in memory. Nothing here writes to the disk; the
+// result is plain data (AnalysisOutput), which the generate cache stores as it is.
 import { join } from "node:path";
-import ts from "typescript";
+import { ts } from "./compiler.js";
 import type { Reporter } from "../common/reporter.js";
+import type { InputRecorder } from "./cache/inputs.js";
+import type { AnalysisOutput, Note } from "./cache/store.js";
 import { tsopVersion } from "../common/version.js";
 import { classesOf, collectResources, type ResourceVersion } from "./crd/collect.js";
 import { assembleCrds } from "./crd/assemble.js";
@@ -10,7 +13,7 @@ import { SchemaBuilder } from "./crd/schema.js";
 import { Diagnostics } from "./diagnostics.js";
 import { msg } from "./messages.js";
 import type { RenderedFile } from "./output/write.js";
-import { toYamlDocuments } from "./output/yaml.js";
+import { type YamlWriter, yamlWriter } from "./output/yaml.js";
 import { loadProgram, type LoadedProgram } from "./program.js";
 import { collectRbac } from "./rbac/collect.js";
 import { deriveRbac } from "./rbac/derive.js";
@@ -39,9 +42,33 @@ export interface Analysis {
   resources: ResourceVersion[];
 }
 
+/** What rendering tells the user besides diagnostics (recorded, so a cache hit can say it again). */
+type NoteSink = Pick<Reporter, "warn" | "debug">;
+
+/**
+ * Analyses the project and renders every file `options.what` asks for; with `inputs`, records what
+ * the analysis read. Synchronous from start to end: one analysis at a time (see program.ts).
+ */
+export function analyseAndRender(
+  tsconfig: string,
+  cwd: string,
+  options: RenderOptions,
+  inputs?: InputRecorder,
+  previous?: AnalysisOutput,
+): AnalysisOutput {
+  const notes: Note[] = [];
+  const sink: NoteSink = {
+    warn: (message) => notes.push({ level: "warn", message }),
+    debug: (message) => notes.push({ level: "debug", message }),
+  };
+  const analysis = analyse(tsconfig, cwd, inputs);
+  const files = renderFiles(analysis, options, sink, yamlWriter(previous?.files));
+  return { files, diagnostics: analysis.diags.sorted(), notes };
+}
+
 /** Loads the program, reports syntax and source errors, and collects the custom resource classes. */
-export function analyse(tsconfig: string, cwd: string): Analysis {
-  const loaded = loadProgram(tsconfig);
+function analyse(tsconfig: string, cwd: string, inputs: InputRecorder | undefined): Analysis {
+  const loaded = loadProgram(tsconfig, inputs);
   const diags = new Diagnostics(cwd);
   for (const sf of loaded.sourceFiles) {
     // Only the first syntax error of a file: the ones after it are usually its echoes.
@@ -60,15 +87,24 @@ export function analyse(tsconfig: string, cwd: string): Analysis {
 }
 
 /** Every file `what` asks for, rendered in memory. */
-export function renderFiles(analysis: Analysis, options: RenderOptions, reporter: Reporter): RenderedFile[] {
+function renderFiles(
+  analysis: Analysis,
+  options: RenderOptions,
+  reporter: NoteSink,
+  yaml: YamlWriter,
+): RenderedFile[] {
   return [
-    ...(options.what !== "rbac" ? renderCrds(analysis, options) : []),
-    ...(options.what !== "crds" ? renderRole(analysis, options, reporter) : []),
-    ...(options.what === "all" ? renderWebhooks(analysis, options) : []),
+    ...(options.what !== "rbac" ? renderCrds(analysis, options, yaml) : []),
+    ...(options.what !== "crds" ? renderRole(analysis, options, reporter, yaml) : []),
+    ...(options.what === "all" ? renderWebhooks(analysis, options, yaml) : []),
   ];
 }
 
-function renderCrds({ loaded, diags, resources }: Analysis, options: RenderOptions): RenderedFile[] {
+function renderCrds(
+  { loaded, diags, resources }: Analysis,
+  options: RenderOptions,
+  yaml: YamlWriter,
+): RenderedFile[] {
   const builder = new SchemaBuilder(loaded.checker, diags);
   const crds = assembleCrds(resources, builder, diags, {
     toolVersion: tsopVersion(),
@@ -76,11 +112,16 @@ function renderCrds({ loaded, diags, resources }: Analysis, options: RenderOptio
   });
   return crds.map((crd) => ({
     path: join(options.dirs.crd, crd.fileName),
-    content: toYamlDocuments([crd.object]),
+    ...yaml([crd.object]),
   }));
 }
 
-function renderRole(analysis: Analysis, options: RenderOptions, reporter: Reporter): RenderedFile[] {
+function renderRole(
+  analysis: Analysis,
+  options: RenderOptions,
+  reporter: NoteSink,
+  yaml: YamlWriter,
+): RenderedFile[] {
   const { loaded, diags, resources } = analysis;
   const declarations = collectRbac(loaded.sourceFiles, loaded.checker, diags, options.roleName);
   if (options.deriveRbac) {
@@ -100,15 +141,18 @@ function renderRole(analysis: Analysis, options: RenderOptions, reporter: Report
     declarations.push(...derived);
   }
   const objects = roleObjects(bucketRules(declarations));
-  if (objects.length)
-    return [{ path: join(options.dirs.rbac, "role.yaml"), content: toYamlDocuments(objects) }];
+  if (objects.length) return [{ path: join(options.dirs.rbac, "role.yaml"), ...yaml(objects) }];
   reporter.warn("no @Rbac declarations found: role.yaml was not written");
   return [];
 }
 
 /** Like controller-gen, manifests.yaml exists only when some handler declares a webhook. */
-function renderWebhooks({ loaded, diags }: Analysis, options: RenderOptions): RenderedFile[] {
+function renderWebhooks(
+  { loaded, diags }: Analysis,
+  options: RenderOptions,
+  yaml: YamlWriter,
+): RenderedFile[] {
   const configs = webhookConfigurations(collectWebhooks(loaded.sourceFiles, loaded.checker, diags));
   if (!configs.length) return [];
-  return [{ path: join(options.dirs.webhook, "manifests.yaml"), content: toYamlDocuments(configs) }];
+  return [{ path: join(options.dirs.webhook, "manifests.yaml"), ...yaml(configs) }];
 }

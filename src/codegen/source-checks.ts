@@ -3,15 +3,16 @@
 // installed: "tsop" itself then resolves to nothing and no @CustomResource is found), and markers in
 // kubebuilder's comment form, which tsop does not read (users moving from Go), with their tsop spelling.
 import { builtinModules } from "node:module";
-import ts from "typescript";
+import type TS from "typescript";
+import { ts } from "./compiler.js";
 import type { Diagnostics } from "./diagnostics.js";
 import { CLASS_DECORATORS } from "./markers.js";
 import { msg } from "./messages.js";
 import { isTsopSymbol } from "./program.js";
 
 export function checkSources(
-  files: readonly ts.SourceFile[],
-  checker: ts.TypeChecker,
+  files: readonly TS.SourceFile[],
+  checker: TS.TypeChecker,
   diags: Diagnostics,
 ): void {
   for (const sf of files) {
@@ -26,7 +27,7 @@ export function checkSources(
  * resource (their types end up in its schema). Node's built-ins are left out on purpose (no
  * @types/node is loaded: a CRD type cannot be a Node type).
  */
-function checkImports(sf: ts.SourceFile, checker: ts.TypeChecker, diags: Diagnostics): void {
+function checkImports(sf: TS.SourceFile, checker: TS.TypeChecker, diags: Diagnostics): void {
   const declaresResources = sf.statements.some(
     (s) =>
       ts.isClassDeclaration(s) &&
@@ -52,8 +53,8 @@ function isNodeBuiltin(name: string): boolean {
 const CLASS_DECORATOR_NAMES = new Set(CLASS_DECORATORS.map((d) => d.name));
 
 /** tsop's class decorators on anything but a class (TypeScript parses them on interfaces too). */
-function checkDecoratorPlacement(sf: ts.SourceFile, checker: ts.TypeChecker, diags: Diagnostics): void {
-  const visit = (node: ts.Node): void => {
+function checkDecoratorPlacement(sf: TS.SourceFile, checker: TS.TypeChecker, diags: Diagnostics): void {
+  const visit = (node: TS.Node): void => {
     if (ts.isDecorator(node) && !ts.isClassDeclaration(node.parent) && !ts.isClassExpression(node.parent)) {
       const e = node.expression;
       const callee = ts.isCallExpression(e) ? e.expression : e;
@@ -67,7 +68,7 @@ function checkDecoratorPlacement(sf: ts.SourceFile, checker: ts.TypeChecker, dia
   visit(sf);
 }
 
-function placeOf(node: ts.Node): string {
+function placeOf(node: TS.Node): string {
   if (ts.isInterfaceDeclaration(node)) return `interface ${node.name.text}`;
   if (ts.isTypeAliasDeclaration(node)) return `type ${node.name.text}`;
   if (ts.isEnumDeclaration(node)) return `enum ${node.name.text}`;
@@ -151,7 +152,7 @@ export function tsopEquivalent(name: string, value: string | undefined): string 
   return "no direct equivalent (tsop generate --list-markers lists what tsop reads)";
 }
 
-function checkKubebuilderMarkers(sf: ts.SourceFile, diags: Diagnostics): void {
+function checkKubebuilderMarkers(sf: TS.SourceFile, diags: Diagnostics): void {
   if (!sf.text.includes("+")) return;
   for (const m of sf.text.matchAll(KUBEBUILDER_LINE)) {
     const name = m[1] as string;

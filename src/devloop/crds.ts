@@ -7,6 +7,7 @@ import type { KubeClient } from "../kube/client.js";
 import { describeRef, type KubeObject, refOf } from "../kube/objects.js";
 import { deleteAndWait } from "../olm/run/session.js";
 import { type ClusterOptions, customResourcesOf, deleteResources, openCluster } from "./cluster.js";
+import { generateFirst } from "./generate.js";
 import { messages } from "./messages.js";
 import { loadCrds, openProject } from "./project.js";
 
@@ -23,8 +24,15 @@ export interface InstallResult {
   crds: Array<{ name: string; action: "created" | "configured" }>;
 }
 
-export async function install(options: CrdOptions): Promise<InstallResult> {
-  const crds = await loadCrds(await openProject(options.cwd));
+export interface InstallOptions extends CrdOptions {
+  /** Apply config/crd as it is on disk, without `tsop generate` first. */
+  skipGenerate?: boolean;
+}
+
+export async function install(options: InstallOptions): Promise<InstallResult> {
+  const project = await openProject(options.cwd);
+  if (!options.skipGenerate) await generateFirst(project.root, options.reporter);
+  const crds = await loadCrds(project);
   const session = await openCluster(options);
   try {
     return await applyCrds(session.client, crds, options);

@@ -4,6 +4,7 @@
 // made by that label and deletes it: workloads and RBAC, then the namespace, and the CRDs (after
 // their custom resources, while the operator can still run their finalizers) only when asked.
 import { applyAll } from "../kube/apply.js";
+import type { RegistryClientOptions } from "../images/client.js";
 import type { KubeClient } from "../kube/client.js";
 import { NoKindMatchError } from "../kube/errors.js";
 import { describeRef, isCrd, type KubeObject, type ObjectRef, refOf } from "../kube/objects.js";
@@ -11,6 +12,8 @@ import { deploymentCheck, waitFor } from "../kube/wait.js";
 import { deleteAndWait } from "../olm/run/session.js";
 import { TsopError } from "../common/errors.js";
 import { type ClusterOptions, customResourcesOf, deleteResources, openCluster } from "./cluster.js";
+import { generateFirst } from "./generate.js";
+import { checkImagesExist, imagesOf } from "./image-check.js";
 import { messages } from "./messages.js";
 import { findManager, loadDefault, openProject } from "./project.js";
 import type { Project } from "../project/types.js";
@@ -41,6 +44,12 @@ export interface DeployOptions extends ClusterOptions {
   cwd: string;
   image?: string;
   dryRun?: boolean;
+  /** Apply config/ as it is on disk, without `tsop generate` first. */
+  skipGenerate?: boolean;
+  /** Do not ask the registries whether the images exist. */
+  skipImageCheck?: boolean;
+  /** How to reach the registries for that check. */
+  registry?: RegistryClientOptions;
   timeoutMs: number;
   signal?: AbortSignal;
 }
@@ -61,6 +70,7 @@ export interface DeployResult {
 
 export async function deploy(options: DeployOptions): Promise<DeployResult> {
   const project = await openProject(options.cwd);
+  if (!options.skipGenerate) await generateFirst(project.root, options.reporter, { dryRun: options.dryRun });
   const objects = await deployObjects(project, options);
   const manager = findManager(objects, "config/default");
   const namespace = manager.deployment.metadata.namespace ?? "";
@@ -71,6 +81,8 @@ export async function deploy(options: DeployOptions): Promise<DeployResult> {
     items: [],
   };
   if (options.dryRun) return result;
+  if (!options.skipImageCheck)
+    await checkImagesExist(imagesOf(objects), options.registry ?? {}, options.reporter);
 
   const session = await openCluster(options, namespace);
   try {

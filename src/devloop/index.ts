@@ -1,11 +1,12 @@
 // The inner dev loop on a cluster: install/uninstall the project's CRDs, run the manager locally,
 // deploy/undeploy it in-cluster without OLM.
 // Stages: project.ts (config/crd, config/manager, config/default) → cluster.ts (connect, custom
-// resources, finalizer-aware deletes) → crds.ts | run-local.ts (build.ts, env.ts + expand.ts,
+// resources, finalizer-aware deletes) → generate.ts (install, deploy) → crds.ts | run-local.ts (build.ts, env.ts + expand.ts,
 // process.ts, watch.ts) | deploy.ts.
 export {
   type CrdOptions,
   install,
+  type InstallOptions,
   type InstallResult,
   uninstall,
   type UninstallOptions,

@@ -44,6 +44,25 @@ export const messages = {
     message: `the manager exited ${signal ? `on ${signal}` : `with code ${code ?? "?"}`}`,
     hint: "its log above says why; fix it and run again (with --watch tsop restarts it after the next change)",
   }),
+  generating: (): string => "bringing the CRDs and RBAC up to date with src/ (tsop generate)",
+  generateFailed: (): string => "tsop generate failed (pass --skip-generate to use config/ as it is on disk)",
+  generatedUpToDate: (): string => "the CRDs and RBAC are up to date with src/",
+  generatedNow: (files: string[]): string =>
+    `the CRDs and RBAC were out of date with src/; tsop generate wrote:\n${files.map((f) => `  ${f}`).join("\n")}`,
+  generatedStale: (files: string[]): string =>
+    `the CRDs and RBAC on disk are out of date with src/ (shown as they are; deploy without --dry-run runs tsop generate):\n${files.map((f) => `  would be ${f}`).join("\n")}`,
+  checkingImages: (count: number): string =>
+    `checking that the ${count} image(s) to deploy exist in their registries`,
+  imagesChecked: (count: number): string => `the ${count} image(s) to deploy exist in their registries`,
+  imagesMissing: (count: number): string => `${count} image(s) to deploy are not in their registries`,
+  imageUnchecked: (image: string, why: string): string =>
+    `could not check that ${image} exists (${why}); deploying anyway`,
+  imageNotFound: (lines: string[]): Message => ({
+    message: `the registry does not have the image(s) to deploy; nothing was applied:\n${lines.map((l) => `  - ${l}`).join("\n")}`,
+    hint: "check the name and tag (--image), push the image first (tsop image build --push <ref>), or pass --skip-image-check if only the cluster can pull it",
+  }),
+  metricsOff: (): string =>
+    "metrics off, as with `make run` (pass `-- --metrics-bind-address :8080` to serve them)",
   nothingDeployed: (project: string): string => `nothing deployed by tsop for ${project} in this cluster`,
   deleteCrdsNeeded: (): string =>
     "CRDs are kept (pass --delete-crds to delete them, and with them every custom resource)",

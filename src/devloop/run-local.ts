@@ -98,10 +98,12 @@ async function launchManager(
     const m = messages.noEntry(entry);
     throw new TsopError(m.message, { hint: m.hint });
   }
+  const managerArgs = options.managerArgs ?? [];
   const args = [
     ...(options.context ? ["--context", options.context] : []),
     ...(options.leaderElect ? ["--leader-elect", "--leader-election-namespace", namespace] : []),
-    ...(options.managerArgs ?? []),
+    ...(metricsChosen(managerArgs) ? [] : ["--metrics-bind-address", "0"]),
+    ...managerArgs,
   ];
   const source = client.connection.source;
   const childEnv: NodeJS.ProcessEnv = {
@@ -113,10 +115,21 @@ async function launchManager(
   options.reporter.info(
     `starting node ${[entry, ...args].join(" ")} (leader election ${options.leaderElect ? "on" : "off"}); Ctrl-C stops it`,
   );
+  if (!metricsChosen(managerArgs)) options.reporter.info(messages.metricsOff());
   const graceSeconds = manager.deployment.spec?.template?.spec?.terminationGracePeriodSeconds;
   const child = startManager({ cwd: project.root, entry, args, env: childEnv });
   options.reporter.info(`manager running (pid ${child.pid ?? "?"})`);
   return { process: child, graceMs: (typeof graceSeconds === "number" ? graceSeconds : 30) * 1000 };
+}
+
+/**
+ * Whether the user's manager flags set the metrics address. Otherwise metrics are off, as in
+ * kubebuilder's `make run`: the default :8080 is taken on many dev clusters (OLM's operators hold it).
+ */
+function metricsChosen(managerArgs: readonly string[]): boolean {
+  return managerArgs.some(
+    (arg) => arg === "--metrics-bind-address" || arg.startsWith("--metrics-bind-address="),
+  );
 }
 
 function localPod(manager: ManagerSpec, namespace: string): LocalPod {

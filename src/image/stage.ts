@@ -2,9 +2,9 @@
 // package-lock.json, .npmrc and vendor/ (where `tsop init` puts a packed tsop) copied into a staging
 // directory, then `npm ci --omit=dev --ignore-scripts` there (as the scaffolded Dockerfile does), so
 // the project's own node_modules (dev tools, links) never reaches the image.
-import { cp, lstat, mkdtemp, readdir, rm } from "node:fs/promises";
+import { cp, lstat, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { execa } from "execa";
 import { InvalidInputError, TsopError } from "../common/errors.js";
 import type { Reporter } from "../common/reporter.js";
@@ -30,6 +30,7 @@ export async function checkProjectFiles(project: string): Promise<void> {
       hint: "Build the project first (npm run build).",
     });
   }
+  await checkDirectoryDependencies(project);
   const lock = join(project, "package-lock.json");
   if (!(await exists(lock))) {
     throw new InvalidInputError(
@@ -40,6 +41,37 @@ export async function checkProjectFiles(project: string): Promise<void> {
     );
   }
 }
+
+/**
+ * A production dependency on a directory (`file:/path/to/tsop`, `--tsop-dependency file:<dir>`):
+ * npm installs it as a link to this machine's directory, which `npm ci` in the image's staging
+ * directory cannot follow and an image cannot hold. A packed tarball (`file:vendor/x.tgz`) is fine.
+ */
+async function checkDirectoryDependencies(project: string): Promise<void> {
+  const file = join(project, "package.json");
+  const pkg = JSON.parse(await readFile(file, "utf8").catch(() => "{}")) as {
+    dependencies?: Record<string, string>;
+  };
+  for (const [name, spec] of Object.entries(pkg.dependencies ?? {})) {
+    const target = /^(?:file|link):(.+)$/.exec(spec)?.[1];
+    if (!target || !(await isDirectory(resolve(project, target)))) continue;
+    throw new InvalidInputError(
+      `the dependency ${name} is "${spec}", a directory on this machine; npm links it, and an image cannot hold the link`,
+      {
+        location: { file },
+        hint:
+          `Depend on a packed copy instead: \`npm pack ${resolve(project, target)} --pack-destination vendor\` in the project, ` +
+          `then \`npm install ./vendor/<the .tgz it wrote>\` (what \`tsop init\` does by default when tsop runs from a clone).`,
+      },
+    );
+  }
+}
+
+const isDirectory = (path: string) =>
+  stat(path).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
 
 export async function stageDependencies(
   project: string,

@@ -43,4 +43,7 @@ export class RegistryError extends TsopError {
 }
 
 /** Unpacking refused an archive entry (path traversal, escaping link, device file, size limit). */
-export class UnsafeArchiveError extends TsopError {}
+export class UnsafeArchiveError extends TsopError {
+  /** The archive entry refused, when one entry was (not for a bomb or bad gzip). */
+  entry?: string;
+}

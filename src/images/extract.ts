@@ -103,10 +103,16 @@ export async function extractLayer(
 
 async function unpackEntries(extractor: ReturnType<typeof extract>, root: string, options: ExtractOptions) {
   const { limits, state, label } = options;
-  const refuse = (name: string, reason: string) =>
-    new UnsafeArchiveError(`${label}: entry "${name}" ${reason}; refusing to unpack the image`, {
-      hint: "The image was not built by tsop or a container build; do not trust its content.",
-    });
+  const refuse = (name: string, reason: string) => {
+    const error = new UnsafeArchiveError(
+      `${label}: entry "${name}" ${reason}; refusing to unpack the image`,
+      {
+        hint: "The image was not built by tsop or a container build; do not trust its content.",
+      },
+    );
+    error.entry = name;
+    return error;
+  };
   /** mkdir -p inside root, refusing to pass through anything but real directories. */
   const ensureDir = async (parts: readonly string[], name: string): Promise<string> => {
     let current = root;

@@ -118,3 +118,15 @@ export function registryErrorDetail(body: Buffer): string {
     return "";
   }
 }
+
+/** An image given to run bundle (or bundle validate) that is not a bundle image. */
+export function notABundleImage(name: string, labelPrefix: string): { message: string; hint: string } {
+  return {
+    message:
+      `${name} is not a bundle image: it has no ${labelPrefix}* labels and no manifests/ directory ` +
+      "(an operator image, perhaps, rather than its bundle)",
+    hint:
+      "Pass the bundle image: build and push it with `tsop bundle push <registry>/<name>-bundle:<tag>` " +
+      "(after `tsop bundle --image <this image>`), then give that reference.",
+  };
+}

@@ -137,7 +137,10 @@ export async function pinBundleImages(
       {
         hint:
           "Push the missing images, fix credentials (--registry-config, podman/docker login), or add their " +
-          `digests to ${options.lockFile ?? "the lock file"} by hand; --plain-http/--ca-file/--skip-tls-verify for local registries.`,
+          (options.lockFile
+            ? `digests to ${options.lockFile} by hand`
+            : 'digests by hand to a lock file ("images: {<reference>: <digest>}") given with --images-lock <file>') +
+          "; --plain-http/--ca-file/--skip-tls-verify for local registries.",
       },
     );
   }

@@ -3,15 +3,17 @@
 // else amd64, else the first), config and layers, every blob verified against its digest, layers
 // unpacked safely (extract.ts) into a staging directory next to the destination, which is renamed
 // into place only when everything succeeded. pullBundleToTemp is the one "pull to read" helper.
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rename, rm, rmdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { InvalidInputError } from "../common/errors.js";
-import type { Reporter } from "../common/reporter.js";
+import type { Progress, Reporter } from "../common/reporter.js";
 import { BUNDLE_DIRS } from "./bundle-image.js";
 import { RegistryClient, type RegistryClientOptions } from "./client.js";
-import { RegistryError } from "./errors.js";
+import { RegistryError, UnsafeArchiveError } from "./errors.js";
 import { DEFAULT_EXTRACT_LIMITS, type ExtractLimits, extractLayer } from "./extract.js";
+import { notABundleImage as notABundleMessage } from "./messages.js";
 import {
   type Descriptor,
   type ImageIndex,
@@ -37,6 +39,8 @@ export interface PullResult {
   dir: string;
   labels: Record<string, string>;
 }
+
+const BUNDLE_LABEL_PREFIX = "operators.operatorframework.io.bundle.";
 
 const ARCH: Record<string, string> = { x64: "amd64", arm64: "arm64", ppc64: "ppc64le", s390x: "s390x" };
 
@@ -107,7 +111,7 @@ export async function unpackImage(
   const limits = { ...DEFAULT_EXTRACT_LIMITS, ...options.limits };
   const maxLayerBytes = options.maxLayerBytes ?? 64 * 1024 * 1024;
   const name = source.label;
-  const progress = options.reporter?.progress(`Pulling ${name}`);
+  const progress: Progress | undefined = options.reporter?.progress(`Pulling ${name}`);
   let staging: string | undefined;
   let removedEmpty = false;
   try {
@@ -135,23 +139,18 @@ export async function unpackImage(
     removedEmpty = await prepareDestination(dest);
     await mkdir(dirname(dest), { recursive: true });
     staging = await mkdtemp(join(dirname(dest), `.${basename(dest)}.pull-`));
-    const state = { entries: 0, bytes: 0 };
-    for (const layer of image.layers) {
-      const compression = layerCompression(layer.mediaType);
-      if (!compression) {
-        throw new RegistryError("protocol", `${name}: layer type "${layer.mediaType}" is not supported`, {
-          hint: "tsop unpacks tar and tar+gzip layers.",
-        });
-      }
-      progress?.update(`Pulling ${name}: layer ${layer.digest.slice(0, 19)}`);
-      const blob = await source.blob(layer, maxLayerBytes);
-      await extractLayer(blob, compression, staging, {
-        limits,
-        state,
-        include: BUNDLE_DIRS,
-        label: `layer ${layer.digest}`,
-      });
-    }
+    const unpack = unpackLayers(source, image, staging, { limits, maxLayerBytes, progress });
+    // Without the bundle labels, an image that cannot be unpacked as a bundle or holds no manifests/
+    // is most likely the operator image given in place of its bundle: say that, not what broke.
+    if (!hasBundleLabels(labels)) {
+      const failure = await unpack.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      if (failure !== undefined && !isUnbundleable(failure)) throw failure;
+      if (failure !== undefined || !existsSync(join(staging, "manifests")))
+        throw notABundleImage(name, failure);
+    } else await unpack;
     await rename(staging, dest);
     staging = undefined;
     progress?.succeed(`Pulled ${name}@${top.digest}`);
@@ -163,6 +162,59 @@ export async function unpackImage(
   } finally {
     if (staging) await rm(staging, { recursive: true, force: true });
   }
+}
+
+/** The image's layers through the safe extractor into `staging`, bundle directories only. */
+async function unpackLayers(
+  source: ImageSource,
+  image: ImageManifest,
+  staging: string,
+  options: { limits: ExtractLimits; maxLayerBytes: number; progress: Progress | undefined },
+): Promise<void> {
+  const name = source.label;
+  const state = { entries: 0, bytes: 0 };
+  for (const layer of image.layers) {
+    const compression = layerCompression(layer.mediaType);
+    if (!compression) {
+      throw new RegistryError("protocol", `${name}: layer type "${layer.mediaType}" is not supported`, {
+        hint: "tsop unpacks tar and tar+gzip layers.",
+      });
+    }
+    options.progress?.update(`Pulling ${name}: layer ${layer.digest.slice(0, 19)}`);
+    const blob = await source.blob(layer, options.maxLayerBytes);
+    await extractLayer(blob, compression, staging, {
+      limits: options.limits,
+      state,
+      include: BUNDLE_DIRS,
+      label: `layer ${layer.digest}`,
+    });
+  }
+}
+
+/** Whether the image carries the labels of a bundle image (bundle.Dockerfile's LABELs). */
+function hasBundleLabels(labels: Record<string, string>): boolean {
+  return Object.keys(labels).some((key) => key.startsWith(BUNDLE_LABEL_PREFIX));
+}
+
+/**
+ * A failure that says the content is not a bundle's, not that the pull broke: an entry refused
+ * outside the bundle directories (an operator image's node binary is over the size limit), or a
+ * layer too large. Refusals inside manifests/ or metadata/ keep their own message.
+ */
+function isUnbundleable(error: unknown): boolean {
+  if (error instanceof RegistryError) return error.kind === "too-large";
+  if (!(error instanceof UnsafeArchiveError) || error.entry === undefined) return false;
+  // An entry that reaches outside the image's root is an attack whatever the image is meant to be:
+  // that refusal stands as it is.
+  const parts = error.entry.split("/");
+  if (error.entry.startsWith("/") || parts.includes("..")) return false;
+  const top = parts.find((part) => part !== "" && part !== ".");
+  return !(BUNDLE_DIRS as readonly string[]).includes(top ?? "");
+}
+
+function notABundleImage(name: string, cause: unknown): InvalidInputError {
+  const m = notABundleMessage(name, BUNDLE_LABEL_PREFIX);
+  return new InvalidInputError(m.message, { hint: m.hint, ...(cause === undefined ? {} : { cause }) });
 }
 
 function configLabels(configBlob: Buffer, name: string): Record<string, string> {

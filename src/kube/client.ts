@@ -13,6 +13,7 @@ import {
   ForbiddenError,
   KubeApiError,
   NotFoundError,
+  NotKubernetesError,
   UnauthorizedError,
 } from "./errors.js";
 import { messages } from "./messages.js";
@@ -66,7 +67,7 @@ export class KubeClient {
     readonly connection: Connection,
     private readonly options: ClientOptions = {},
   ) {
-    this.rest = new RestClient(connection.cluster.server, connection.kubeConfig, {
+    this.rest = new RestClient(connection.cluster.server, connection, {
       userAgent: "tsop",
       env: connection.env,
       interactive: connection.interactive,
@@ -98,8 +99,33 @@ export class KubeClient {
     try {
       return await this.mapper.mapping({ apiVersion, kind });
     } catch (error) {
+      if (isNoMatch(error)) await this.expectKubernetes();
       throw this.mapped(error, { method: "GET", path: "", verb: "get", resource: `discovery ${apiVersion}` });
     }
+  }
+
+  /**
+   * Every Kubernetes API server lists its core API versions at /api. A server that does not (a
+   * kubeconfig pointing at some other web server answers 404 to everything) serves no kind at all:
+   * saying "install the CRD first" would send the user the wrong way.
+   */
+  private async expectKubernetes(): Promise<void> {
+    const answer = await this.rest.request<{ kind?: string }>("GET", "/api").then(
+      (body) =>
+        body?.kind === "APIVersions"
+          ? undefined
+          : `GET /api answered a ${String(body?.kind ?? "non-Kubernetes")} document`,
+      (error: unknown) => {
+        const status = (error as { status?: number }).status;
+        if (status === 401 || status === 403) return undefined; // a real server guarding discovery
+        return error instanceof ApiError
+          ? `GET /api answered ${status}`
+          : `GET /api failed: ${(error as Error).message}`;
+      },
+    );
+    if (answer === undefined) return;
+    const m = messages.notKubernetes(this.server, this.connection.contextName, answer);
+    throw new NotKubernetesError(m.message, { hint: m.hint });
   }
 
   /** REST path of a collection or object. */

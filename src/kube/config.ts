@@ -2,8 +2,7 @@
 // in-cluster only without any file) plus the -n override and the interactivity the credential
 // plugins need. Everything else about loading lives in runtime/kubeconfig.ts.
 import { delimiter } from "node:path";
-import type { Cluster, KubeConfig, User } from "@kubernetes/client-node";
-import { loadKubeConfig } from "../runtime/kubeconfig.js";
+import { type ClusterConfig, loadKubeConfig, type UserConfig } from "../runtime/kubeconfig.js";
 
 export { kubeconfigFiles } from "../runtime/kubeconfig.js";
 
@@ -22,14 +21,12 @@ export interface ConnectionOptions {
 export interface Connection {
   contextName: string;
   namespace: string;
-  cluster: Cluster;
-  user: User;
+  cluster: ClusterConfig;
+  user: UserConfig;
   /** Where it came from, for messages and child processes: "in-cluster service account" or the files. */
   source: string;
   interactive: boolean;
   env: NodeJS.ProcessEnv;
-  /** The parsed, merged kubeconfig. */
-  kubeConfig: KubeConfig;
 }
 
 export async function loadConnection(options: ConnectionOptions = {}): Promise<Connection> {
@@ -49,6 +46,5 @@ export async function loadConnection(options: ConnectionOptions = {}): Promise<C
     source: loaded.inCluster ? loaded.source : loaded.files.join(delimiter),
     interactive: options.interactive ?? false,
     env,
-    kubeConfig: loaded.kc,
   };
 }

@@ -38,3 +38,5 @@ export class ForbiddenError extends KubeApiError {}
 export class UnauthorizedError extends KubeApiError {}
 /** The connection failed before any HTTP answer. */
 export class ClusterUnreachableError extends TsopError {}
+/** The kubeconfig's server answers, but not as a Kubernetes API server. */
+export class NotKubernetesError extends TsopError {}

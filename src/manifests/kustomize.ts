@@ -208,7 +208,42 @@ async function loadResources(
       resources.push({ ...loaded, names: [nameOf(loaded.object)], namespaces: [namespaceOf(loaded.object)] });
     }
   }
+  refuseDuplicateIds(resources, files.file);
   return resources;
+}
+
+/**
+ * kustomize keeps one object per id (apiVersion, kind, namespace, name) and refuses a second: "may
+ * not add resource with an already registered id". A tree with two objects of one id (a RoleBinding
+ * the project kept and one `tsop generate` writes) must fail here as it fails there.
+ */
+/** kustomize's spelling of an id: Kind.version.group/name.namespace. */
+function resourceId(o: Record<string, unknown>): string {
+  const apiVersion = str(o.apiVersion);
+  const slash = apiVersion.indexOf("/");
+  const [group, version] =
+    slash < 0 ? ["", apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
+  return `${kindOf(o)}.${version || "[noVer]"}.${group || "[noGrp]"}/${nameOf(o)}.${namespaceOf(o) || "[noNs]"}`;
+}
+
+function refuseDuplicateIds(resources: Resource[], file: string): void {
+  const seen = new Map<string, Resource>();
+  for (const r of resources) {
+    const o = r.object;
+    const id = resourceId(o);
+    const first = seen.get(id);
+    if (!first) {
+      seen.set(id, r);
+      continue;
+    }
+    throw new InvalidInputError(
+      `${file}: may not add resource with an already registered id: ${id} (in ${first.origin.file} and in ${r.origin.file})`,
+      {
+        location: { file },
+        hint: "keep one of the two objects: remove the other file from resources, or rename its object",
+      },
+    );
+  }
 }
 
 async function applyPatches(

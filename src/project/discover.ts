@@ -5,7 +5,6 @@ import { readFile, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { TsopError } from "../common/errors.js";
 import { defaultPlural } from "../common/plural.js";
-import { checkProjectShape, parseProject, parseProjectYaml } from "./file.js";
 import type { Project } from "./types.js";
 
 export const PROJECT_FILE = "PROJECT";
@@ -51,12 +50,17 @@ export async function readProject(cwd: string): Promise<Project> {
 /** Checks `<root>/PROJECT`'s shape when there is one (commands that also run without a project). */
 export async function checkProjectAt(root: string): Promise<void> {
   const text = await readFile(join(root, PROJECT_FILE), "utf8").catch(() => undefined);
-  if (text !== undefined) checkProjectShape(parseProjectYaml(text, PROJECT_FILE), PROJECT_FILE);
+  if (text === undefined) return;
+  // Loaded here, not at the top: finding the project root stays free of the YAML parser.
+  const { checkProjectShape, parseProjectYaml } = await import("./file.js");
+  checkProjectShape(parseProjectYaml(text, PROJECT_FILE), PROJECT_FILE);
 }
 
 /** Reads `<root>/PROJECT` (no discovery). */
 export async function readProjectFrom(root: string): Promise<Project> {
   const file = join(root, PROJECT_FILE);
+  // The YAML parser is loaded only here: finding the root (generate, on every build) needs none.
+  const { parseProject } = await import("./file.js");
   const project = parseProject(await readFile(file, "utf8"), file, root);
   for (const resource of project.resources) {
     if (!resource.plural) resource.plural = defaultPlural(resource.kind);

@@ -4,21 +4,26 @@ import { isMap, isSeq } from "yaml";
 import { InvalidInputError } from "../common/errors.js";
 import { LAYOUT, type Project, type ProjectResource } from "./types.js";
 import { parseEditableDocument, stringifyYaml } from "../common/yaml.js";
+import { migrateSettings } from "./settings.js";
 
 const HEADER = [
   "# tsop project facts: `tsop create api` adds to resources; generate and bundle read this file.",
   "# Edits are kept (tsop changes this file through a YAML editor that preserves comments).",
+  "# kubebuilder and operator-sdk read it too: tsop's own settings live under plugins.tsop.dev/v1.",
 ];
 
 type NewProject = Omit<Project, "root" | "layout" | "resources" | "version">;
 
 export function renderNewProject(project: NewProject): string {
-  const body: Record<string, unknown> = {
-    domain: project.domain,
+  const settings: Record<string, unknown> = {
     image: project.image,
-    layout: [LAYOUT],
     license: project.license,
     owner: project.owner,
+  };
+  for (const key of Object.keys(settings)) if (settings[key] === undefined) delete settings[key];
+  const body: Record<string, unknown> = {
+    domain: project.domain,
+    plugins: { [LAYOUT]: settings },
     projectName: project.projectName,
     repo: project.repo,
     resources: [],
@@ -53,6 +58,7 @@ function resourceEntry(resource: ProjectResource): Record<string, unknown> {
 /** Appends a resource to PROJECT text, keeping everything else as written. */
 export function addResourceToProject(text: string, file: string, resource: ProjectResource): string {
   const doc = parseEditableDocument(text);
+  migrateSettings(doc);
   const resources = doc.get("resources", true);
   if (resources === undefined || resources === null || (isSeq(resources) && resources.items.length === 0)) {
     // `resources: []` is a flow sequence; replace it so the result reads as block YAML.
@@ -71,6 +77,7 @@ export function addResourceToProject(text: string, file: string, resource: Proje
 /** Updates the entry of the same group/version/kind (controller, api, path, webhooks), keeping other keys and comments. */
 export function updateResourceInProject(text: string, file: string, resource: ProjectResource): string {
   const doc = parseEditableDocument(text);
+  migrateSettings(doc);
   const resources = doc.get("resources", true);
   const entry = isSeq(resources)
     ? resources.items.find(

@@ -3,6 +3,7 @@ import { parseDocument } from "yaml";
 import { AggregateTsopError, InvalidInputError } from "../common/errors.js";
 import { plainYaml } from "../common/yaml.js";
 import { checkDomain, checkKind, checkPlural, checkProjectName, checkVersion } from "./names.js";
+import { legacyKeys, projectLayout, tsopSettings } from "./settings.js";
 import type { Project, ProjectResource } from "./types.js";
 
 type Raw = Record<string, unknown>;
@@ -138,23 +139,20 @@ export function parseProject(text: string, file: string, root: string): Project 
     const problem = checkProjectName(projectName);
     if (problem) problems.push(`projectName: ${problem.replace("--project-name ", "")}`);
   }
-  const layout = Array.isArray(raw.layout)
-    ? raw.layout.filter((l): l is string => typeof l === "string")
-    : typeof raw.layout === "string"
-      ? [raw.layout]
-      : [];
+  const layout = projectLayout(raw);
+  const settings = tsopSettings(raw);
   const rawResources = raw.resources ?? [];
   if (!Array.isArray(rawResources)) problems.push("resources must be a list");
   const resources = (Array.isArray(rawResources) ? rawResources : [])
     .map((r, i) => parseResource(r, i, problems))
     .filter((r): r is ProjectResource => r !== undefined);
-  const license = optionalString(raw, "license", problems);
+  const license = optionalString(settings, "license", problems);
   if (license !== undefined && license !== "apache2" && license !== "none") {
     problems.push(`license must be apache2 or none, not "${license}"`);
   }
-  const image = optionalString(raw, "image", problems);
+  const image = optionalString(settings, "image", problems);
   const repo = optionalString(raw, "repo", problems);
-  const owner = optionalString(raw, "owner", problems);
+  const owner = optionalString(settings, "owner", problems);
   if (problems.length > 0) {
     throw new AggregateTsopError(`${file} is invalid:`, problems, {
       hint: "edit PROJECT to fix these fields (tsop init writes a valid one)",
@@ -175,5 +173,7 @@ export function parseProject(text: string, file: string, root: string): Project 
   if (repo !== undefined) project.repo = repo;
   if (owner !== undefined) project.owner = owner;
   if (license === "apache2" || license === "none") project.license = license;
+  const legacy = legacyKeys(raw);
+  if (legacy.length > 0) project.legacyKeys = legacy;
   return project;
 }

@@ -41,4 +41,6 @@ export interface Project {
   license?: "apache2" | "none";
   resources: ProjectResource[];
   version: string;
+  /** Top-level keys of an earlier tsop's PROJECT, moved under plugins.tsop.dev/v1 on the next write. */
+  legacyKeys?: string[];
 }

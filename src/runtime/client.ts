@@ -1,12 +1,15 @@
 // The object client reconcilers use: typed CRUD, status subresource, merge/JSON patch and
-// server-side apply, always against the API server (never a stale cache). A missing object is
-// `undefined` from get() and `false` from delete(); other failures throw ApiError.
+// server-side apply. Writes always go to the API server. Reads go there too, unless the client has
+// a cache reader (the manager's client: kinds it watches are read from its informers, see
+// cache.ts); the manager's apiReader has none. A missing object is `undefined` from get() and
+// `false` from delete(); other failures throw ApiError.
 import { TsopError } from "../common/errors.js";
 import { isNotFound } from "./errors.js";
 import {
   type GroupVersionKind,
   type KindRef,
   type ObjectKey,
+  type ResourceMapping,
   type RestMapper,
   resourcePath,
 } from "./mapper.js";
@@ -33,6 +36,15 @@ export interface ListOptions {
   namespace?: string;
   labelSelector?: string | Record<string, string>;
   fieldSelector?: string;
+}
+
+/**
+ * Serves reads from a cache. Each method answers undefined when it cannot serve the read (the
+ * kind is not cached, or the selector needs the server); the client then reads live.
+ */
+export interface CacheReader {
+  get<T>(mapping: ResourceMapping, key: ObjectKey): Promise<{ object: T | undefined } | undefined>;
+  list<T>(mapping: ResourceMapping, options: ListOptions): Promise<T[] | undefined>;
 }
 
 export interface DeleteOptions {
@@ -66,6 +78,13 @@ function objectGvk(obj: KubeObjectLike): GroupVersionKind {
     throw new TsopError("object has no apiVersion/kind", {
       hint: "set apiVersion and kind on objects passed to the client",
     });
+  if (obj.apiVersion === "meta.k8s.io/v1" && obj.kind === "PartialObjectMetadata")
+    throw new TsopError(
+      `${metaOf(obj).name ?? "object"} is a metadata-only copy (PartialObjectMetadata) from a metadataOnly cache and cannot be written`,
+      {
+        hint: "read the whole object with ctx.apiReader.get(kind, key), or patch it by { kind, key }",
+      },
+    );
   return { apiVersion: obj.apiVersion, kind: obj.kind };
 }
 
@@ -81,11 +100,25 @@ export class Client {
     readonly defaultNamespace = "default",
     /** Per-request timeout (ms); default 30 s. */
     readonly requestTimeoutMs?: number,
+    /** Serves get/list of cached kinds; without it every read goes to the server. */
+    readonly cache?: CacheReader,
   ) {}
+
+  private live: Client | undefined;
+
+  /**
+   * This client without its cache: every read goes to the API server. For the few reads that must
+   * be fresh (the manager's client reads watched kinds from its cache). Itself when it has no cache.
+   */
+  get apiReader(): Client {
+    if (!this.cache) return this;
+    this.live ??= new Client(this.rest, this.mapper, this.defaultNamespace, this.requestTimeoutMs);
+    return this.live;
+  }
 
   /** The same client with another per-request timeout (e.g. bounded lease renewals). */
   withTimeout(ms: number): Client {
-    return new Client(this.rest, this.mapper, this.defaultNamespace, ms);
+    return new Client(this.rest, this.mapper, this.defaultNamespace, ms, this.cache);
   }
 
   private call<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
@@ -103,6 +136,11 @@ export class Client {
   /** The object, or undefined when it does not exist. */
   async get<T extends KubeObjectLike = Raw>(kind: KindRef<T>, key: ObjectKey): Promise<T | undefined> {
     const { m, path } = await this.path(kind, key.namespace, key.name);
+    const cached = await this.cache?.get<T>(m, {
+      namespace: m.namespaced ? key.namespace || this.defaultNamespace : undefined,
+      name: key.name,
+    });
+    if (cached) return cached.object;
     try {
       return withKind(await this.call<T>("GET", path), m);
     } catch (err) {
@@ -113,6 +151,8 @@ export class Client {
 
   async list<T extends KubeObjectLike = Raw>(kind: KindRef<T>, options: ListOptions = {}): Promise<T[]> {
     const m = await this.mapper.mapping(kind);
+    const cached = await this.cache?.list<T>(m, options);
+    if (cached) return cached;
     const path = resourcePath(m, options.namespace);
     const items: T[] = [];
     let cont: string | undefined;

@@ -2,11 +2,14 @@
 // controller owner), and any other kind through a mapping function (watches). Events become keys
 // in a rate-limited work queue; workers call the reconciler with one key at a time (never the same
 // key twice at once) and act on its result: done, requeue (with backoff), requeueAfter, or error
-// (with backoff).
+// (with backoff). A 409 Conflict (a write based on a stale cached read) is an expected retry, not
+// a failure: requeued with backoff and logged at debug level.
 import { randomUUID } from "node:crypto";
+import type { InformerRequest } from "./cache.js";
 import type { Client, KubeObjectLike } from "./client.js";
+import { isConflict } from "./errors.js";
 import type { EventRecorder } from "./events.js";
-import type { Informer } from "./informer.js";
+import type { SharedInformer } from "./informer.js";
 import type { Logger } from "./logger.js";
 import { type GroupVersionKind, gvkOf, type KindRef, type ObjectKey, splitApiVersion } from "./mapper.js";
 import type { RuntimeMetrics } from "./metrics.js";
@@ -27,7 +30,12 @@ export interface Result {
 }
 
 export interface ReconcileContext {
-  /** Reads and writes go straight to the API server. */
+  /**
+   * Writes go to the API server; reads of kinds the manager watches come from its cache (copies;
+   * possibly a little behind the server: a write based on a stale read fails with 409 Conflict
+   * and the request is reconciled again). `client.apiReader` reads straight from the server, for
+   * the few reads that must be fresh.
+   */
   client: Client;
   /** Carries controller, namespace, name and reconcileID fields. */
   log: Logger;
@@ -65,9 +73,17 @@ export const generationChanged: Predicate = ({ type, object, old }) =>
 
 export type MapFunction = (obj: KubeObjectLike) => ObjectKey | ObjectKey[] | undefined | null;
 
+export interface WatchOptions {
+  /**
+   * Watch and cache only metadata (PartialObjectMetadata: no spec, no status). Less memory and
+   * traffic; the client's get/list of this kind then return metadata-only objects too.
+   */
+  metadataOnly?: boolean;
+}
+
 /** What a controller needs from the manager (kept narrow so controllers can be unit-tested). */
 export interface ControllerHost {
-  informerFor(kind: KindRef): Promise<Informer>;
+  informerFor(kind: KindRef, request?: InformerRequest): Promise<SharedInformer>;
   client: Client;
   events: EventRecorder;
   logger: Logger;
@@ -96,7 +112,11 @@ function metaOf(obj: KubeObjectLike): {
 
 export class ControllerBuilder {
   private name: string | undefined;
-  private readonly watchesList: Array<{ kind: KindRef; map: (obj: KubeObjectLike) => ObjectKey[] }> = [];
+  private readonly watchesList: Array<{
+    kind: KindRef;
+    map: (obj: KubeObjectLike) => ObjectKey[];
+    options: WatchOptions;
+  }> = [];
   private options: ControllerOptions = {};
   private predicates: Predicate[] = [];
   private primaryNamespaced = true;
@@ -113,7 +133,7 @@ export class ControllerBuilder {
   }
 
   /** Events on objects of `kind` controlled by a primary object enqueue that primary object. */
-  owns(kind: KindRef): this {
+  owns(kind: KindRef, options: WatchOptions = {}): this {
     const owner = gvkOf(this.primary);
     const ownerGroup = splitApiVersion(owner.apiVersion).group;
     this.watchesList.push({
@@ -126,18 +146,20 @@ export class ControllerBuilder {
         // A cluster-scoped owner (e.g. a cluster-wide CR owning namespaced children) has no namespace.
         return ref ? [{ namespace: this.primaryNamespaced ? m.namespace : "", name: ref.name }] : [];
       },
+      options,
     });
     return this;
   }
 
   /** Events on objects of `kind` enqueue the requests `map` returns. */
-  watches(kind: KindRef, map: MapFunction): this {
+  watches(kind: KindRef, map: MapFunction, options: WatchOptions = {}): this {
     this.watchesList.push({
       kind,
       map: (obj) => {
         const out = map(obj);
         return out ? (Array.isArray(out) ? out : [out]) : [];
       },
+      options,
     });
     return this;
   }
@@ -170,7 +192,7 @@ export class ControllerBuilder {
       onDelete: (obj) => pass({ type: "delete", object: obj }) && controller.enqueue(requestOf(obj)),
     });
     for (const w of this.watchesList) {
-      const informer = await this.host.informerFor(w.kind);
+      const informer = await this.host.informerFor(w.kind, { metadataOnly: w.options.metadataOnly });
       const enqueueAll = (obj: KubeObjectLike) => {
         for (const key of w.map(obj)) controller.enqueue({ namespace: key.namespace ?? "", name: key.name });
       };
@@ -291,7 +313,13 @@ export class Controller {
       m.reconcileTotal.inc({ ...labels, result: "error" });
       m.reconcileErrors.inc(labels);
       if (this.abort.signal.aborted) return;
-      log.error("reconcile failed", err, { retries: this.queue.retries(key) });
+      if (isConflict(err)) {
+        // Level-triggered: the object changed since it was read (often: the cache had not seen
+        // the latest write yet). Reconcile again once the cache has caught up.
+        log.debug("reconcile hit a conflict; retrying", { err: (err as Error).message });
+      } else {
+        log.error("reconcile failed", err, { retries: this.queue.retries(key) });
+      }
       this.queue.addRateLimited(key);
     } finally {
       m.activeWorkers.dec(labels);

@@ -1,43 +1,59 @@
 // Kubernetes Events (core/v1) about the objects an operator manages. Recording never fails a
-// reconcile: errors are logged. Repeats of the same event within ten minutes bump the count of the
-// existing Event instead of creating a new one, as client-go's recorder does.
+// reconcile: errors are logged. Which write an event needs (a new Event, a PATCH of a repeated one's
+// count, or none when the object's events come too fast) is decided by event-correlator.ts, as
+// client-go's recorder decides it; the writes go out one at a time, in order, as client-go's do.
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Client, KubeObjectLike } from "./client.js";
 import { isNotFound } from "./errors.js";
+import { type Correlation, EventCorrelator } from "./event-correlator.js";
 import type { Logger } from "./logger.js";
 import type { ObjectMeta } from "./schema.js";
 
 export type EventType = "Normal" | "Warning";
 
-interface Seen {
-  name: string;
-  namespace: string;
-  count: number;
-  first: string;
-  at: number;
-}
-
-const AGGREGATE_MS = 10 * 60_000;
-
 export class EventRecorder {
-  private readonly seen = new Map<string, Seen>();
-  private readonly pending = new Set<Promise<void>>();
   private readonly host = hostname();
+  private readonly correlator: EventCorrelator;
+  /** The last write queued: writes are sent one after another. */
+  private tail: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly client: Client,
     readonly component: string,
     private readonly log: Logger,
-  ) {}
+    /** Clock (ms) of the spam filter and aggregation, for tests. */
+    now: () => number = Date.now,
+  ) {
+    this.correlator = new EventCorrelator(`${component}\u0000${this.host}`, now);
+  }
 
   /** Records an event about `obj` (fire and forget; see flush()). */
   event(obj: KubeObjectLike, type: EventType, reason: string, message: string): void {
-    const p = this.record(obj, type, reason, message).catch((err: unknown) => {
-      this.log.warn("could not record event", { err: err as Error, reason });
-    });
-    this.pending.add(p);
-    void p.finally(() => this.pending.delete(p));
+    const meta = (obj.metadata ?? {}) as ObjectMeta;
+    const namespace = meta.namespace || "default";
+    const draft = {
+      apiVersion: obj.apiVersion,
+      kind: obj.kind,
+      namespace,
+      name: meta.name,
+      uid: meta.uid,
+      type,
+      reason,
+      message,
+    };
+    const newName = () =>
+      `${meta.name ?? "object"}.${Date.now().toString(16)}${randomBytes(2).toString("hex")}`;
+    const correlation = this.correlator.correlate(draft, newName);
+    if (correlation.action === "skip") {
+      this.log.debug("event dropped by the spam filter", { reason, object: `${namespace}/${meta.name}` });
+      return;
+    }
+    this.tail = this.tail
+      .then(() => this.write(obj, type, reason, namespace, correlation))
+      .catch((err: unknown) => {
+        this.log.warn("could not record event", { err: err as Error, reason });
+      });
   }
 
   normal(obj: KubeObjectLike, reason: string, message: string): void {
@@ -50,38 +66,34 @@ export class EventRecorder {
 
   /** Waits for events still being written (called on shutdown). */
   async flush(): Promise<void> {
-    await Promise.allSettled([...this.pending]);
+    await this.tail;
   }
 
-  private async record(obj: KubeObjectLike, type: EventType, reason: string, message: string): Promise<void> {
-    const meta = (obj.metadata ?? {}) as ObjectMeta;
-    const namespace = meta.namespace || "default";
+  private async write(
+    obj: KubeObjectLike,
+    type: EventType,
+    reason: string,
+    namespace: string,
+    c: Exclude<Correlation, { action: "skip" }>,
+  ): Promise<void> {
     const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
-    const key = [obj.apiVersion, obj.kind, namespace, meta.name, meta.uid, type, reason, message].join(
-      "\u0000",
-    );
-    const previous = this.seen.get(key);
-    if (previous && Date.now() - previous.at < AGGREGATE_MS) {
-      previous.count += 1;
-      previous.at = Date.now();
+    if (c.action === "patch") {
       try {
         await this.client.patch(
-          {
-            kind: { apiVersion: "v1", kind: "Event" },
-            key: { namespace: previous.namespace, name: previous.name },
-          },
-          { count: previous.count, lastTimestamp: now },
+          { kind: { apiVersion: "v1", kind: "Event" }, key: { namespace, name: c.name } },
+          { count: c.count, message: c.message, lastTimestamp: now },
         );
         return;
       } catch (err) {
         if (!isNotFound(err)) throw err;
+        // Expired on the server (Events live an hour): create it again, as client-go does.
       }
     }
-    const name = `${meta.name ?? "object"}.${Date.now().toString(16)}${randomBytes(2).toString("hex")}`;
+    const meta = (obj.metadata ?? {}) as ObjectMeta;
     await this.client.create({
       apiVersion: "v1",
       kind: "Event",
-      metadata: { name, namespace },
+      metadata: { name: c.name, namespace },
       involvedObject: {
         apiVersion: obj.apiVersion,
         kind: obj.kind,
@@ -92,18 +104,13 @@ export class EventRecorder {
       },
       type,
       reason,
-      message,
-      count: 1,
+      message: c.message,
+      count: c.count,
       firstTimestamp: now,
       lastTimestamp: now,
       source: { component: this.component, host: this.host },
       reportingComponent: this.component,
       reportingInstance: this.host,
     });
-    this.seen.set(key, { name, namespace, count: 1, first: now, at: Date.now() });
-    if (this.seen.size > 4096) {
-      const oldest = this.seen.keys().next().value;
-      if (oldest !== undefined) this.seen.delete(oldest);
-    }
   }
 }

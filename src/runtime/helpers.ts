@@ -3,6 +3,7 @@
 // another writer retries on 409 Conflict from a fresh copy.
 import { TsopError } from "../common/errors.js";
 import type { Client, KubeObjectLike } from "./client.js";
+import { semanticEqual } from "./equality.js";
 import { isAlreadyExists, isConflict, isNotFound } from "./errors.js";
 import type { ObjectMeta, OwnerReference } from "./schema.js";
 
@@ -130,7 +131,8 @@ export interface CreateOrUpdateOptions {
 /**
  * Ensures an object exists in the desired state. `obj` names it (apiVersion, kind, metadata.name,
  * metadata.namespace); `mutate` sets the desired fields on either the live object or, if it does not
- * exist, on `obj`. Only when mutate changed something is an update sent. Conflicts are retried.
+ * exist, on `obj`. Only when mutate changed something (semanticEqual: key order, quantity spelling
+ * and absent-vs-empty are no change) is an update sent. Conflicts are retried.
  */
 export async function createOrUpdate<T extends KubeObjectLike>(
   client: Client,
@@ -158,10 +160,12 @@ export async function createOrUpdate<T extends KubeObjectLike>(
         throw err;
       }
     }
-    const before = JSON.stringify(live);
+    // As controller-runtime: the object as fetched against the object after mutate, semantically
+    // (key order, quantity spelling and nil-vs-empty are no change; server defaults are in both).
+    const before = structuredClone(live);
     await mutate(live);
     if (options.owner) setControllerReference(options.owner, live);
-    if (JSON.stringify(live) === before) return { operation: "unchanged", object: live };
+    if (semanticEqual(before, live)) return { operation: "unchanged", object: live };
     return { operation: "updated", object: await client.update(live) };
   });
 }

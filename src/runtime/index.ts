@@ -1,18 +1,27 @@
-// The operator library: `import { … } from "tsop"`. Light by design (no CLI dependencies; the
-// Kubernetes client is loaded lazily by Manager.create): it ships inside operator images.
+// The operator library: `import { … } from "tsop"`. Light by design (no CLI dependencies, no
+// @kubernetes/client-node: tsop reads kubeconfigs itself): it ships inside operator images.
 // Declarations (decorators.ts, schema.ts) are read statically by `tsop generate`. The runtime:
-//   manager.ts   → kubeconfig.ts, rest.ts (HTTP, watch streams), mapper.ts (kind → REST path)
-//   controller.ts (for/owns/watches → queue.ts + ratelimit.ts → reconcile) over informer.ts
+//   manager.ts   → kubeconfig.ts, rest.ts (HTTP, watch streams; credentials.ts), mapper.ts
+//   controller.ts (for/owns/watches → queue.ts + ratelimit.ts → reconcile) over cache.ts
+//   (informer.ts per kind, namespaced-informer.ts per namespace, transform.ts; serves client reads)
 //   leader.ts (Lease election), metrics.ts (Prometheus), logger.ts, events.ts
-//   helpers.ts (createOrUpdate, finalizers, status), conditions.ts, related-image.ts
+//   helpers.ts (createOrUpdate, finalizers, status; equality.ts), conditions.ts, related-image.ts
 //   webhooks.ts (webhook decorators) → webhook-server.ts (HTTPS, loaded only when webhooks are
 //   added) → admission.ts (AdmissionReview, json-diff.ts patches), conversion.ts (hub and spokes)
 export * from "./decorators.js";
 export * from "./schema.js";
 export * from "./field-decorators.js";
 export {
+  Cache,
+  type CacheKindOptions,
+  type CacheOptions,
+  type InformerRequest,
+  type UnwatchedReads,
+} from "./cache.js";
+export {
   Client,
   type ApplyOptions,
+  type CacheReader,
   type DeleteOptions,
   type KubeObjectLike,
   type ListOptions,
@@ -39,6 +48,7 @@ export {
   type Reconciler,
   type Request,
   type Result,
+  type WatchOptions,
 } from "./controller.js";
 export {
   ApiError,
@@ -68,8 +78,24 @@ export {
   setControllerReference,
   updateStatus,
 } from "./helpers.js";
-export { type EventHandler, Informer, type InformerHealth, type InformerOptions } from "./informer.js";
-export { type KubeConfigOptions, type LoadedKubeConfig, loadKubeConfig } from "./kubeconfig.js";
+export { quantitiesEqual, semanticEqual } from "./equality.js";
+export {
+  type EventHandler,
+  Informer,
+  type InformerHealth,
+  type InformerObject,
+  type InformerOptions,
+  INITIAL_EVENTS_END,
+  type SharedInformer,
+} from "./informer.js";
+export {
+  type ClusterAccess,
+  type ClusterConfig,
+  type KubeConfigOptions,
+  type LoadedKubeConfig,
+  loadKubeConfig,
+  type UserConfig,
+} from "./kubeconfig.js";
 export { LeaderElector, type LeaderElectionOptions } from "./leader.js";
 export {
   createLogger,
@@ -125,4 +151,11 @@ export {
   type RateLimiter,
 } from "./ratelimit.js";
 export { relatedImage, relatedImageEnvName } from "./related-image.js";
+export {
+  type CachedObject,
+  type CacheTransform,
+  chainTransforms,
+  defaultTransform,
+  LAST_APPLIED_ANNOTATION,
+} from "./transform.js";
 export { RestClient, type RestOptions, type WatchEvent } from "./rest.js";

@@ -1,7 +1,11 @@
 // Informer: keeps an in-memory copy of one resource in sync and tells handlers what changed.
-// Loop: list (paged) → watch from the list's resourceVersion with bookmarks and a bounded lifetime
+// Loop: initial list → watch from the list's resourceVersion with bookmarks and a bounded lifetime
 // (timeoutSeconds, randomised) → re-watch from the last seen version when the server ends it.
-// 410 Gone → relist (diffed against the cache, so deletes missed meanwhile are still delivered).
+// The first list asks for resourceVersion="0" (served whole from the API server's watch cache, as
+// client-go's reflector does); a relist after 410 Gone is a consistent, paged list (diffed against
+// the cache, so deletes missed meanwhile are still delivered). With `watchList`, the initial state
+// arrives instead as the first events of one watch (sendInitialEvents), falling back to a list when
+// the server refuses it. Every object passes through `transform` before it is cached.
 // Errors → reconnect with jittered exponential backoff. A watchdog aborts a watch that stays silent
 // past its lifetime (wedged connection), and health() reports an informer that stopped making
 // progress, so the liveness probe can restart a stuck process. The loop never exits until stop().
@@ -13,6 +17,7 @@ import type { RuntimeMetrics } from "./metrics.js";
 import type { RestClient, WatchEvent } from "./rest.js";
 import type { ObjectMeta } from "./schema.js";
 import { selectorString } from "./client.js";
+import { type CacheTransform, defaultTransform, toPartialObjectMetadata } from "./transform.js";
 
 export interface InformerObject {
   apiVersion?: string;
@@ -45,6 +50,12 @@ export interface InformerOptions {
   backoffMaxMs?: number;
   /** Page size of lists. Default 500. */
   pageSize?: number;
+  /** Applied to every listed or watched object before it is cached. Default: defaultTransform. */
+  transform?: CacheTransform;
+  /** Cache metadata only (PartialObjectMetadata answers: no spec, no status). Default false. */
+  metadataOnly?: boolean;
+  /** Initial state through a WatchList stream; a server that refuses it gets list+watch. Default false. */
+  watchList?: boolean;
   logger: Logger;
   metrics?: RuntimeMetrics;
   /** Told of every list or watch failure (410 Gone aside) and how many came in a row; may stop(). */
@@ -61,12 +72,41 @@ export interface InformerHealth {
 
 class WatchAborted extends Error {}
 
+/** The annotation of the BOOKMARK that ends a WatchList stream's initial events. */
+export const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
+
+const PARTIAL_LIST_ACCEPT =
+  "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
+const PARTIAL_ACCEPT = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
+
+/** The server sent something that shows it does not speak WatchList (it ignored sendInitialEvents). */
+class WatchListUnsupported extends Error {}
+
 export function objectKey(obj: { metadata?: { namespace?: string; name?: string } }): string {
   const ns = obj.metadata?.namespace;
   return ns ? `${ns}/${obj.metadata?.name}` : (obj.metadata?.name ?? "");
 }
 
-export class Informer<T extends InformerObject = InformerObject> {
+/** What controllers and the cache use of an informer (one per kind, or one per cached namespace). */
+export interface SharedInformer<T extends InformerObject = InformerObject> {
+  readonly mapping: ResourceMapping;
+  readonly resource: string;
+  /** The namespaces it caches; undefined: all. */
+  readonly namespaces: readonly string[] | undefined;
+  addHandler(handler: EventHandler<T>): void;
+  start(): void;
+  stop(): Promise<void>;
+  hasSynced(): boolean;
+  waitForSync(): Promise<void>;
+  /** The cached object itself (not a copy: do not modify it). */
+  get(key: { namespace?: string; name: string }): T | undefined;
+  /** The cached objects themselves (not copies), in no particular order. */
+  list(): T[];
+  health(now?: number): InformerHealth;
+  isStarted(): boolean;
+}
+
+export class Informer<T extends InformerObject = InformerObject> implements SharedInformer<T> {
   private readonly store = new Map<string, T>();
   private readonly handlers: EventHandler<T>[] = [];
   private readonly abort = new AbortController();
@@ -79,6 +119,13 @@ export class Informer<T extends InformerObject = InformerObject> {
   private resyncTimer: NodeJS.Timeout | undefined;
   private sleepTimer: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
   private currentWatch: AbortController | undefined;
+  /** Objects of a WatchList stream's initial events, until its closing bookmark. */
+  private initial: Map<string, T> | undefined;
+  /** Set once the server refused a WatchList request: list+watch from then on. */
+  private watchListRefused = false;
+  /** Whether the last WatchList stream delivered all its initial events. */
+  private initialDone = false;
+  private listedOnce = false;
   readonly resource: string;
   private readonly log: Logger;
 
@@ -110,6 +157,14 @@ export class Informer<T extends InformerObject = InformerObject> {
   addHandler(handler: EventHandler<T>): void {
     this.handlers.push(handler);
     if (this.synced) for (const obj of this.store.values()) this.call(handler, "onAdd", obj);
+  }
+
+  get namespaces(): readonly string[] | undefined {
+    return this.options.namespace && this.mapping.namespaced ? [this.options.namespace] : undefined;
+  }
+
+  isStarted(): boolean {
+    return this.loop !== undefined;
   }
 
   start(): void {
@@ -179,15 +234,20 @@ export class Informer<T extends InformerObject = InformerObject> {
     while (!this.abort.signal.aborted) {
       let retryAfter: string | undefined;
       try {
-        if (needList) {
+        let initial = false;
+        if (needList && this.options.watchList && !this.watchListRefused) {
+          initial = true; // the watch below starts with the whole state
+        } else if (needList) {
           await this.relist();
           needList = false;
           failures = 0;
           if (this.abort.signal.aborted) break; // a handler stopped the informer
         }
-        const outcome = await this.watchOnce();
+        const outcome = await this.watchOnce(initial);
+        // A WatchList stream cut (wedged) before its initial events were complete: start over.
+        if (initial && this.initialDone) needList = false;
         this.lastError = undefined;
-        if (outcome === "quick") failures += 1;
+        if (outcome === "quick" || needList) failures += 1;
         else failures = 0;
         this.options.metrics?.watchRestarts.inc({
           resource: this.resource,
@@ -196,6 +256,7 @@ export class Informer<T extends InformerObject = InformerObject> {
         if (outcome === "wedged") this.log.warn("watch stalled; reconnecting");
       } catch (err) {
         if (this.abort.signal.aborted) break;
+        if (needList && this.refusesWatchList(err)) continue;
         if (isGone(err)) {
           this.log.info("watch resourceVersion too old (410 Gone); relisting");
           this.options.metrics?.watchRestarts.inc({ resource: this.resource, reason: "gone" });
@@ -234,10 +295,36 @@ export class Informer<T extends InformerObject = InformerObject> {
     return resourcePath(this.mapping, this.mapping.namespaced ? this.options.namespace : undefined);
   }
 
+  /**
+   * Falls back to list+watch when the server refused a WatchList request: a 4xx answer (422 when
+   * its WatchList feature gate is off; 400/403 from proxies and older servers) or a stream that
+   * ignored sendInitialEvents. Returns whether it did.
+   */
+  private refusesWatchList(err: unknown): boolean {
+    if (!this.options.watchList || this.watchListRefused) return false;
+    const refused =
+      err instanceof WatchListUnsupported ||
+      (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 410);
+    if (!refused) return false;
+    this.watchListRefused = true;
+    this.initial = undefined;
+    this.log.info("the server does not serve WatchList streams; using list+watch", {
+      err: (err as Error).message,
+    });
+    return true;
+  }
+
+  /**
+   * The first list asks for resourceVersion "0": the API server answers it from its watch cache,
+   * whole (the cache ignores limit then), as client-go's reflector's first list. A relist after
+   * 410 Gone must not go back in time, so it is a consistent read (no resourceVersion), in pages.
+   * Either way, pages are followed while the server sends a continue token.
+   */
   private async relist(): Promise<void> {
     const items = new Map<string, T>();
     let cont: string | undefined;
     let rv = "";
+    const resourceVersion = this.listedOnce ? undefined : "0";
     do {
       const page = await this.rest.request<{
         items?: T[];
@@ -248,20 +335,27 @@ export class Informer<T extends InformerObject = InformerObject> {
           fieldSelector: this.options.fieldSelector,
           limit: this.options.pageSize ?? 500,
           continue: cont,
+          resourceVersion: cont ? undefined : resourceVersion,
         },
         signal: this.abort.signal,
         timeoutMs: 60_000,
+        accept: this.options.metadataOnly ? PARTIAL_LIST_ACCEPT : undefined,
       });
       this.progress();
-      for (const item of page.items ?? []) {
-        this.normalise(item);
+      for (const raw of page.items ?? []) {
+        const item = this.normalise(raw);
         items.set(objectKey(item), item);
       }
       cont = page.metadata?.continue || undefined;
       rv = page.metadata?.resourceVersion ?? rv;
     } while (cont);
+    this.listedOnce = true;
     this.options.metrics?.relists.inc({ resource: this.resource });
-    // Replace the cache, telling handlers exactly what differs (deletes included).
+    this.replace(items, rv);
+  }
+
+  /** Replaces the cache, telling handlers exactly what differs (deletes included); marks it synced. */
+  private replace(items: Map<string, T>, rv: string): void {
     const previous = new Map(this.store);
     this.store.clear();
     for (const [key, obj] of items) {
@@ -280,8 +374,11 @@ export class Informer<T extends InformerObject = InformerObject> {
     }
   }
 
-  /** One watch until the server ends it: "normal", "quick" (ended at once, empty), or "wedged". */
-  private async watchOnce(): Promise<"normal" | "quick" | "wedged"> {
+  /**
+   * One watch until the server ends it: "normal", "quick" (ended at once, empty), or "wedged".
+   * `initial`: a WatchList stream, whose first events are the whole state up to a closing bookmark.
+   */
+  private async watchOnce(initial = false): Promise<"normal" | "quick" | "wedged"> {
     const timeout = Math.floor(this.watchTimeout * (1 + Math.random()));
     const controller = new AbortController();
     this.currentWatch = controller;
@@ -304,26 +401,32 @@ export class Informer<T extends InformerObject = InformerObject> {
     let events = 0;
     try {
       arm();
+      this.initial = initial ? new Map() : undefined;
+      this.initialDone = false;
       const stream = this.rest.watch<T>(
         this.basePath(),
         {
-          resourceVersion: this.resourceVersion,
+          resourceVersion: initial ? undefined : this.resourceVersion,
           allowWatchBookmarks: true,
           timeoutSeconds: timeout,
           labelSelector: selectorString(this.options.labelSelector),
           fieldSelector: this.options.fieldSelector,
+          ...(initial ? { sendInitialEvents: true, resourceVersionMatch: "NotOlderThan" } : {}),
         },
         controller.signal,
         () => {
           arm();
           this.progress();
         },
+        this.options.metadataOnly ? PARTIAL_ACCEPT : undefined,
       );
       for await (const event of stream) {
         events += 1;
         this.handle(event);
       }
+      if (this.initial) throw new Error("the WatchList stream ended before its initial events were complete");
     } catch (err) {
+      this.initial = undefined;
       if (wedged) return "wedged";
       if (this.abort.signal.aborted) return "normal";
       throw err;
@@ -343,13 +446,39 @@ export class Informer<T extends InformerObject = InformerObject> {
       const status = obj as unknown as StatusBody;
       throw new ApiError("WATCH", this.basePath(), status.code ?? 500, status);
     }
+    if (this.initial) {
+      this.handleInitial(event);
+      return;
+    }
     const rv = obj.metadata?.resourceVersion;
     if (rv) this.resourceVersion = rv;
     if (event.type === "BOOKMARK") return;
-    this.normalise(obj);
+    this.apply(event.type, this.normalise(obj));
+  }
+
+  /** A WatchList stream's initial events: collected until the closing bookmark, then cached at once. */
+  private handleInitial(event: WatchEvent<T>): void {
+    const initial = this.initial!;
+    if (event.type === "BOOKMARK") {
+      const annotations = event.object.metadata?.annotations ?? {};
+      // A server that ignored sendInitialEvents sends plain bookmarks: it does not speak WatchList.
+      if (annotations[INITIAL_EVENTS_END] !== "true")
+        throw new WatchListUnsupported("a bookmark arrived before the end of the initial events");
+      this.initial = undefined;
+      this.initialDone = true;
+      this.options.metrics?.relists.inc({ resource: this.resource });
+      this.replace(initial, event.object.metadata?.resourceVersion ?? "");
+      return;
+    }
+    const obj = this.normalise(event.object);
+    if (event.type === "DELETED") initial.delete(objectKey(obj));
+    else initial.set(objectKey(obj), obj);
+  }
+
+  private apply(type: "ADDED" | "MODIFIED" | "DELETED", obj: T): void {
     const key = objectKey(obj);
     const old = this.store.get(key);
-    if (event.type === "DELETED") {
+    if (type === "DELETED") {
       this.store.delete(key);
       this.emit("onDelete", obj);
       return;
@@ -359,11 +488,15 @@ export class Informer<T extends InformerObject = InformerObject> {
     else this.emit("onAdd", obj);
   }
 
-  /** Self-describing objects without managedFields (often the largest part; no reconciler needs them). */
-  private normalise(obj: T): void {
-    obj.apiVersion ??= this.mapping.apiVersion;
-    obj.kind ??= this.mapping.kind;
-    if (obj.metadata?.managedFields) delete obj.metadata.managedFields;
+  /** Self-describing objects (metadata-only ones as PartialObjectMetadata), then the cache transform. */
+  private normalise(raw: T): T {
+    let obj = raw;
+    if (this.options.metadataOnly) obj = toPartialObjectMetadata(obj);
+    else {
+      obj.apiVersion ??= this.mapping.apiVersion;
+      obj.kind ??= this.mapping.kind;
+    }
+    return (this.options.transform ?? defaultTransform)(obj);
   }
 
   private emit(kind: "onAdd" | "onDelete", obj: T): void;

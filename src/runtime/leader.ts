@@ -1,8 +1,9 @@
 // Leader election on a coordination.k8s.io/v1 Lease, following client-go's algorithm: a candidate
 // takes the lease when it is free or its holder has not renewed it for leaseDuration (measured on
 // the candidate's own clock from when it last saw the record change, so clock skew does not
-// matter); the leader renews every retryPeriod and gives up if it cannot renew within
-// renewDeadline. On shutdown the leader releases the lease so a standby takes over at once.
+// matter); the leader renews every retryPeriod, with one PUT of the lease it last saw (client-go's
+// fast path; a failure falls back to reading the lease first), and gives up if it cannot renew
+// within renewDeadline. On shutdown the leader releases the lease so a standby takes over at once.
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Client } from "./client.js";
@@ -55,18 +56,14 @@ export class LeaderElector {
   private observedKey = "";
   private observedAt = 0;
   private lease: Lease | undefined;
-  private readonly client: Client;
 
   constructor(
-    client: Client,
+    private readonly base: Client,
     private readonly options: Required<Pick<LeaderElectionOptions, "id" | "namespace">> &
       LeaderElectionOptions,
     private readonly log: Logger,
   ) {
     this.identity = options.identity ?? `${hostname()}_${randomUUID()}`;
-    // Each lease request must end within the renew deadline, or a hung request would keep a
-    // leader "leading" after its lease expired elsewhere (client-go bounds them the same way).
-    this.client = client.withTimeout(this.renewDeadline);
   }
 
   private get leaseDuration(): number {
@@ -92,7 +89,7 @@ export class LeaderElector {
       identity: this.identity,
     });
     while (!signal.aborted) {
-      if (await this.tryAcquireOrRenew()) {
+      if (await this.tryAcquireOrRenew(Date.now() + this.renewDeadline)) {
         this.leading = true;
         this.log.info("successfully acquired lease", {
           lease: `${this.options.namespace}/${this.options.id}`,
@@ -113,7 +110,7 @@ export class LeaderElector {
     while (!signal.aborted) {
       await sleep(this.retryPeriod, signal);
       if (signal.aborted) return;
-      if (await this.tryAcquireOrRenew()) {
+      if (await this.tryAcquireOrRenew(lastRenew + this.renewDeadline)) {
         lastRenew = Date.now();
         continue;
       }
@@ -126,33 +123,42 @@ export class LeaderElector {
     }
   }
 
-  /** Gives the lease up (holder cleared) if we hold it. */
+  /**
+   * Gives the lease up (holder cleared) if we hold it: one PUT of the lease as last seen, as client-go
+   * does; a conflict means it changed hands meanwhile and is left alone.
+   */
   async release(): Promise<void> {
     if (!this.leading || this.options.releaseOnCancel === false) return;
     this.leading = false;
+    const lease = this.lease;
+    if (!lease || lease.spec?.holderIdentity !== this.identity) return;
     try {
-      const lease = await this.client.get<Lease>(LEASE, {
-        namespace: this.options.namespace,
-        name: this.options.id,
-      });
-      if (!lease || lease.spec?.holderIdentity !== this.identity) return;
       const now = microTime();
-      lease.spec = {
-        ...lease.spec,
-        holderIdentity: "",
-        leaseDurationSeconds: 1,
-        acquireTime: now,
-        renewTime: now,
-      };
-      await this.client.update(lease);
+      this.lease = await this.base.withTimeout(this.renewDeadline).update({
+        ...lease,
+        spec: {
+          ...lease.spec,
+          holderIdentity: "",
+          leaseDurationSeconds: 1,
+          acquireTime: now,
+          renewTime: now,
+        },
+      });
       this.log.info("released leader lease", { lease: `${this.options.namespace}/${this.options.id}` });
     } catch (err) {
       this.log.warn("could not release leader lease", { err: err as Error });
     }
   }
 
-  private async tryAcquireOrRenew(): Promise<boolean> {
+  /**
+   * One attempt, its requests (fast path, then read and write) all ending by `deadline`: a hung
+   * request must not keep a leader "leading" after its lease expired elsewhere (client-go bounds the
+   * whole renewal by the renew deadline the same way).
+   */
+  private async tryAcquireOrRenew(deadline: number): Promise<boolean> {
     const now = Date.now();
+    if (deadline <= now) return false;
+    const client = () => this.base.withTimeout(Math.max(1, deadline - Date.now()));
     const desired: LeaseSpec = {
       holderIdentity: this.identity,
       leaseDurationSeconds: Math.round(this.leaseDuration / 1000),
@@ -160,13 +166,20 @@ export class LeaderElector {
       renewTime: microTime(new Date(now)),
       leaseTransitions: 0,
     };
+    if (
+      this.leading &&
+      this.lease &&
+      this.leaseValid(now) &&
+      (await this.renewOptimistically(client(), desired))
+    )
+      return true;
     try {
-      const lease = await this.client.get<Lease>(LEASE, {
+      const lease = await client().get<Lease>(LEASE, {
         namespace: this.options.namespace,
         name: this.options.id,
       });
       if (!lease) {
-        this.lease = await this.client.create<Lease>({
+        this.lease = await client().create<Lease>({
           ...LEASE,
           metadata: { name: this.options.id, namespace: this.options.namespace },
           spec: desired,
@@ -174,20 +187,19 @@ export class LeaderElector {
         this.observe(this.lease.spec ?? {});
         return true;
       }
+      this.lease = lease;
       const spec = lease.spec ?? {};
       this.observe(spec);
       const holder = spec.holderIdentity ?? "";
       const held = holder !== "" && holder !== this.identity;
-      const duration = (spec.leaseDurationSeconds ?? 0) * 1000;
-      if (held && this.observedAt + duration > now) return false;
+      if (held && this.leaseValid(now)) return false;
       if (holder === this.identity) {
         desired.acquireTime = spec.acquireTime ?? desired.acquireTime;
         desired.leaseTransitions = spec.leaseTransitions ?? 0;
       } else {
         desired.leaseTransitions = (spec.leaseTransitions ?? 0) + 1;
       }
-      lease.spec = desired;
-      this.lease = await this.client.update(lease);
+      this.lease = await client().update({ ...lease, spec: desired });
       this.observe(desired);
       return true;
     } catch (err) {
@@ -195,6 +207,32 @@ export class LeaderElector {
       this.log.warn("leader lease request failed", { err: err as Error });
       return false;
     }
+  }
+
+  /**
+   * client-go's fast path: while leading on a valid lease, renew with one PUT of the lease as last
+   * seen (its resourceVersion guards against a change meanwhile). false (conflict, error) sends the
+   * caller down the slow path, which reads the lease first.
+   */
+  private async renewOptimistically(client: Client, desired: LeaseSpec): Promise<boolean> {
+    const lease = this.lease as Lease;
+    const spec = lease.spec ?? {};
+    try {
+      this.lease = await client.update({
+        ...lease,
+        spec: { ...desired, acquireTime: spec.acquireTime, leaseTransitions: spec.leaseTransitions ?? 0 },
+      });
+      this.observe(this.lease.spec ?? {});
+      return true;
+    } catch (err) {
+      this.log.debug("optimistic lease renewal failed, reading the lease", { err: err as Error });
+      return false;
+    }
+  }
+
+  /** Whether the lease last observed is still valid, on our own clock from when we observed it. */
+  private leaseValid(now: number): boolean {
+    return this.observedAt + (this.lease?.spec?.leaseDurationSeconds ?? 0) * 1000 > now;
   }
 
   private observe(spec: LeaseSpec): void {

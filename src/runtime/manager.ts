@@ -1,31 +1,56 @@
-// The Manager runs an operator: it loads cluster credentials, owns the shared informers (one per
-// kind), serves /healthz, /readyz and /metrics, optionally elects a leader, starts controllers once
-// caches are synced (and it leads), and shuts everything down gracefully on SIGTERM/SIGINT.
+// The Manager runs an operator: it loads cluster credentials, owns the cache (shared informers, one
+// per kind, that the client reads watched kinds from), serves /healthz, /readyz and /metrics
+// (metrics-server.ts), optionally elects a leader, starts controllers once caches are synced (and it
+// leads), and shuts everything down gracefully on SIGTERM/SIGINT.
 // Stages: create() → loadKubeConfig → RestClient/RestMapper/Client; start() → probe and metrics
 // servers → informers → leader election → wait for sync → controller workers; stop() → reverse.
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Cache, type CacheOptions, type InformerRequest } from "./cache.js";
 import { Client } from "./client.js";
 import { type Controller, ControllerBuilder, type ControllerHost } from "./controller.js";
 import { ConfigError } from "./errors.js";
 import { EventRecorder } from "./events.js";
-import { Informer } from "./informer.js";
+import type { SharedInformer } from "./informer.js";
 import { type KubeConfigOptions, loadKubeConfig } from "./kubeconfig.js";
 import { LeaderElector, type LeaderElectionOptions } from "./leader.js";
+import { listenOn, parseBindAddress } from "./listen.js";
 import { Logger, type LoggerOptions } from "./logger.js";
-import { gvkOf, type KindRef, RestMapper } from "./mapper.js";
-import { MetricsRegistry, PROMETHEUS_CONTENT_TYPE, type RuntimeMetrics, runtimeMetrics } from "./metrics.js";
+import { type KindRef, RestMapper } from "./mapper.js";
+import { MetricsAuthorizer } from "./metrics-auth.js";
+import { MetricsServer } from "./metrics-server.js";
+import { MetricsRegistry, type RuntimeMetrics, runtimeMetrics } from "./metrics.js";
 import { RestClient } from "./rest.js";
 import type { WebhookRoute, WebhookServer } from "./webhook-server.js";
 import { webhooksOf } from "./webhooks.js";
 
 export interface ManagerOptions extends KubeConfigOptions {
-  /** Restrict caches (and so controllers) to one namespace. Default: all namespaces. */
+  /**
+   * Restrict caches (and so controllers) to one namespace, or several separated by commas (as
+   * operator-sdk's WATCH_NAMESPACE). Default: all namespaces.
+   */
   namespace?: string;
-  /** "host:port" or ":port" for /metrics; "0" disables. Default ":8080". */
+  /** What the client reads from the cache, and what the cache holds (docs/runtime.md, "The cache"). */
+  cache?: CacheOptions;
+  /** "host:port" or ":port" for /metrics; "0" disables. Default ":8443" when metricsSecure, else ":8080". */
   metricsBindAddress?: string;
+  /**
+   * Serve /metrics over HTTPS to callers the API server authenticates (TokenReview) and authorizes
+   * (SubjectAccessReview, get on the path), as kubebuilder v4's --metrics-secure. Default false
+   * (plain HTTP, as controller-runtime's metrics server); the manager flags default it to true.
+   */
+  metricsSecure?: boolean;
+  /**
+   * Directory of the metrics serving certificate, watched for rotation. Default: a self-signed
+   * certificate made at start.
+   */
+  metricsCertDir?: string;
+  /** File names in metricsCertDir. Default "tls.crt" and "tls.key". */
+  metricsCertName?: string;
+  metricsKeyName?: string;
+  /** How often the metrics certificate files are checked for changes (ms). Default 1000. */
+  metricsCertPollIntervalMs?: number;
   /** "host:port" or ":port" for /healthz and /readyz; "0" disables. Default ":8081". */
   healthProbeBindAddress?: string;
   leaderElection?: LeaderElectionOptions;
@@ -60,30 +85,22 @@ export interface ManagerOptions extends KubeConfigOptions {
 
 export type Check = () => boolean | string | undefined | Promise<boolean | string | undefined>;
 
-function parseBindAddress(address: string): { host: string; port: number } | undefined {
-  if (address === "0" || address === "") return undefined;
-  const colon = address.lastIndexOf(":");
-  const host = colon > 0 ? address.slice(0, colon).replace(/^\[|\]$/g, "") : "0.0.0.0";
-  const port = Number(address.slice(colon + 1));
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ConfigError(`invalid bind address "${address}"`, {
-      hint: 'use ":8080", "127.0.0.1:8080" or "0" to disable',
-    });
-  return { host, port };
-}
-
 export class Manager {
+  /** Writes go to the server; reads of watched kinds come from the cache. */
   readonly client: Client;
+  /** Reads (and writes) straight to the API server: for reads that must be fresh (= client.apiReader). */
+  readonly apiReader: Client;
+  readonly cache: Cache;
   readonly logger: Logger;
   readonly metrics: MetricsRegistry;
   readonly runtimeMetrics: RuntimeMetrics;
   readonly events: EventRecorder;
   readonly mapper: RestMapper;
-  private readonly informers = new Map<string, Promise<Informer>>();
   private readonly controllers: Controller[] = [];
   private readonly healthChecks = new Map<string, Check>();
   private readonly readyChecks = new Map<string, Check>();
   private readonly servers: http.Server[] = [];
+  private metricsServer: MetricsServer | undefined;
   private readonly webhookRoutes = new Map<string, WebhookRoute>();
   private webhookServer: WebhookServer | undefined;
   private readonly stopController = new AbortController();
@@ -94,7 +111,7 @@ export class Manager {
   private controllersStarted = false;
   /** "http://host:port" of the probe server once listening. */
   healthProbeUrl: string | undefined;
-  /** "http://host:port" of the metrics server once listening. */
+  /** "http://host:port" (or "https://…" when metricsSecure) of the metrics server once listening. */
   metricsUrl: string | undefined;
   /** "https://host:port" of the webhook server once listening. */
   webhookUrl: string | undefined;
@@ -112,9 +129,18 @@ export class Manager {
     rest.onResponse = (method, status) =>
       this.runtimeMetrics.restRequests.inc({ code: status ? String(status) : "<error>", method, host });
     this.mapper = new RestMapper(rest);
-    this.client = new Client(rest, this.mapper, defaultNamespace ?? "default");
+    this.cache = new Cache(rest, this.mapper, cacheOptions(options), {
+      resyncPeriodMs: options.syncPeriodMs,
+      watchTimeoutSeconds: options.watchTimeoutSeconds,
+      staleAfterMs: options.watchStaleAfterMs,
+      wedgedGraceMs: options.watchWedgedGraceMs,
+      logger: this.logger.named("informer"),
+      metrics: this.runtimeMetrics,
+    });
+    this.client = new Client(rest, this.mapper, defaultNamespace ?? "default", undefined, this.cache);
+    this.apiReader = this.client.apiReader;
     this.events = new EventRecorder(
-      this.client,
+      this.apiReader,
       options.eventSource ?? options.leaderElection?.id ?? "tsop-operator",
       this.logger.named("events"),
     );
@@ -123,7 +149,7 @@ export class Manager {
   /** Loads credentials (options.kubeconfig / KUBECONFIG / in-cluster / ~/.kube/config) and builds a manager. */
   static async create(options: ManagerOptions = {}): Promise<Manager> {
     const loaded = await loadKubeConfig(options);
-    const rest = new RestClient(loaded.server, loaded.kc);
+    const rest = new RestClient(loaded.server, loaded);
     const manager = new Manager(rest, options, loaded.namespace, loaded.inCluster);
     manager.logger.named("setup").info("loaded kubeconfig", { source: loaded.source, server: loaded.server });
     return manager;
@@ -135,28 +161,8 @@ export class Manager {
   }
 
   /** The shared informer of a kind (created on first use; started with the manager). */
-  informerFor(kind: KindRef): Promise<Informer> {
-    const gvk = gvkOf(kind);
-    const key = `${gvk.apiVersion}/${gvk.kind}`;
-    let informer = this.informers.get(key);
-    if (!informer) {
-      informer = this.mapper.mapping(kind).then((mapping) => {
-        const inf = new Informer(this.rest, mapping, {
-          namespace: this.options.namespace,
-          resyncPeriodMs: this.options.syncPeriodMs,
-          watchTimeoutSeconds: this.options.watchTimeoutSeconds,
-          staleAfterMs: this.options.watchStaleAfterMs,
-          wedgedGraceMs: this.options.watchWedgedGraceMs,
-          logger: this.logger.named("informer"),
-          metrics: this.runtimeMetrics,
-        });
-        if (this.started) inf.start();
-        return inf;
-      });
-      informer.catch(() => this.informers.delete(key));
-      this.informers.set(key, informer);
-    }
-    return informer;
+  informerFor(kind: KindRef, request: InformerRequest = {}): Promise<SharedInformer> {
+    return this.cache.informerFor(kind, request);
   }
 
   /**
@@ -221,13 +227,13 @@ export class Manager {
 
   /** Whether every informer has loaded its first list. */
   async cachesSynced(): Promise<boolean> {
-    const all = await Promise.all(this.informers.values());
+    const all = await this.cache.all();
     return all.every((i) => i.hasSynced());
   }
 
   private host(): ControllerHost {
     return {
-      informerFor: (kind) => this.informerFor(kind),
+      informerFor: (kind, request) => this.informerFor(kind, request),
       client: this.client,
       events: this.events,
       logger: this.logger,
@@ -277,8 +283,7 @@ export class Manager {
     try {
       await this.listen();
       this.started = true;
-      const informers = await Promise.all(this.informers.values());
-      for (const inf of informers) inf.start();
+      const informers = await this.cache.start();
       if (this.options.leaderElection?.enabled !== false && this.options.leaderElection) {
         const le = this.options.leaderElection;
         const namespace = le.namespace ?? (this.inCluster ? this.defaultNamespace : undefined);
@@ -287,7 +292,7 @@ export class Manager {
             hint: "set leaderElection.namespace (--leader-election-namespace) or disable leader election",
           });
         this.elector = new LeaderElector(
-          this.client,
+          this.apiReader,
           { ...le, namespace },
           this.logger.named("leader-election"),
         );
@@ -317,7 +322,7 @@ export class Manager {
     if (failure) throw failure;
   }
 
-  private async startControllers(informers: Informer[], signal: AbortSignal): Promise<void> {
+  private async startControllers(informers: SharedInformer[], signal: AbortSignal): Promise<void> {
     await Promise.race([Promise.all(informers.map((i) => i.waitForSync())), abortedPromise(signal)]);
     if (signal.aborted) return;
     this.controllersStarted = true;
@@ -337,12 +342,12 @@ export class Manager {
       const timeout = this.options.gracefulShutdownTimeoutMs ?? 30_000;
       log.info("stopping controllers");
       await Promise.all(this.controllers.map((c) => c.stop(timeout)));
-      const informers = await Promise.allSettled(this.informers.values());
-      await Promise.all(informers.map((r) => (r.status === "fulfilled" ? r.value.stop() : undefined)));
+      await this.cache.stop();
       await this.events.flush();
       await this.elector?.release();
       if (this.elector) this.runtimeMetrics.leader.set({ name: this.options.leaderElection?.id ?? "" }, 0);
       await this.webhookServer?.stop();
+      await this.metricsServer?.stop();
       await Promise.all(this.servers.map((s) => new Promise((resolve) => s.close(resolve))));
       for (const s of this.servers) s.closeAllConnections?.();
       this.rest.close();
@@ -374,7 +379,7 @@ export class Manager {
     const checks = new Map<string, Check>();
     if (kind === "health") {
       checks.set("informers", async () => {
-        const all = await Promise.all(this.informers.values());
+        const all = await this.cache.all();
         const bad = all.map((i) => i.health()).filter((h) => !h.healthy);
         return bad.length === 0 || bad.map((h) => `${h.resource}: ${h.detail}`).join("; ");
       });
@@ -382,7 +387,7 @@ export class Manager {
     } else {
       checks.set("informers", async () => {
         if (!this.started) return "not started";
-        const all = await Promise.all(this.informers.values());
+        const all = await this.cache.all();
         const waiting = all.filter((i) => !i.hasSynced()).map((i) => i.resource);
         return waiting.length === 0 || `caches not synced: ${waiting.join(", ")}`;
       });
@@ -392,45 +397,66 @@ export class Manager {
   }
 
   private async listen(): Promise<void> {
-    const probe = parseBindAddress(this.options.healthProbeBindAddress ?? ":8081");
-    const metrics = parseBindAddress(this.options.metricsBindAddress ?? ":8080");
-    if (probe) {
-      const server = http.createServer((req, res) => {
-        const url = new URL(req.url ?? "/", "http://probe");
-        const kind = url.pathname.startsWith("/healthz")
-          ? "health"
-          : url.pathname.startsWith("/readyz")
-            ? "ready"
-            : "";
-        if (!kind) {
-          res.writeHead(404).end("not found\n");
-          return;
-        }
-        void this.runChecks(this.builtinChecks(kind)).then(({ ok, lines }) => {
-          const verbose = url.searchParams.has("verbose") || !ok;
-          res.writeHead(ok ? 200 : 500, { "Content-Type": "text/plain; charset=utf-8" });
-          res.end(
-            verbose
-              ? `${lines.join("\n")}\n${kind === "health" ? "healthz" : "readyz"} check ${ok ? "passed" : "failed"}\n`
-              : "ok",
-          );
-        });
-      });
-      this.healthProbeUrl = await listenOn(server, probe);
-      this.servers.push(server);
-    }
-    if (metrics) {
-      const server = http.createServer((req, res) => {
-        if (new URL(req.url ?? "/", "http://m").pathname !== "/metrics") {
-          res.writeHead(404).end("not found\n");
-          return;
-        }
-        res.writeHead(200, { "Content-Type": PROMETHEUS_CONTENT_TYPE }).end(this.metrics.render());
-      });
-      this.metricsUrl = await listenOn(server, metrics);
-      this.servers.push(server);
-    }
+    await this.listenProbes();
+    await this.listenMetrics();
     await this.listenWebhooks();
+  }
+
+  private async listenProbes(): Promise<void> {
+    const probe = parseBindAddress(this.options.healthProbeBindAddress ?? ":8081");
+    if (!probe) return;
+    const server = http.createServer((req, res) => {
+      const url = new URL(req.url ?? "/", "http://probe");
+      const kind = url.pathname.startsWith("/healthz")
+        ? "health"
+        : url.pathname.startsWith("/readyz")
+          ? "ready"
+          : "";
+      if (!kind) {
+        res.writeHead(404).end("not found\n");
+        return;
+      }
+      void this.runChecks(this.builtinChecks(kind)).then(({ ok, lines }) => {
+        const verbose = url.searchParams.has("verbose") || !ok;
+        res.writeHead(ok ? 200 : 500, { "Content-Type": "text/plain; charset=utf-8" });
+        res.end(
+          verbose
+            ? `${lines.join("\n")}\n${kind === "health" ? "healthz" : "readyz"} check ${ok ? "passed" : "failed"}\n`
+            : "ok",
+        );
+      });
+    });
+    this.healthProbeUrl = await listenOn(server, probe, "http");
+    this.servers.push(server);
+  }
+
+  private async listenMetrics(): Promise<void> {
+    const o = this.options;
+    const at = parseBindAddress(o.metricsBindAddress ?? (o.metricsSecure ? ":8443" : ":8080"));
+    if (!at) return;
+    const logger = this.logger.named("metrics");
+    const server = new MetricsServer({
+      ...at,
+      render: () => this.metrics.render(),
+      logger,
+      ...(o.metricsSecure
+        ? {
+            secure: {
+              authorizer: new MetricsAuthorizer(this.rest, logger),
+              ...(o.metricsCertDir ? { certDir: o.metricsCertDir } : {}),
+              certName: o.metricsCertName ?? "tls.crt",
+              keyName: o.metricsKeyName ?? "tls.key",
+              ...(o.metricsCertPollIntervalMs === undefined
+                ? {}
+                : { certPollIntervalMs: o.metricsCertPollIntervalMs }),
+            },
+          }
+        : {}),
+    });
+    this.metricsServer = server;
+    this.metricsUrl = await server.start();
+    // A rotated certificate that cannot be loaded fails liveness, as the webhook server's does.
+    if (o.metricsSecure) this.healthChecks.set("metrics", () => server.healthy());
   }
 
   private async listenWebhooks(): Promise<void> {
@@ -460,17 +486,15 @@ export class Manager {
   }
 }
 
-function listenOn(server: http.Server, at: { host: string; port: number }): Promise<string> {
-  return new Promise((resolve, reject) => {
-    server.once("error", (err) =>
-      reject(new ConfigError(`cannot listen on ${at.host}:${at.port}: ${err.message}`, { cause: err })),
-    );
-    server.listen(at.port, at.host, () => {
-      const address = server.address() as AddressInfo;
-      const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-      resolve(`http://${host}:${address.port}`);
-    });
-  });
+/** The cache's options: ManagerOptions.namespace ("a" or "a,b") is what it caches unless cache.namespaces says otherwise. */
+function cacheOptions(options: ManagerOptions): CacheOptions {
+  const cache = options.cache ?? {};
+  const namespaces = (options.namespace ?? "")
+    .split(",")
+    .map((n) => n.trim())
+    .filter(Boolean);
+  if (cache.namespaces || namespaces.length === 0) return cache;
+  return { ...cache, namespaces };
 }
 
 function abortedPromise(signal: AbortSignal): Promise<void> {

@@ -56,7 +56,7 @@ export const messages = {
   }),
   noKindMatch: (apiVersion: string, kind: string): Message => ({
     message: `the API server does not serve kind ${kind} in ${apiVersion}`,
-    hint: "install the CustomResourceDefinition that defines it first (make install / kubectl apply -f config/crd/bases)",
+    hint: "install the CustomResourceDefinition that defines it first (tsop install / kubectl apply -f config/crd/bases)",
   }),
   execFailed: (command: string, detail: string): Message => ({
     message: `the credential plugin "${command}" failed: ${detail}`,

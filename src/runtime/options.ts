@@ -10,8 +10,17 @@ import type { ManagerOptions } from "./manager.js";
 export const MANAGER_FLAGS_HELP = `Flags:
   --kubeconfig <file>                  kubeconfig file (default: KUBECONFIG, in-cluster, ~/.kube/config)
   --context <name>                     kubeconfig context to use
-  --namespace <ns>                     only watch this namespace (env WATCH_NAMESPACE; default: all)
-  --metrics-bind-address <addr>        address of /metrics (default ":8080"; "0" disables)
+  --namespace <ns[,ns...]>             only watch these namespaces, comma-separated
+                                       (env WATCH_NAMESPACE; default: all)
+  --metrics-bind-address <addr>        address of /metrics (default ":8443", ":8080" with
+                                       --metrics-secure=false; "0" disables)
+  --metrics-secure[=true|false]        serve /metrics over HTTPS to callers the API server authenticates
+                                       and authorizes (TokenReview, SubjectAccessReview; default true);
+                                       --metrics-secure=false serves plain HTTP to anyone
+  --metrics-cert-path <dir>            directory of the metrics serving certificate, watched for rotation
+                                       (default: a self-signed certificate made at start)
+  --metrics-cert-name <file>           certificate file in that directory (default tls.crt)
+  --metrics-cert-key <file>            key file in that directory (default tls.key)
   --health-probe-bind-address <addr>   address of /healthz and /readyz (default ":8081"; "0" disables)
   --webhook-bind-address <addr>        address of the HTTPS webhook server (default ":9443"; "0" disables;
                                        env ENABLE_WEBHOOKS=false also disables)
@@ -30,6 +39,24 @@ export const MANAGER_FLAGS_HELP = `Flags:
   --zap-devel                          human-readable debug logs (operator-sdk compatibility)
   -h, --help                           show this help`;
 
+/** Boolean flags that also take Go's "--flag=true" / "--flag=false" (kubebuilder's manifests pass them so). */
+const GO_BOOLEANS = new Set(["metrics-secure", "leader-elect", "zap-devel"]);
+
+/**
+ * Takes the GO_BOOLEANS out of argv (parseArgs reads no "=false"): the rest of argv, and each such
+ * flag's value, the last occurrence winning as with Go's flag package.
+ */
+function splitGoBooleans(argv: readonly string[]): { rest: string[]; booleans: Record<string, boolean> } {
+  const rest: string[] = [];
+  const booleans: Record<string, boolean> = {};
+  for (const arg of argv) {
+    const m = /^--([a-z-]+)(?:=(true|false))?$/.exec(arg);
+    if (m && GO_BOOLEANS.has(m[1]!)) booleans[m[1]!] = m[2] !== "false";
+    else rest.push(arg);
+  }
+  return { rest, booleans };
+}
+
 function seconds(value: string | undefined, flag: string): number | undefined {
   return value === undefined ? undefined : parseDuration(value, flag) / 1000;
 }
@@ -43,10 +70,11 @@ export function managerOptionsFromArgs(
   env: NodeJS.ProcessEnv = process.env,
   defaults: ManagerOptions = {},
 ): ManagerOptions & { help?: boolean } {
+  const { rest, booleans } = splitGoBooleans(argv);
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
-      args: [...argv],
+      args: rest,
       strict: true,
       allowPositionals: false,
       options: {
@@ -54,6 +82,11 @@ export function managerOptionsFromArgs(
         context: { type: "string" },
         namespace: { type: "string" },
         "metrics-bind-address": { type: "string" },
+        // The GO_BOOLEANS stay declared so that "--leader-elect=yes" is named as a bad value.
+        "metrics-secure": { type: "boolean" },
+        "metrics-cert-path": { type: "string" },
+        "metrics-cert-name": { type: "string" },
+        "metrics-cert-key": { type: "string" },
         "health-probe-bind-address": { type: "string" },
         "webhook-bind-address": { type: "string" },
         "webhook-cert-path": { type: "string" },
@@ -74,6 +107,7 @@ export function managerOptionsFromArgs(
   } catch (err) {
     throw new UsageError((err as Error).message, { hint: MANAGER_FLAGS_HELP });
   }
+  values = { ...values, ...booleans };
   const str = (k: string) => values[k] as string | undefined;
   const options: ManagerOptions & { help?: boolean } = { ...defaults };
   if (values.help) options.help = true;
@@ -82,6 +116,11 @@ export function managerOptionsFromArgs(
   const namespace = str("namespace") ?? (env.WATCH_NAMESPACE || undefined);
   if (namespace) options.namespace = namespace;
   if (str("metrics-bind-address") !== undefined) options.metricsBindAddress = str("metrics-bind-address");
+  // kubebuilder v4's main.go: secure metrics unless --metrics-secure=false.
+  options.metricsSecure = (values["metrics-secure"] as boolean | undefined) ?? defaults.metricsSecure ?? true;
+  if (str("metrics-cert-path")) options.metricsCertDir = str("metrics-cert-path");
+  if (str("metrics-cert-name")) options.metricsCertName = str("metrics-cert-name");
+  if (str("metrics-cert-key")) options.metricsKeyName = str("metrics-cert-key");
   if (str("health-probe-bind-address") !== undefined)
     options.healthProbeBindAddress = str("health-probe-bind-address");
   if (str("webhook-bind-address") !== undefined) options.webhookBindAddress = str("webhook-bind-address");

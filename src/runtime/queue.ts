@@ -1,7 +1,7 @@
 // The controller work queue, with client-go's semantics: a key waiting in the queue is stored once
 // (adds are deduplicated), a key being processed is never handed to a second worker (it is re-queued
-// when the first calls done()), delayed adds keep the earliest deadline, and retries go through a
-// rate limiter (per-key exponential backoff with jitter).
+// when the first calls done(), once however often it was added meanwhile), delayed adds keep the
+// earliest deadline, and retries go through a rate limiter (ratelimit.ts: client-go's defaults).
 import { defaultRateLimiter, type RateLimiter } from "./ratelimit.js";
 
 export interface WorkQueueHooks {
@@ -32,6 +32,11 @@ export class WorkQueue {
     this.hooks.adds?.();
     this.dirty.add(key);
     if (this.processing.has(key)) return; // done() puts it back
+    this.push(key);
+  }
+
+  /** Hands a dirty key to a waiting worker, or queues it. */
+  private push(key: string): void {
     const waiter = this.waiters.shift();
     if (waiter) {
       this.dirty.delete(key);
@@ -93,10 +98,8 @@ export class WorkQueue {
   /** Marks a key processed; if it was added meanwhile it goes back in the queue. */
   done(key: string): void {
     this.processing.delete(key);
-    if (this.dirty.has(key) && !this.shuttingDown) {
-      this.dirty.delete(key);
-      this.add(key);
-    }
+    // Added while it was processed: queued again now, counted once (when it was added), as client-go.
+    if (this.dirty.has(key) && !this.shuttingDown) this.push(key);
     if (this.processing.size === 0) for (const w of this.drainWaiters.splice(0)) w();
   }
 

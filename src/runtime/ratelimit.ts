@@ -1,6 +1,8 @@
-// Retry delays for the work queue: per-key exponential backoff with jitter (a failing object slows
-// down alone), combined with an overall token bucket (a burst of failures cannot hammer the API).
-// The delay for a key is the larger of the two, as in client-go's default controller rate limiter.
+// Retry delays for the work queue: per-key exponential backoff (a failing object slows down alone),
+// combined with an overall token bucket (a burst of failures cannot hammer the API). The delay for
+// a key is the larger of the two. The defaults are client-go's DefaultTypedControllerRateLimiter
+// (util/workqueue/default_rate_limiters.go), which controller-runtime uses: 5 ms × 2^failures capped
+// at 1000 s, without jitter, and a 10 qps bucket of 100.
 import { backoffDelay } from "../common/retry.js";
 
 export { backoffDelay };
@@ -19,13 +21,13 @@ export interface BackoffOptions {
   baseDelay?: number;
   /** Upper bound (ms). Default 1000 s, as controller-runtime. */
   maxDelay?: number;
-  /** Extra random delay as a fraction of the delay: d × (1 + jitter × random). Default 0.1. */
+  /** Extra random delay as a fraction of the delay: d × (1 + jitter × random). Default 0 (client-go). */
   jitter?: number;
   /** Random source in [0, 1); injectable for tests. */
   random?: () => number;
 }
 
-/** Per-key exponential backoff: base × 2^failures, jittered, capped at maxDelay. */
+/** Per-key exponential backoff: base × 2^failures (jittered if asked), capped at maxDelay. */
 export class ExponentialBackoffRateLimiter implements RateLimiter {
   private readonly failures = new Map<string, number>();
   private readonly baseDelay: number;
@@ -36,7 +38,7 @@ export class ExponentialBackoffRateLimiter implements RateLimiter {
   constructor(options: BackoffOptions = {}) {
     this.baseDelay = options.baseDelay ?? 5;
     this.maxDelay = options.maxDelay ?? 1_000_000;
-    this.jitter = options.jitter ?? 0.1;
+    this.jitter = options.jitter ?? 0;
     this.random = options.random ?? Math.random;
   }
 
@@ -114,7 +116,7 @@ export class MaxOfRateLimiter implements RateLimiter {
   }
 }
 
-/** controller-runtime's default: per-key 5 ms…1000 s backoff, jittered, plus a 10 qps / 100 bucket. */
+/** controller-runtime's default: per-key 5 ms…1000 s backoff, plus a 10 qps / 100 bucket. */
 export function defaultRateLimiter(options: BackoffOptions & BucketOptions = {}): RateLimiter {
   return new MaxOfRateLimiter([new ExponentialBackoffRateLimiter(options), new BucketRateLimiter(options)]);
 }

@@ -1,11 +1,9 @@
 // HTTP to the API server, for the operator library and the CLI alike: JSON requests, text (logs) and
 // watch streams, with the kubeconfig's credentials, the shared proxy selection and retry policy.
-// Credentials come from the kubeconfig per request (tokens rotate): client-node applies tokens,
-// certificates and auth providers; exec plugins are run by exec-credential.ts (never hang a
-// non-interactive run; a 401 runs the plugin again once). One keep-alive agent per client.
+// Credentials come from credentials.ts per request (tokens rotate; exec plugins never hang a
+// non-interactive run); a 401 reads them again and sends once more. One keep-alive agent per client.
 import http from "node:http";
 import https from "node:https";
-import type { Cluster, KubeConfig } from "@kubernetes/client-node";
 import { proxyFor } from "../common/proxy.js";
 import {
   OPERATOR_RETRY,
@@ -15,8 +13,9 @@ import {
   retriesStatus,
   retryDelay,
 } from "../common/retry.js";
+import { type Credentials, CredentialSource, type TlsMaterial } from "./credentials.js";
 import { ApiError, type StatusBody } from "./errors.js";
-import { type ExecConfig, execCredential, forgetExecCredential } from "./exec-credential.js";
+import type { ClusterAccess, ClusterConfig } from "./kubeconfig.js";
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -27,6 +26,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Per-request timeout in ms (default 30 s); watches use their own bound. */
   timeoutMs?: number;
+  /** Accept header (default application/json), e.g. for PartialObjectMetadata answers. */
+  accept?: string;
 }
 
 export interface WatchEvent<T = Record<string, unknown>> {
@@ -61,16 +62,23 @@ export interface RestResponse {
 /** Proxy kinds client-node's agents speak (HTTP CONNECT over http or https, SOCKS). */
 const AGENT_PROXIES = ["http:", "https:", "socks:", "socks4:", "socks5:", "socks5h:"];
 
-/** client-node's option appliers (not in its public typings). */
-interface KubeConfigInternals {
-  applyOptions(opts: https.RequestOptions): Promise<void>;
-  applyHTTPSOptions(opts: https.RequestOptions): void;
-  createAgent(cluster: Cluster, options: https.AgentOptions): http.Agent;
-}
-
-interface Prepared {
-  headers: Record<string, string>;
-  tls: https.RequestOptions;
+/**
+ * An agent that tunnels through a proxy: client-node's (hpagent, socks-proxy-agent), loaded only when
+ * a proxy is in use so that a direct connection never pays for its module graph.
+ */
+async function proxyAgent(
+  cluster: ClusterConfig,
+  proxy: string,
+  options: https.AgentOptions,
+): Promise<http.Agent> {
+  const { KubeConfig } = await import("@kubernetes/client-node");
+  const kc = new KubeConfig() as unknown as {
+    createAgent(cluster: object, options: https.AgentOptions): http.Agent;
+  };
+  return kc.createAgent(
+    { ...cluster, skipTLSVerify: cluster.skipTLSVerify ?? false, proxyUrl: proxy },
+    options,
+  );
 }
 
 function withQuery(path: string, query: Query | undefined): string {
@@ -82,7 +90,7 @@ function withQuery(path: string, query: Query | undefined): string {
 }
 
 export class RestClient {
-  private agent: http.Agent | undefined;
+  private agent: Promise<http.Agent> | undefined;
   private agentIdentity = "";
   private readonly base: URL;
   private readonly options: RestOptions;
@@ -91,87 +99,69 @@ export class RestClient {
   /** Called with every answer's status (0 when no answer came), for the request metrics. */
   onResponse: ((method: string, status: number) => void) | undefined;
 
+  private readonly credentials: CredentialSource;
+  private readonly cluster: ClusterConfig;
+
   constructor(
     readonly server: string,
-    readonly kc: KubeConfig,
+    access: ClusterAccess,
     options: RestOptions | string = {},
   ) {
     this.options = typeof options === "string" ? { userAgent: options } : options;
     this.userAgent = this.options.userAgent ?? "tsop-operator";
     this.retry = { ...OPERATOR_RETRY, ...this.options.retry };
     this.base = new URL(server);
+    this.cluster = access.cluster;
+    this.credentials = new CredentialSource(access, {
+      env: this.env,
+      interactive: this.options.interactive ?? false,
+    });
   }
 
   private get env(): NodeJS.ProcessEnv {
     return this.options.env ?? process.env;
   }
 
-  // ---- credentials and agent -------------------------------------------------------------------
+  // ---- agent -----------------------------------------------------------------------------------
 
-  /** Auth headers and TLS material, re-applied per request (tokens rotate; exec results are cached). */
-  private async prepare(): Promise<Prepared> {
-    const kc = this.kc as unknown as KubeConfigInternals;
-    const user = this.kc.getCurrentUser();
-    const tls: https.RequestOptions & { headers: Record<string, string> } = { headers: {} };
-    if (user?.exec) {
-      kc.applyHTTPSOptions(tls);
-      const cred = await execCredential(user.name, user.exec as ExecConfig, {
-        interactive: this.options.interactive ?? false,
-        env: this.env,
-        server: this.server,
-      });
-      if (cred.token) tls.headers.Authorization = `Bearer ${cred.token}`;
-      if (cred.clientCertificateData) tls.cert = cred.clientCertificateData;
-      if (cred.clientKeyData) tls.key = cred.clientKeyData;
-    } else {
-      await kc.applyOptions(tls);
-    }
-    const headers = { ...tls.headers };
-    if (user?.username && !headers.Authorization) {
-      headers.Authorization = `Basic ${Buffer.from(`${user.username}:${user.password ?? ""}`).toString("base64")}`;
-    }
-    return { headers, tls };
+  /**
+   * One keep-alive agent, rebuilt only when the TLS material changes (rotated certificates). Kept as
+   * a promise so that concurrent first requests share one agent while a proxy agent loads.
+   */
+  private agentFor(tls: TlsMaterial): Promise<http.Agent> {
+    const identity = [tls.ca, tls.cert, tls.key].map((v) => String(v ?? "")).join("|");
+    if (this.agent && identity === this.agentIdentity) return this.agent;
+    this.closeAgent();
+    this.agentIdentity = identity;
+    const options: https.AgentOptions = { keepAlive: true, ...tls };
+    const proxy = this.cluster.proxyUrl ?? proxyFor(this.base, this.env, AGENT_PROXIES)?.href;
+    if (proxy) this.agent = proxyAgent(this.cluster, proxy, options);
+    else
+      this.agent = Promise.resolve(
+        this.base.protocol === "http:" ? new http.Agent({ keepAlive: true }) : new https.Agent(options),
+      );
+    return this.agent;
   }
 
-  /** One keep-alive agent, rebuilt only when the client certificate changes (exec plugins rotate it). */
-  private agentFor(tls: https.RequestOptions): http.Agent {
-    const identity = `${String(tls.cert ?? "")}|${String(tls.key ?? "")}`;
-    if (this.agent && identity === this.agentIdentity) return this.agent;
-    this.agent?.destroy();
-    this.agentIdentity = identity;
-    const cluster = this.kc.getCurrentCluster();
-    const proxy = cluster?.proxyUrl ?? proxyFor(this.base, this.env, AGENT_PROXIES)?.href;
-    const options: https.AgentOptions = {
-      keepAlive: true,
-      ca: tls.ca,
-      cert: tls.cert,
-      key: tls.key,
-      pfx: tls.pfx,
-      passphrase: tls.passphrase,
-      servername: tls.servername,
-      ...(tls.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: tls.rejectUnauthorized }),
-    };
-    if (proxy && cluster) {
-      const kc = this.kc as unknown as KubeConfigInternals;
-      this.agent = kc.createAgent({ ...cluster, proxyUrl: proxy }, options);
-    } else {
-      this.agent =
-        this.base.protocol === "http:" ? new http.Agent({ keepAlive: true }) : new https.Agent(options);
-    }
-    return this.agent;
+  private closeAgent(): void {
+    void this.agent?.then(
+      (a) => a.destroy(),
+      () => {},
+    );
+    this.agent = undefined;
   }
 
   // ---- one exchange ----------------------------------------------------------------------------
 
   private async send(method: string, path: string, options: RequestOptions): Promise<http.IncomingMessage> {
-    const prepared = await this.prepare();
-    const agent = this.agentFor(prepared.tls);
+    const credentials: Credentials = await this.credentials.current();
+    const agent = await this.agentFor(credentials.tls);
     const url = new URL(this.base.pathname.replace(/\/$/, "") + withQuery(path, options.query), this.base);
     const lib = url.protocol === "https:" ? https : http;
-    const headers: Record<string, string> = {
-      Accept: "application/json",
+    const headers: Record<string, string | string[]> = {
+      Accept: options.accept ?? "application/json",
       "User-Agent": this.userAgent,
-      ...prepared.headers,
+      ...credentials.headers,
     };
     let payload: string | undefined;
     if (options.body !== undefined) {
@@ -202,7 +192,7 @@ export class RestClient {
 
   /**
    * Sends until an answer is final under the retry policy: 2xx, a failure not worth retrying, or the
-   * last attempt. A 401 with an exec plugin runs the plugin again once.
+   * last attempt. A 401 reads the credentials again (token file, exec plugin) and sends once more.
    */
   private async open(method: string, path: string, options: RequestOptions): Promise<http.IncomingMessage> {
     let reauthenticated = false;
@@ -224,7 +214,7 @@ export class RestClient {
         continue;
       }
       const status = res.statusCode ?? 0;
-      if (status === 401 && !reauthenticated && this.forgetExecCredential()) {
+      if (status === 401 && !reauthenticated && this.credentials.refresh()) {
         reauthenticated = true;
         res.resume();
         continue;
@@ -251,13 +241,6 @@ export class RestClient {
   ): Promise<void> {
     this.options.onRetry?.({ method, path, attempt, delayMs: Math.round(delayMs), reason });
     await pause(delayMs, signal);
-  }
-
-  private forgetExecCredential(): boolean {
-    const user = this.kc.getCurrentUser();
-    if (!user?.exec) return false;
-    forgetExecCredential(user.name);
-    return true;
   }
 
   // ---- requests --------------------------------------------------------------------------------
@@ -287,8 +270,14 @@ export class RestClient {
     query: Query,
     signal: AbortSignal,
     onData?: () => void,
+    accept?: string,
   ): AsyncGenerator<WatchEvent<T>> {
-    const res = await this.open("GET", path, { query: { ...query, watch: true }, signal, timeoutMs: 0 });
+    const res = await this.open("GET", path, {
+      query: { ...query, watch: true },
+      signal,
+      timeoutMs: 0,
+      accept,
+    });
     const status = res.statusCode ?? 0;
     if (status < 200 || status >= 300) throw apiError("GET", path, res, await readBody(res));
     onData?.(); // the server answered: the watch is open
@@ -314,8 +303,7 @@ export class RestClient {
   }
 
   close(): void {
-    this.agent?.destroy();
-    this.agent = undefined;
+    this.closeAgent();
   }
 }
 

@@ -2,16 +2,13 @@
 // Secret, e.g. cert-manager's or OLM's), reloaded when the files change, routing POSTed
 // AdmissionReviews and ConversionReviews by path. Loaded by the Manager only when webhooks are
 // registered. Request logs name the request (uid, kind, name, verdict), never the object.
-import { readFileSync, unwatchFile, watchFile } from "node:fs";
 import https from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { join } from "node:path";
-import type { SecureContextOptions } from "node:tls";
 import { ReviewError, runDefaulter, runValidator } from "./admission.js";
 import { type RegisteredConverter, runConversion } from "./conversion.js";
-import { ConfigError } from "./errors.js";
+import { listenOn } from "./listen.js";
 import type { Logger } from "./logger.js";
+import { ServingCert, TLS_OPTIONS } from "./serving-cert.js";
 import type { Defaulter, Validator } from "./webhooks.js";
 
 export type WebhookRoute =
@@ -36,9 +33,7 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 export class WebhookServer {
   private server: https.Server | undefined;
-  private certError: string | undefined;
-  private readonly certFile: string;
-  private readonly keyFile: string;
+  private readonly cert: ServingCert;
   /** "https://host:port" once listening. */
   url: string | undefined;
 
@@ -46,59 +41,26 @@ export class WebhookServer {
     private readonly routes: ReadonlyMap<string, WebhookRoute>,
     private readonly options: WebhookServerOptions,
   ) {
-    this.certFile = join(options.certDir, options.certName);
-    this.keyFile = join(options.certDir, options.keyName);
-  }
-
-  private readPair(): SecureContextOptions {
-    try {
-      return { cert: readFileSync(this.certFile), key: readFileSync(this.keyFile) };
-    } catch (error) {
-      throw new ConfigError(
-        `the webhook server needs a certificate and key: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? `${(error as NodeJS.ErrnoException).path} does not exist` : (error as Error).message}`,
-        {
-          cause: error,
-          hint: "mount the serving certificate Secret there (config/certmanager, or OLM in a bundle), pass --webhook-cert-path, or set ENABLE_WEBHOOKS=false to run without webhooks",
-        },
-      );
-    }
+    this.cert = new ServingCert({
+      certDir: options.certDir,
+      certName: options.certName,
+      keyName: options.keyName,
+      purpose: "webhook",
+      missingHint:
+        "mount the serving certificate Secret there (config/certmanager, or OLM in a bundle), pass --webhook-cert-path, or set ENABLE_WEBHOOKS=false to run without webhooks",
+      logger: options.logger,
+      ...(options.certPollIntervalMs === undefined ? {} : { pollIntervalMs: options.certPollIntervalMs }),
+    });
   }
 
   async start(): Promise<string> {
     const log = this.options.logger;
-    const server = https.createServer({ ...this.readPair(), minVersion: "TLSv1.2" }, (req, res) => {
+    const server = https.createServer({ ...this.cert.read(), ...TLS_OPTIONS }, (req, res) => {
       void this.handle(req, res);
     });
     this.server = server;
-    const reload = () => {
-      try {
-        server.setSecureContext({ ...this.readPair(), minVersion: "TLSv1.2" });
-        this.certError = undefined;
-        log.info("reloaded the webhook serving certificate", { certDir: this.options.certDir });
-      } catch (error) {
-        this.certError = (error as Error).message;
-        log.error("could not reload the webhook serving certificate; still serving the previous one", error);
-      }
-    };
-    const interval = this.options.certPollIntervalMs ?? 1000;
-    for (const file of [this.certFile, this.keyFile])
-      watchFile(file, { interval, persistent: false }, (now, before) => {
-        if (now.mtimeMs !== before.mtimeMs || now.ino !== before.ino || now.size !== before.size) reload();
-      });
-    this.url = await new Promise<string>((resolve, reject) => {
-      server.once("error", (err) =>
-        reject(
-          new ConfigError(`cannot listen on ${this.options.host}:${this.options.port}: ${err.message}`, {
-            cause: err,
-          }),
-        ),
-      );
-      server.listen(this.options.port, this.options.host, () => {
-        const address = server.address() as AddressInfo;
-        const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-        resolve(`https://${host}:${address.port}`);
-      });
-    });
+    this.cert.watch(server);
+    this.url = await listenOn(server, this.options, "https");
     log.info("serving webhooks", { address: this.url, paths: [...this.routes.keys()].sort() });
     return this.url;
   }
@@ -110,12 +72,11 @@ export class WebhookServer {
 
   /** Liveness: the last certificate reload worked. */
   healthy(): true | string {
-    return this.certError ?? true;
+    return this.cert.healthy();
   }
 
   async stop(): Promise<void> {
-    unwatchFile(this.certFile);
-    unwatchFile(this.keyFile);
+    this.cert.unwatch();
     const server = this.server;
     if (!server) return;
     await new Promise((resolve) => server.close(resolve));

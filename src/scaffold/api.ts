@@ -312,6 +312,7 @@ export async function createApi(options: CreateApiOptions, reporter: Reporter): 
     if (file.status === "overwritten") reporter.warn(`overwrote ${file.path} (--force)`);
   }
   reporter.success(`created ${gvk} in ${project.root}`);
+  if (project.legacyKeys) reporter.info(messages.projectMigrated(project.legacyKeys));
   return { root: project.root, resource, files };
 }
 

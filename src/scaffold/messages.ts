@@ -45,4 +45,6 @@ export const messages = {
   installFailedHint: "fix the problem shown above, then run `npm install` in the project",
   tsopNotOnRegistryHint: (spec: string) =>
     `the npm registry cannot serve tsop ${spec}: run \`tsop init --force\` again with --tsop-dependency file:<path to a tsop clone or tarball>, or run tsop from a clone (init then packs it into the project)`,
+  projectMigrated: (keys: readonly string[]) =>
+    `PROJECT: moved ${keys.join(", ")} under plugins.tsop.dev/v1 (kubebuilder and operator-sdk read PROJECT and refuse fields they do not know)`,
 } as const;

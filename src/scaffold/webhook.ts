@@ -148,6 +148,7 @@ export async function createWebhook(
     if (file.status === "overwritten") reporter.warn(`overwrote ${file.path} (--force)`);
   }
   reporter.success(`created webhooks for ${gvk} in ${project.root}; run \`tsop generate\` next`);
+  if (project.legacyKeys) reporter.info(messages.projectMigrated(project.legacyKeys));
   return { root: project.root, resource, files };
 }
 

@@ -1,7 +1,8 @@
 // Fault injection: fail the next N matching requests with a status (429 carries Retry-After), add
 // latency, all matched by method and path (exact string, "prefix*" string, or RegExp). Shared by the
-// in-memory server and the real control plane's fault proxy.
-import { ApiError } from "./status.js";
+// in-memory server and the real control plane's fault proxy; the answers are memory/status.ts's
+// Status bodies.
+import { ApiError } from "./memory/status.js";
 
 export interface FaultMatch {
   /** HTTP method (GET, POST, PUT, PATCH, DELETE); any when omitted. */

@@ -1,21 +1,19 @@
 // tsop/testing: an in-memory Kubernetes API server for tests, spoken to over real HTTP.
-// Pipeline: http (auth, faults, routing) → engine (admission, concurrency, finalizers) → store
-// (resourceVersion, history) → watch streams; controllers (GC, namespaces, CRDs) and the optional
-// workloads simulation run after every write. startTestCluster({ controlPlane: "real" }) runs the
-// real etcd + kube-apiserver (+ controller-manager, scheduler, kwok) instead (src/testing/real).
+// Rooms: memory/ is the in-memory server (http → engine → store → watch streams, with controllers
+// for GC, namespaces and CRDs and the optional workloads/ simulation run after every write); real/
+// runs etcd + kube-apiserver (+ controller-manager, scheduler, kwok) for
+// startTestCluster({ controlPlane: "real" }); start.ts chooses between them. faults, tls, requests
+// and webhook-config serve both. docs/architecture.md has the map.
 export type { FaultMatch, FaultSpec, Faults } from "./faults.js";
-export type { Authorizer } from "./http.js";
+export type { Authorizer } from "./memory/http.js";
+export { type ForbidRule, type TestCluster, type TestClusterOptions } from "./memory/server.js";
+export type { KObj, RequestAttributes, UserInfo } from "./memory/types.js";
+export type { WorkloadOptions } from "./memory/workloads/index.js";
 export type { BinaryName } from "./real/binaries.js";
 export { DEFAULT_POD_STAGES, FAKE_NODE } from "./real/kwok-stages.js";
 export type { RealTestCluster, RealTestClusterOptions } from "./real/types.js";
-export {
-  type ForbidRule,
-  type RequestRecord,
-  startTestCluster,
-  type TestCluster,
-  type TestClusterOptions,
-} from "./server.js";
-export type { KObj, RequestAttributes, UserInfo } from "./types.js";
+export type { RequestRecord } from "./requests.js";
+export { startTestCluster } from "./start.js";
 export {
   type LocalWebhookTarget,
   localWebhookConfigurations,
@@ -23,4 +21,3 @@ export {
   withLocalConversion,
   writeServingCertificate,
 } from "./webhook-config.js";
-export type { WorkloadOptions } from "./workloads.js";

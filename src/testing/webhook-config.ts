@@ -4,8 +4,8 @@
 // in-cluster Service, with the certificate as caBundle.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { selfSignedCert } from "./tls.js";
-import type { KObj } from "./types.js";
+import { selfSignedCert } from "../common/x509.js";
+import type { KObj } from "./memory/types.js";
 
 export interface ServingCertificate {
   /** Directory with tls.crt and tls.key (pass it as the manager's webhookCertDir). */

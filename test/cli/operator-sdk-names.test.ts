@@ -1,9 +1,10 @@
 // operator-sdk's spellings: flags with the same meaning are aliases (--use-http, --skip-tls,
 // `cleanup --delete-all`, `run bundle --plain-http=<host>`), checked on the options the domain
 // receives (domain mocked); commands are translated (`generate bundle` runs `tsop bundle`) or
-// answered with the tsop way (`scorecard`, `generate kustomize manifests`) by the built CLI.
+// answered with the tsop way (`scorecard`, `generate kustomize manifests`, `--plugins`) by the built
+// CLI; `bundle --overwrite[=false]` keeps operator-sdk's meaning.
 import type { Command } from "commander";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { testdir } from "../support/testdir.js";
@@ -82,7 +83,42 @@ describe("operator-sdk command names (built CLI)", () => {
     expect(await readFile(join(a, csv), "utf8")).toBe(await readFile(join(b, csv), "utf8"));
   });
 
+  it("bundle --overwrite and --overwrite=false mean what they mean to operator-sdk", async () => {
+    const dir = await testdir(
+      miniProject({
+        "crd.yaml": CRD,
+        "deployment.yaml": DEPLOYMENT("demo-operator-controller-manager", "sa"),
+      }),
+    );
+    const flags = ["--skip-generate", "--version", "0.0.1", ...BASE_FLAGS];
+    expect((await tsop(dir, ["bundle", ...flags])).exitCode).toBe(0);
+    const annotations = join(dir, "bundle/metadata/annotations.yaml");
+    const written = await readFile(annotations, "utf8");
+    await writeFile(annotations, `${written}# kept by hand\n`);
+    const kept = await tsop(dir, ["bundle", ...flags, "--overwrite=false"]);
+    expect(kept.exitCode, kept.stderr).toBe(0);
+    expect(await readFile(annotations, "utf8")).toBe(`${written}# kept by hand\n`);
+    const overwritten = await tsop(dir, ["bundle", ...flags, "--overwrite"]);
+    expect(overwritten.exitCode, overwritten.stderr).toBe(0);
+    expect(await readFile(annotations, "utf8")).toBe(written);
+    const bad = await tsop(dir, ["bundle", ...flags, "--overwrite=maybe"]);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('"maybe" is not true or false');
+  });
+
   it.each([
+    [["init", "--plugins", "go/v4", "--domain", "example.com"], "tsop has no --plugins", "drop --plugins"],
+    [
+      ["create", "api", "--plugins=go/v4", "--group", "cache", "--version", "v1", "--kind", "Memcached"],
+      "tsop has no --plugins",
+      "drop --plugins",
+    ],
+    [["init", "--project-version", "3"], "tsop has no --project-version", "drop --project-version"],
+    [
+      ["create", "api", "--group", "cache", "--version", "v1", "--kind", "Memcached", "--make=false"],
+      "tsop has no --make",
+      "drop --make",
+    ],
     [["scorecard", "bundle"], "tsop has no scorecard", "operator-sdk scorecard ./bundle"],
     [
       ["generate", "kustomize", "manifests"],

@@ -3,6 +3,7 @@
 // was, and run local on a scaffolded operator (its reconciler creates the Deployment, the env's
 // RELATED_IMAGE_ value is expanded, Ctrl-C stops it, --watch restarts it after a change).
 import { readFile, writeFile } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
@@ -192,7 +193,9 @@ describe("tsop deploy / undeploy", () => {
 });
 
 describe("tsop run local", () => {
-  const managerArgs = ["--", "--metrics-bind-address", "0", "--health-probe-bind-address", "0"];
+  // Metrics are off by default (run local adds --metrics-bind-address 0); no health probe port
+  // either, so that concurrent tests never compete for :8081.
+  const managerArgs = ["--", "--health-probe-bind-address", "0"];
 
   it(
     "builds, installs the CRDs, runs the reconciler with the expanded env, and stops on Ctrl-C",
@@ -204,6 +207,10 @@ describe("tsop run local", () => {
       expect(run.stderr()).toContain("building the operator");
       expect(run.stderr()).toContain(`using cluster ${cluster.url} (context "tsop-test"), namespace default`);
       expect(run.stderr()).toContain("leader election off");
+      expect(run.stderr()).toContain(
+        "starting node dist/main.js --metrics-bind-address 0 --health-probe-bind-address 0",
+      );
+      expect(run.stderr()).toContain("metrics off, as with `make run`");
       expect(run.stderr()).toMatch(
         /manager env from config\/manager: .*IMAGE_REGISTRY, RELATED_IMAGE_MEMCACHED/,
       );
@@ -284,4 +291,24 @@ describe("tsop run local", () => {
       expect(run.stderr()).toMatch(/manager stopped .* after 1 restart\(s\)/);
     },
   );
+
+  it("a port the manager cannot bind: one error line and a hint from the scaffolded main.ts, no stack trace", async () => {
+    const held = createServer();
+    await new Promise<void>((resolve) => held.listen(0, "127.0.0.1", resolve));
+    const port = (held.address() as AddressInfo).port;
+    try {
+      const args = ["run", "local", "--", "--health-probe-bind-address", "0", "--metrics-bind-address"];
+      const run = await runTsop([...args, `127.0.0.1:${port}`], { cwd: dir, env });
+      expect(run.exitCode, run.stderr).toBe(1);
+      expect(run.stderr).not.toContain("metrics off");
+      expect(run.stderr).toContain(`error: cannot listen on 127.0.0.1:${port}: listen EADDRINUSE`);
+      expect(run.stderr).toContain(
+        'hint: another process holds that port: give its --*-bind-address flag a free one ("0" turns it off)',
+      );
+      expect(run.stderr).not.toMatch(/^\s+at /m);
+      expect(run.stderr).toContain("the manager exited with code 1");
+    } finally {
+      held.close();
+    }
+  });
 });

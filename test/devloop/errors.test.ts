@@ -122,12 +122,27 @@ describe("dev-loop failures", () => {
     );
     expect(result.exitCode, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
-      args: ["--leader-elect", "--leader-election-namespace", "team-a", "--zap-devel"],
+      args: [
+        "--leader-elect",
+        "--leader-election-namespace",
+        "team-a",
+        "--metrics-bind-address",
+        "0",
+        "--zap-devel",
+      ],
       ns: "team-a",
       kc: cluster.kubeconfigPath,
     });
     expect(result.stderr).toContain(`using cluster ${cluster.url} (context "tsop-test"), namespace team-a`);
     expect(result.stderr).toContain("leader election on");
+    // Metrics the user asks for replace run local's "off".
+    const metrics = await runTsop(
+      ["run", "local", "--no-install", "--no-build", "--", "--metrics-bind-address=127.0.0.1:9090"],
+      { cwd: dir, env: { KUBECONFIG: cluster.kubeconfigPath } },
+    );
+    expect(metrics.exitCode, metrics.stderr).toBe(0);
+    expect(JSON.parse(metrics.stdout).args).toEqual(["--metrics-bind-address=127.0.0.1:9090"]);
+    expect(metrics.stderr).not.toContain("metrics off");
   });
 
   it("run local: a missing entry point is named, with the build hint", async () => {

@@ -254,6 +254,39 @@ describe("tsop image build", () => {
     expect((JSON.parse(arm.stdout) as { Architecture: string }).Architecture).toBe("arm64");
   });
 
+  it(
+    "the operator image given where its bundle belongs: run bundle and bundle validate say so",
+    { timeout: 600_000 },
+    async () => {
+      const pushed = await tsop([
+        "image",
+        "build",
+        "--base",
+        `${registry.host}/base/node:20`,
+        "--push",
+        `${registry.host}/op:v1`,
+      ]);
+      expect(pushed.exitCode, pushed.stderr).toBe(0);
+      const operator = `${registry.host}/op:v1`;
+      for (const command of [
+        ["run", "bundle", operator, "--dry-run"],
+        ["bundle", "validate", operator],
+      ]) {
+        const result = await tsop(command);
+        const what = `tsop ${command.join(" ")}:\n${result.stderr}`;
+        expect(result.exitCode, what).toBe(1);
+        expect(result.stderr, what).toContain(
+          `${operator} is not a bundle image: it has no operators.operatorframework.io.bundle.* labels and no manifests/ directory`,
+        );
+        expect(result.stderr, what).toContain(
+          "Pass the bundle image: build and push it with `tsop bundle push",
+        );
+        expect(result.stderr, what).not.toContain("more than the limit");
+        expect(result.stderr, what).not.toContain("not built by tsop");
+      }
+    },
+  );
+
   it("refuses a native addon that would cross architectures, naming it", { timeout: 600_000 }, async () => {
     const addon = join(project, "dist", "native", "addon.node");
     await execa("mkdir", ["-p", join(project, "dist", "native")]);

@@ -1,7 +1,8 @@
 // A Node.js base image the tests assemble themselves, FROM scratch: this machine's node binary at
 // /usr/local/bin/node and the shared libraries `ldd` lists at the paths it lists, as an OCI layout
 // pushed to the test registry with skopeo (distroless-like: node is the entrypoint, no shell). With
-// `foreignArch`, the tag names an index with a second, tiny image for that architecture.
+// `foreignArch`, the tag names an index with a second, tiny image for that architecture; with
+// `cmd`, the image runs `node <cmd…>` (a stand-in operand that really serves).
 import { readFile, realpath, rm } from "node:fs/promises";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -38,14 +39,18 @@ export async function pushNodeBase(
   registry: TestRegistry,
   repository: string,
   tag: string,
-  options: { foreignArch?: string } = {},
+  options: { foreignArch?: string; cmd?: string[] } = {},
 ): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "tsop-node-base-"));
   try {
     const image: LayoutImage = {
       layers: [await runtimeFiles()],
       architecture: HOST_ARCH,
-      runConfig: { Entrypoint: [BASE_NODE], Env: ["PATH=/usr/local/bin:/usr/bin:/bin"] },
+      runConfig: {
+        Entrypoint: [BASE_NODE],
+        ...(options.cmd ? { Cmd: options.cmd } : {}),
+        Env: ["PATH=/usr/local/bin:/usr/bin:/bin"],
+      },
     };
     if (options.foreignArch) {
       await writeOciLayoutIndex(dir, "t", [

@@ -142,7 +142,22 @@ describe("tsop bundle --use-image-digests", () => {
     );
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr).toContain(`${registry.host}/example/memcached-operator:v9.9.9: not found`);
+    // The way out names the flag that takes a lock file, or the lock file given.
+    expect(missing.stderr).toContain(
+      'add their digests by hand to a lock file ("images: {<reference>: <digest>}") given with --images-lock <file>',
+    );
     expect(await readTree(join(dir, "bundle"))).toEqual(before);
+    const lock = join(dir, "images.lock");
+    const locked = await runTsop(
+      [
+        ...bundleArgs(auth, ["--version", "0.0.2", "--images-lock", lock]),
+        "--image",
+        `${registry.host}/example/memcached-operator:v9.9.9`,
+      ],
+      { cwd: dir, env: { HOME: dir, CI: "1" } },
+    );
+    expect(locked.exitCode).toBe(1);
+    expect(locked.stderr).toContain(`add their digests to ${lock} by hand`);
   });
 
   it("writes no images.lock when the CSV check after pinning fails (nothing was written)", async () => {

@@ -11,7 +11,7 @@ import { ForbiddenError, KubeApiError, UnauthorizedError } from "../../src/kube/
 import type { KubeObject } from "../../src/kube/objects.js";
 import { deploymentCheck, waitFor } from "../../src/kube/wait.js";
 import { startTestCluster, type TestCluster } from "../../src/testing/index.js";
-import { selfSignedCert } from "../../src/testing/tls.js";
+import { selfSignedCert } from "../../src/common/x509.js";
 import { testdir } from "../support/testdir.js";
 
 let cluster: TestCluster | undefined;

@@ -186,4 +186,51 @@ describe("tsop's kustomize reader equals kustomize build", () => {
     expect((await kustomizeBuild(join(parent, "restrictor/inside"))).ok).toBe(false);
     expect((await kustomizeBuild(join(parent, "literalsFilesEnvs"))).ok).toBe(true);
   });
+
+  test("two objects with one id: both refuse (a RoleBinding a ported project keeps and one tsop writes)", async () => {
+    const parent = await testdir();
+    const binding = (role: string) =>
+      [
+        "apiVersion: rbac.authorization.k8s.io/v1",
+        "kind: RoleBinding",
+        "metadata: {name: manager-rolebinding, namespace: system}",
+        `roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: ${role}}`,
+        "subjects: [{kind: ServiceAccount, name: controller-manager, namespace: system}]",
+        "",
+      ].join("\n");
+    const cases: Record<string, Record<string, string>> = {
+      "same-dir": {
+        "kustomization.yaml": "resources: [namespaced_role_binding.yaml, role_binding_generated.yaml]\n",
+        "namespaced_role_binding.yaml": binding("manager-role"),
+        "role_binding_generated.yaml": binding("manager-role"),
+      },
+      "across-dirs/rbac": {
+        "kustomization.yaml": "resources: [namespaced_role_binding.yaml]\n",
+        "namespaced_role_binding.yaml": binding("manager-role"),
+      },
+      "across-dirs": {
+        "kustomization.yaml": "resources: [rbac, extra.yaml]\n",
+        "extra.yaml": binding("other-role"),
+      },
+      "other-namespace": {
+        "kustomization.yaml": "resources: [a.yaml, b.yaml]\n",
+        "a.yaml": binding("manager-role"),
+        "b.yaml": binding("manager-role").replaceAll("namespace: system}", "namespace: elsewhere}"),
+      },
+    };
+    for (const [dir, files] of Object.entries(cases)) {
+      for (const [name, content] of Object.entries(files)) {
+        await mkdir(join(parent, dir), { recursive: true });
+        await writeFile(join(parent, dir, name), content);
+      }
+    }
+    for (const dir of ["same-dir", "across-dirs", "other-namespace"])
+      await expectAgreement(parent, join(parent, dir));
+    const refused = await tsopBuild(parent, join(parent, "same-dir"));
+    expect(refused.ok ? "" : refused.error).toContain(
+      "may not add resource with an already registered id: RoleBinding.v1.rbac.authorization.k8s.io/manager-rolebinding.system (in ",
+    );
+    expect((await kustomizeBuild(join(parent, "same-dir"))).ok).toBe(false);
+    expect((await kustomizeBuild(join(parent, "other-namespace"))).ok).toBe(true);
+  });
 });

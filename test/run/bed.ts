@@ -43,26 +43,55 @@ export function withoutRequiredApis(csv: KubeObject): void {
 /** Kinds whose objects come and go on their own (heartbeats, event records). */
 const TRANSIENT = new Set(["Event", "Lease"]);
 
+/** The kubectl the snapshot runs (a test of the snapshot itself swaps in a wrapper). */
+const kubectlBin = (): string => process.env.KUBECTL ?? "kubectl";
+
 /** Every object of every listable kind, as "Kind namespace/name" (kubectl, not tsop's client). */
 export async function snapshot(kubeconfig: string): Promise<Set<string>> {
   const env = { KUBECONFIG: kubeconfig };
-  const kinds = (await execa("kubectl", ["api-resources", "--verbs=list", "-o", "name"], { env })).stdout
-    .split("\n")
-    .filter(Boolean);
-  const { stdout } = await execa(
-    "kubectl",
-    ["get", kinds.join(","), "-A", "-o", "json", "--ignore-not-found"],
-    {
-      env,
-      maxBuffer: 256 * 1024 * 1024,
-    },
-  );
-  const items = (JSON.parse(stdout) as { items: KubeObject[] }).items;
+  const kinds = await listableKinds(env);
+  let { items } = await getObjects(env, kinds);
+  if (!items) {
+    // A kind can vanish between discovery and the get (OLM's CRDs while OLM is uninstalled), and
+    // one missing kind fails kubectl's whole multi-kind get: then each kind alone.
+    items = [];
+    for (const kind of kinds) items.push(...(await objectsOfKind(env, kind)));
+  }
   return new Set(
     items
       .filter((o) => !TRANSIENT.has(o.kind))
       .map((o) => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}`),
   );
+}
+
+/** Resource names ("deployments.apps") that discovery lists with the list verb, now. */
+async function listableKinds(env: Record<string, string>): Promise<string[]> {
+  const { stdout } = await execa(kubectlBin(), ["api-resources", "--verbs=list", "-o", "name"], { env });
+  return stdout.split("\n").filter(Boolean);
+}
+
+/** Every object of the given kinds, or kubectl's error when it could not get them all. */
+async function getObjects(
+  env: Record<string, string>,
+  kinds: string[],
+): Promise<{ items?: KubeObject[]; error?: string }> {
+  const got = await execa(kubectlBin(), ["get", kinds.join(","), "-A", "-o", "json", "--ignore-not-found"], {
+    env,
+    maxBuffer: 256 * 1024 * 1024,
+    reject: false,
+  });
+  if (got.exitCode !== 0) return { error: got.stderr };
+  // --ignore-not-found prints nothing at all for a single kind without objects.
+  if (got.stdout.trim() === "") return { items: [] };
+  return { items: (JSON.parse(got.stdout) as { items: KubeObject[] }).items };
+}
+
+/** One kind's objects; none when the get failed because the kind has left discovery since. */
+async function objectsOfKind(env: Record<string, string>, kind: string): Promise<KubeObject[]> {
+  const { items, error } = await getObjects(env, [kind]);
+  if (items) return items;
+  if (!(await listableKinds(env)).includes(kind)) return [];
+  throw new Error(`kubectl get ${kind} failed while the server still lists it: ${error}`);
 }
 
 /** Objects in `after` that were not in `before`. */

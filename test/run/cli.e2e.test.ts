@@ -135,6 +135,15 @@ describe("tsop run bundle (CLI)", () => {
 
     const cleaned = await runTsop(["cleanup", "memcached-operator", ...kube]);
     expect(cleaned.exitCode).toBe(0);
+    // The count announced is the count listed: each object deleted, or already gone with its owner.
+    const announced = Number(/Deleting (\d+) object\(s\) of package/.exec(cleaned.stderr)?.[1]);
+    const block = cleaned.stderr.slice(
+      cleaned.stderr.indexOf("Deleting "),
+      cleaned.stderr.indexOf("Removed package"),
+    );
+    const listed = block.split("\n").filter((l) => /^ {2}(deleted |\S.*: already gone \()/.test(l));
+    expect(listed.length, cleaned.stderr).toBe(announced);
+    expect(listed.filter((l) => l.includes("already gone")).length, cleaned.stderr).toBeGreaterThan(0);
     expect(cleaned.stdout).toMatch(/^KIND\s+NAMESPACE\s+NAME\s+ACTION\n/);
     expect(cleaned.stdout).toMatch(/Subscription\s+demo\s+memcached-operator-sub\s+deleted/);
     expect(cleaned.stdout).toMatch(

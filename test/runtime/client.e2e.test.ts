@@ -47,7 +47,7 @@ const tmp = mkdtempSync(join(tmpdir(), "tsop-kc-"));
 beforeAll(async () => {
   cluster = await startTestCluster();
   const loaded = await loadKubeConfig({ kubeconfig: cluster.kubeconfigPath });
-  rest = new RestClient(loaded.server, loaded.kc);
+  rest = new RestClient(loaded.server, loaded);
   client = new Client(rest, new RestMapper(rest));
   await client.create(MEMCACHED_CRD);
   await waitFor(
@@ -303,14 +303,14 @@ describe("TLS", () => {
     try {
       expect(secure.url.startsWith("https://")).toBe(true);
       const loaded = await loadKubeConfig({ kubeconfigText: secure.kubeconfig });
-      const tlsRest = new RestClient(loaded.server, loaded.kc);
+      const tlsRest = new RestClient(loaded.server, loaded);
       const tlsClient = new Client(tlsRest, new RestMapper(tlsRest));
       expect(await tlsClient.get(CM, { namespace: "default", name: "absent" })).toBeUndefined();
       tlsRest.close();
       // The same server without its CA: the connection is refused, not silently trusted.
       const noCa = secure.kubeconfig.replace(/certificate-authority-data: .*/, "");
       const untrusted = await loadKubeConfig({ kubeconfigText: noCa });
-      const badRest = new RestClient(untrusted.server, untrusted.kc);
+      const badRest = new RestClient(untrusted.server, untrusted);
       await expect(new Client(badRest, new RestMapper(badRest)).get(CM, { name: "x" })).rejects.toThrow(
         /certificate|self.signed/i,
       );

@@ -85,7 +85,7 @@ describe("controllers", () => {
     );
     const after = times.get("after") as number[];
     expect((after[1] as number) - (after[0] as number)).toBeGreaterThanOrEqual(140);
-    // Error backoff grows: 5 ms, 10 ms, 20 ms (jittered) between the failing attempts.
+    // Error backoff grows: 5 ms, 10 ms, 20 ms between the failing attempts.
     const metrics = (await httpGet(`${m.metricsUrl}/metrics`)).body;
     expect(sample(metrics, 'controller_runtime_reconcile_errors_total{controller="results"}')).toBe(3);
     expect(

@@ -208,10 +208,42 @@ describe("managerOptionsFromArgs", () => {
       context: "kind",
       namespace: "team-a",
       metricsBindAddress: ":9090",
+      metricsSecure: true,
       healthProbeBindAddress: "127.0.0.1:0",
       leaderElection: { id: "memcached.example.com", enabled: true, leaseDurationSeconds: 30 },
       logger: { format: "human", level: "debug" },
     });
+  });
+
+  it("reads the metrics flags as kubebuilder v4's main.go: secure unless --metrics-secure=false", () => {
+    expect(managerOptionsFromArgs([], {}).metricsSecure).toBe(true);
+    expect(managerOptionsFromArgs(["--metrics-secure=false"], {}).metricsSecure).toBe(false);
+    expect(managerOptionsFromArgs(["--metrics-secure=false", "--metrics-secure"], {}).metricsSecure).toBe(
+      true,
+    );
+    expect(
+      managerOptionsFromArgs(["--leader-elect=false"], {}, { leaderElection: { id: "x" } }).leaderElection,
+    ).toEqual({ id: "x", enabled: false });
+    expect(
+      managerOptionsFromArgs(
+        [
+          "--metrics-bind-address=:8443",
+          "--metrics-secure=true",
+          "--metrics-cert-path=/tmp/k8s-metrics-server/metrics-certs",
+          "--metrics-cert-name=ca.crt",
+          "--metrics-cert-key",
+          "ca.key",
+        ],
+        {},
+      ),
+    ).toEqual({
+      metricsBindAddress: ":8443",
+      metricsSecure: true,
+      metricsCertDir: "/tmp/k8s-metrics-server/metrics-certs",
+      metricsCertName: "ca.crt",
+      metricsKeyName: "ca.key",
+    });
+    expect(() => managerOptionsFromArgs(["--metrics-secure=yes"], {})).toThrow(/metrics-secure/);
   });
 
   it("keeps leader election off unless asked, and rejects bad input", () => {

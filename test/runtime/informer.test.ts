@@ -17,7 +17,7 @@ interface Fake {
   items: Map<string, InformerObject>;
   rv: number;
   lists: number;
-  watches: Array<{ rv: string; timeoutSeconds: string; bookmarks: string }>;
+  watches: Array<{ rv: string; timeoutSeconds: string; bookmarks: string; initial?: string }>;
   onWatch: WatchBehaviour[];
   listDelayMs: number;
   silentWatches: boolean;
@@ -55,6 +55,9 @@ async function fakeServer(): Promise<Fake> {
         rv: url.searchParams.get("resourceVersion") ?? "",
         timeoutSeconds: url.searchParams.get("timeoutSeconds") ?? "",
         bookmarks: url.searchParams.get("allowWatchBookmarks") ?? "",
+        ...(url.searchParams.has("sendInitialEvents")
+          ? { initial: url.searchParams.get("sendInitialEvents") ?? "" }
+          : {}),
       });
       open.add(res);
       res.on("close", () => open.delete(res));
@@ -94,7 +97,7 @@ const cm = (name: string, rv: number): InformerObject => ({
 
 async function informerFor(fake: Fake, options: Partial<ConstructorParameters<typeof Informer>[2]> = {}) {
   const loaded = await loadKubeConfig({ kubeconfigText: kubeconfigFor(fake.url, "s3cret") });
-  const rest = new RestClient(loaded.server, loaded.kc);
+  const rest = new RestClient(loaded.server, loaded);
   const metrics = runtimeMetrics(new MetricsRegistry());
   const informer = new Informer(
     rest,
@@ -207,6 +210,68 @@ describe("Informer", () => {
     const { informer, events } = await informerFor(fake, { resyncPeriodMs: 30 });
     informer.start();
     await waitFor("resync", () => events.includes("update a (resync)"));
+  });
+
+  it("resumes from the last bookmark's version after a dropped watch, without relisting", async () => {
+    const fake = await fakeServer();
+    fake.items.set("a", cm("a", 5));
+    fake.onWatch.push((res) => {
+      send(res, "MODIFIED", cm("a", 12));
+      res.write(
+        `${JSON.stringify({ type: "BOOKMARK", object: { metadata: { resourceVersion: "40" } } })}\n`,
+        () => res.destroy(),
+      ); // then a reset
+    });
+    const { informer, events } = await informerFor(fake);
+    informer.start();
+    await waitFor("re-watch", () => fake.watches.length >= 2);
+    expect(fake.watches.map((w) => w.rv)).toEqual(["10", "40"]);
+    expect(fake.lists).toBe(1);
+    expect(events).toEqual(["add a", "update a"]);
+  });
+
+  it("falls back to list+watch when the server ignores sendInitialEvents (a plain bookmark comes first)", async () => {
+    const fake = await fakeServer();
+    fake.items.set("a", cm("a", 5));
+    fake.onWatch.push((res) => {
+      // An old server: a plain watch from "now", synthetic ADDED events, ordinary bookmarks.
+      send(res, "ADDED", cm("a", 5));
+      send(res, "BOOKMARK", { metadata: { resourceVersion: "10" } });
+    });
+    const { informer, events } = await informerFor(fake, { watchList: true });
+    informer.start();
+    await informer.waitForSync();
+    await waitFor("the watch after the list", () => fake.watches.length >= 2);
+    expect(fake.watches.map((w) => [w.rv, w.initial])).toEqual([
+      ["", "true"],
+      ["10", undefined],
+    ]);
+    expect(fake.lists).toBe(1);
+    expect(events).toEqual(["add a"]);
+  });
+
+  it("starts a WatchList stream over when it stalls before its initial events are complete", async () => {
+    const fake = await fakeServer();
+    fake.onWatch.push((res) => send(res, "ADDED", cm("a", 5))); // then silence: wedged
+    fake.onWatch.push((res) => {
+      send(res, "ADDED", cm("a", 5));
+      send(res, "BOOKMARK", {
+        metadata: { resourceVersion: "10", annotations: { "k8s.io/initial-events-end": "true" } },
+      });
+    });
+    const { informer, events } = await informerFor(fake, {
+      watchList: true,
+      watchTimeoutSeconds: 0.2,
+      wedgedGraceMs: 50,
+    });
+    informer.start();
+    await informer.waitForSync();
+    expect(fake.watches.slice(0, 2).map((w) => [w.rv, w.initial])).toEqual([
+      ["", "true"],
+      ["", "true"],
+    ]);
+    expect(fake.lists).toBe(0);
+    expect(events).toEqual(["add a"]);
   });
 
   it("reconnects after the connection drops mid-stream", async () => {

@@ -5,6 +5,7 @@ import {
   ExponentialBackoffRateLimiter,
   MaxOfRateLimiter,
   backoffDelay,
+  defaultRateLimiter,
   type RateLimiter,
 } from "../../src/runtime/ratelimit.js";
 
@@ -56,7 +57,58 @@ describe("rate limiters", () => {
   });
 });
 
+// client-go's DefaultTypedControllerRateLimiter (util/workqueue/default_rate_limiters.go, v0.34),
+// which controller-runtime v0.22 uses: max of NewTypedItemExponentialFailureRateLimiter(5ms, 1000s)
+// (baseDelay × 2^failures, no jitter) and a rate.NewLimiter(10, 100) bucket. Fake clock throughout.
+describe("defaultRateLimiter, as client-go's default controller rate limiter", () => {
+  it("per key: 5 ms × 2^failures, no jitter, capped at 1000 s; forget starts over", () => {
+    let now = 0;
+    const rl = defaultRateLimiter({ now: () => now });
+    const delays: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      delays.push(rl.when("a"));
+      now += 1000; // the bucket refills: only the per-key backoff counts
+    }
+    expect(delays.slice(0, 5)).toEqual([5, 10, 20, 40, 80]);
+    expect(delays[17]).toBe(5 * 2 ** 17); // 655.36 s
+    expect(delays.slice(18)).toEqual([1_000_000, 1_000_000]);
+    expect(rl.retries("a")).toBe(20);
+    rl.forget("a");
+    expect(rl.retries("a")).toBe(0);
+    expect(rl.when("a")).toBe(5);
+  });
+
+  it("overall: a burst of 100 retries passes at once, then 10 per second", () => {
+    let now = 0;
+    const rl = defaultRateLimiter({ now: () => now });
+    const first = Array.from({ length: 100 }, (_, i) => rl.when(`k${i}`));
+    expect(new Set(first)).toEqual(new Set([5]));
+    expect(rl.when("k100")).toBeCloseTo(100);
+    expect(rl.when("k101")).toBeCloseTo(200);
+    now += 60_000; // refilled (to the burst, no more)
+    const again = Array.from({ length: 100 }, (_, i) => rl.when(`n${i}`));
+    expect(new Set(again)).toEqual(new Set([5]));
+    expect(rl.when("n100")).toBeCloseTo(100);
+  });
+});
+
 describe("WorkQueue", () => {
+  it("a key added while processed is processed once more after done, counted as one add (client-go)", async () => {
+    let adds = 0;
+    const q = new WorkQueue(noDelay, { adds: () => adds++ });
+    q.add("a");
+    expect(await q.get()).toBe("a");
+    q.add("a");
+    q.add("a");
+    expect(q.len()).toBe(0); // not handed out while processed
+    q.done("a");
+    expect(q.len()).toBe(1);
+    expect(await q.get()).toBe("a");
+    q.done("a");
+    expect(q.idle()).toBe(true);
+    expect(adds).toBe(2);
+  });
+
   it("deduplicates waiting keys and hands them out in order", async () => {
     const q = new WorkQueue(noDelay);
     q.add("a");

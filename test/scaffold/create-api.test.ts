@@ -117,8 +117,8 @@ describe("tsop create api", () => {
     const main = await readFile(mainPath, "utf8");
     const edited = main
       .replace(
-        "await manager.start();",
-        'manager.logger.info("starting, by the user");\nawait manager.start();',
+        "await manager.start()",
+        'manager.logger.info("starting, by the user");\nawait manager.start()',
       )
       .replace(
         "// +tsop:scaffold:imports",

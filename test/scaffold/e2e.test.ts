@@ -2,6 +2,7 @@
 // file: dependency), two kinds (one cluster-scoped), then the scaffolded project's own build, test
 // and lint, and finally its operator binary running against tsop's in-memory API server.
 import { readdir, readFile, writeFile } from "node:fs/promises";
+import https from "node:https";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { execa } from "execa";
@@ -9,6 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { Manager } from "../../src/runtime/index.js";
 import { startTestCluster, type TestCluster } from "../../src/testing/index.js";
+import { freePort } from "../../src/testing/real/net.js";
 import { REPO_ROOT, runTsop } from "../support/cli.js";
 import { testdir } from "../support/testdir.js";
 import { restrictedViolations } from "./restricted.js";
@@ -22,6 +24,24 @@ async function npm(cwd: string, ...args: string[]) {
   const result = await execa("npm", args, { cwd, reject: false, all: true, env: { NO_COLOR: "1", CI: "1" } });
   if (result.exitCode !== 0) throw new Error(`npm ${args.join(" ")} failed in ${cwd}:\n${result.all}`);
   return result.all ?? "";
+}
+
+/** A GET of the operator's self-signed HTTPS metrics endpoint (as a scraper with insecure_skip_verify). */
+function scrape(url: string, token?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    https
+      .get(
+        url,
+        { headers: token ? { authorization: `Bearer ${token}` } : {}, rejectUnauthorized: false },
+        (res) => {
+          let body = "";
+          res.setEncoding("utf8");
+          res.on("data", (c: string) => (body += c));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      )
+      .on("error", reject);
+  });
 }
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
@@ -125,12 +145,14 @@ describe("a scaffolded project", () => {
       for (const file of crds) {
         await client.create(parse(await readFile(join(dir, "config/crd/bases", file), "utf8")));
       }
+      // Metrics as the scaffold's manager.yaml asks for them (--metrics-secure's default: true).
+      const metricsPort = await freePort();
       const operator = execa(
         "node",
         [
           "dist/main.js",
           `--kubeconfig=${cluster.kubeconfigPath}`,
-          "--metrics-bind-address=0",
+          `--metrics-bind-address=127.0.0.1:${metricsPort}`,
           "--health-probe-bind-address=0",
         ],
         // No serving certificate outside a cluster: run without the webhook server, as `npm start` would.
@@ -178,6 +200,15 @@ describe("a scaffolded project", () => {
           return m?.status?.conditions?.find((c) => c.type === "Available" && c.status === "True");
         });
         expect(available).toBeDefined();
+        // The operator's metrics: HTTPS, a token the API server accepts and authorizes (the
+        // kubeconfig's user is in system:masters), 401 without one.
+        const metricsUrl = `https://127.0.0.1:${metricsPort}/metrics`;
+        expect(await scrape(metricsUrl)).toEqual({ status: 401, body: "Unauthorized\n" });
+        const metrics = await scrape(metricsUrl, cluster.token);
+        expect(metrics.status).toBe(200);
+        expect(metrics.body).toContain(
+          'controller_runtime_reconcile_total{controller="memcached",result="success"}',
+        );
       } finally {
         operator.kill("SIGTERM");
       }

@@ -37,12 +37,17 @@ describe("tsop init", () => {
         "vitest.config.ts",
       ]),
     );
+    // kubebuilder's PROJECT fields only; tsop's own settings in its plugin section, and no layout
+    // (operator-sdk cannot resolve tsop.dev/v1 to a plugin of its own).
     expect(parse(tree.PROJECT!)).toEqual({
       domain: "example.com",
-      image: "example.com/memcached-operator:0.0.1",
-      layout: ["tsop.dev/v1"],
-      license: "apache2",
-      owner: "The memcached-operator Authors",
+      plugins: {
+        "tsop.dev/v1": {
+          image: "example.com/memcached-operator:0.0.1",
+          license: "apache2",
+          owner: "The memcached-operator Authors",
+        },
+      },
       projectName: "memcached-operator",
       resources: [],
       version: "3",
@@ -145,8 +150,7 @@ describe("tsop init", () => {
     const project = parse(await readFile(join(dir, "PROJECT"), "utf8"));
     expect(project).toMatchObject({
       projectName: "guestbook",
-      image: "quay.io/me/guestbook:1.2.3",
-      license: "none",
+      plugins: { "tsop.dev/v1": { image: "quay.io/me/guestbook:1.2.3", license: "none" } },
     });
     expect(parse(await readFile(join(dir, "config/manager/kustomization.yaml"), "utf8")).images[0]).toEqual({
       name: "controller",

@@ -5,8 +5,10 @@
 // standing in for registry.example.com. `tsop run local --watch` runs until the sample CR has
 // reconciled; the v0.0.2 bundle for `run bundle-upgrade` is built with the README's own image
 // build, bundle and bundle push lines at 0.0.2. What the cluster holds is read with kubectl, and
-// the manager image each Deployment runs is read back from the registry with skopeo: kwok plays
-// every operator pod as running, so the registry is the oracle that a real kubelet could pull it.
+// the manager image each Deployment runs is read back from the registry with skopeo. The bed's pod
+// runner pulls and runs those manager pods (their images are on 127.0.0.1), so `run bundle` reaches
+// CSV Succeeded only once the operator really answers its readiness probe; test/operator/ follows
+// such an operator further (reconciles, upgrades, leader election).
 import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";

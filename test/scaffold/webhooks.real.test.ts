@@ -134,7 +134,7 @@ beforeAll(async () => {
 
   cluster = await startTestCluster({ controlPlane: "real" });
   const loaded = await loadKubeConfig({ kubeconfigText: cluster.kubeconfig });
-  rest = new RestClient(loaded.server, loaded.kc);
+  rest = new RestClient(loaded.server, loaded);
   client = new Client(rest, new RestMapper(rest));
 
   const serving = await writeServingCertificate(join(dir, "certs"));

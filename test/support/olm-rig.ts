@@ -2,12 +2,14 @@
 // runner's network (the kube-apiserver's egress selector sends "cluster" traffic — the packageserver
 // APIService, webhooks — through the runner's proxy) and the kwok stages that leave the runner's pods
 // alone. startOlmOnRig() then starts the pod runner (OLM's operators, catalog registry pods and
-// bundle-unpack Jobs as local processes; test/support/rig/) and, unless `install: false`, installs
+// bundle-unpack Jobs, and every pod whose images come from a registry on 127.0.0.1 — the operator
+// tsop built — as local processes; test/support/rig/) and, unless `install: false`, installs
 // OLM with the built CLI's `tsop olm install` from the manifests shipped with tsop. With
 // `install: false` the runner still runs, so a later `tsop olm install` gets working operators.
 import type { RealTestCluster, RealTestClusterOptions } from "../../src/testing/index.js";
 import { execa } from "execa";
 import { runTsop } from "./cli.js";
+import { acquireMachineLock } from "./machine-lock.js";
 import {
   kwokStagesForRunner,
   type PodRunner,
@@ -54,14 +56,26 @@ export async function startOlmOnRig(
   prepared: PreparedOlmRig,
   options: OlmRigOptions,
 ): Promise<OlmOnRig> {
-  const runner = await startPodRunner({
-    apiserverUrl: cluster.apiserverUrl,
-    caCertificate: cluster.caCertificate,
-    token: cluster.token,
-    network: prepared.network,
-    binary: options.binary,
-    log: options.log,
-  });
+  // One OLM bed on the machine at a time: its operators listen on fixed host ports.
+  const lock = await acquireMachineLock("olm-bed", options.log ?? ((line) => console.error(line)));
+  let runner: PodRunner;
+  try {
+    runner = await startPodRunner({
+      apiserverUrl: cluster.apiserverUrl,
+      caCertificate: cluster.caCertificate,
+      token: cluster.token,
+      network: prepared.network,
+      binary: options.binary,
+      log: options.log,
+    });
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+  const stop = async () => {
+    await runner.stop();
+    await lock.release();
+  };
   try {
     if (options.install !== false) {
       const installed = await runTsop(
@@ -72,10 +86,10 @@ export async function startOlmOnRig(
       await defaultCatalogReady(cluster.kubeconfigPath);
     }
   } catch (error) {
-    await runner.stop();
+    await stop();
     throw error;
   }
-  return { runner, stop: () => runner.stop() };
+  return { runner, stop };
 }
 
 /**

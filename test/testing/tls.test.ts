@@ -3,7 +3,7 @@
 import { X509Certificate } from "node:crypto";
 import { createSecureContext } from "node:tls";
 import { describe, expect, it } from "vitest";
-import { issueCertificate, selfSignedCert } from "../../src/testing/tls.js";
+import { issueCertificate, selfSignedCert } from "../../src/common/x509.js";
 
 describe("selfSignedCert", () => {
   it("always produces a certificate OpenSSL accepts, for 127.0.0.1 and localhost", () => {

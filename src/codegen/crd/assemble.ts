@@ -1,7 +1,7 @@
 // Stage 4: validates names, merges the versions of each kind into one CRD (CRD-wide settings must
 // agree, exactly one storage version, at least one served), and builds each version's flattened
 // schema. Versions are ordered by name (plain string order, as controller-gen does).
-import type ts from "typescript";
+import type TS from "typescript";
 import type { Diagnostics } from "../diagnostics.js";
 import { msg } from "../messages.js";
 import type { Schema } from "../schema-types.js";
@@ -21,7 +21,7 @@ const KUBE_VERSION = /^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/;
 const KIND = /^[A-Z][A-Za-z0-9]*$/;
 const PRINTER_TYPES = ["integer", "number", "string", "boolean", "date"];
 
-function where(diags: Diagnostics, node: ts.Node): string {
+function where(diags: Diagnostics, node: TS.Node): string {
   return diags.locate(node);
 }
 
@@ -264,7 +264,7 @@ function checkPath(
   path: string,
   what: string,
   types: string[] | undefined,
-  at: ts.Node,
+  at: TS.Node,
   diags: Diagnostics,
   prefix?: string,
 ): void {

@@ -1,6 +1,7 @@
 // Stage 1 of CRD generation: finds the classes decorated with tsop's @CustomResource and reads
 // their class decorators (evaluated statically) into one ResourceVersion each.
-import ts from "typescript";
+import type TS from "typescript";
+import { ts } from "../compiler.js";
 import { defaultPlural } from "../../common/plural.js";
 import type { Diagnostics } from "../diagnostics.js";
 import { type ConstValue, evaluate, NotConstant } from "../evaluate.js";
@@ -18,9 +19,9 @@ export interface PrinterColumn {
 }
 
 export interface ResourceVersion {
-  cls: ts.ClassDeclaration;
+  cls: TS.ClassDeclaration;
   /** Where each CRD-level setting came from, for conflict messages. */
-  at: ts.Node;
+  at: TS.Node;
   group: string;
   version: string;
   kind: string;
@@ -42,19 +43,19 @@ export interface ResourceVersion {
   scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
   printerColumns: PrinterColumn[];
   /** Nodes of individual options, for positioned errors. */
-  nodes: Record<string, ts.Node>;
+  nodes: Record<string, TS.Node>;
 }
 
 export interface DecoratorUse {
   name: string;
-  call: ts.Decorator;
-  args: readonly ts.Expression[];
+  call: TS.Decorator;
+  args: readonly TS.Expression[];
 }
 
 const DECORATOR_NAMES = new Set(CLASS_DECORATORS.map((d) => d.name));
 
 /** The tsop class decorators on a class, in source order (top to bottom). */
-export function tsopDecorators(cls: ts.ClassDeclaration, checker: ts.TypeChecker): DecoratorUse[] {
+export function tsopDecorators(cls: TS.ClassDeclaration, checker: TS.TypeChecker): DecoratorUse[] {
   const out: DecoratorUse[] = [];
   for (const d of ts.getDecorators(cls) ?? []) {
     const e = d.expression;
@@ -75,9 +76,9 @@ export function tsopDecorators(cls: ts.ClassDeclaration, checker: ts.TypeChecker
 }
 
 /** Every class declaration in the given files, nested ones included. */
-export function classesOf(files: readonly ts.SourceFile[]): ts.ClassDeclaration[] {
-  const out: ts.ClassDeclaration[] = [];
-  const visit = (n: ts.Node): void => {
+export function classesOf(files: readonly TS.SourceFile[]): TS.ClassDeclaration[] {
+  const out: TS.ClassDeclaration[] = [];
+  const visit = (n: TS.Node): void => {
     if (ts.isClassDeclaration(n)) out.push(n);
     ts.forEachChild(n, visit);
   };
@@ -89,9 +90,9 @@ type Obj = Record<string, ConstValue>;
 
 /** Evaluates one decorator argument; reports and returns undefined when not constant. */
 export function evaluateArg(
-  checker: ts.TypeChecker,
+  checker: TS.TypeChecker,
   diags: Diagnostics,
-  arg: ts.Expression | undefined,
+  arg: TS.Expression | undefined,
 ): ConstValue | undefined {
   if (!arg) return undefined;
   const v = evaluate(checker, arg);
@@ -103,8 +104,8 @@ export function evaluateArg(
 }
 
 export function collectResources(
-  classes: readonly ts.ClassDeclaration[],
-  checker: ts.TypeChecker,
+  classes: readonly TS.ClassDeclaration[],
+  checker: TS.TypeChecker,
   diags: Diagnostics,
 ): ResourceVersion[] {
   const out: ResourceVersion[] = [];
@@ -135,7 +136,7 @@ export function collectResources(
 }
 
 function readResource(
-  cls: ts.ClassDeclaration,
+  cls: TS.ClassDeclaration,
   use: DecoratorUse,
   options: ConstValue,
   diags: Diagnostics,
@@ -248,8 +249,8 @@ function readResource(
 }
 
 /** The property nodes of an object literal argument, by name (for positioned errors). */
-function optionNodes(arg: ts.Expression | undefined): Record<string, ts.Node> {
-  const out: Record<string, ts.Node> = {};
+function optionNodes(arg: TS.Expression | undefined): Record<string, TS.Node> {
+  const out: Record<string, TS.Node> = {};
   let e = arg;
   while (e && (ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isParenthesizedExpression(e)))
     e = e.expression;

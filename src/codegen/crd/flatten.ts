@@ -3,7 +3,7 @@
 // first). A reference back into a type being inlined is a cycle: reported with its path
 // (`Node.children[] → Node`), since structural schemas cannot express recursion. Checks that need the
 // whole resolved schema run here too: defaults against their schema, list-map keys, bounds.
-import type ts from "typescript";
+import type TS from "typescript";
 import type { Diagnostics } from "../diagnostics.js";
 import { msg } from "../messages.js";
 import { type Schema, VALIDATIONS } from "../schema-types.js";
@@ -21,15 +21,15 @@ export class Flattener {
 
   constructor(
     private readonly named: ReadonlyMap<string, NamedSchema>,
-    private readonly origins: WeakMap<object, ts.Node>,
+    private readonly origins: WeakMap<object, TS.Node>,
     private readonly diags: Diagnostics,
   ) {}
 
-  flatten(root: Schema, rootName: string, at: ts.Node): Schema {
+  flatten(root: Schema, rootName: string, at: TS.Node): Schema {
     return this.visit(root, [], rootName, at);
   }
 
-  private visit(node: Schema, stack: Frame[], path: string, at: ts.Node): Schema {
+  private visit(node: Schema, stack: Frame[], path: string, at: TS.Node): Schema {
     const here = this.origins.get(node) ?? at;
     let out: Schema;
     if (node.$ref !== undefined) {
@@ -58,7 +58,7 @@ export class Flattener {
     return out;
   }
 
-  private visitChildren(node: Schema, stack: Frame[], path: string, at: ts.Node): Schema {
+  private visitChildren(node: Schema, stack: Frame[], path: string, at: TS.Node): Schema {
     const out: Schema = { ...node };
     if (node.properties) {
       const props: Record<string, Schema> = {};
@@ -94,7 +94,7 @@ export class Flattener {
     return out;
   }
 
-  private check(schema: Schema, at: ts.Node): void {
+  private check(schema: Schema, at: TS.Node): void {
     if (schema.default !== undefined) {
       const problem = checkValue(schema, schema.default);
       if (problem) this.diags.at(at, msg.badDefault("default", problem));

@@ -3,7 +3,8 @@
 // with `$ref`, so each is built once and recursion cannot loop here; flatten.ts inlines them.
 // The syntax (type nodes) is read where it carries facts the checker drops: alias chains with their
 // tags, literal-union order. The checker is used for everything else (generics, inheritance, mapped types).
-import ts from "typescript";
+import type TS from "typescript";
+import { ts } from "../compiler.js";
 import type { Diagnostics } from "../diagnostics.js";
 import { applyMarkers, collectMarkers, descriptionOf, type FoundMarker } from "../jsdoc.js";
 import type { SchemaKind } from "../markers.js";
@@ -26,12 +27,12 @@ export interface NamedSchema {
   /** Display name for messages (`MemcachedSpec`, `Wrapper<string>`). */
   name: string;
   schema: Schema;
-  decl: ts.Node;
+  decl: TS.Node;
 }
 
 interface Site {
   /** Where problems are reported. */
-  at: ts.Node;
+  at: TS.Node;
   /** `Memcached.spec.size`, for messages. */
   label: string;
 }
@@ -39,13 +40,13 @@ interface Site {
 export class SchemaBuilder {
   readonly named = new Map<string, NamedSchema>();
   /** The declaration each field schema came from (for checks made after flattening). */
-  readonly origins = new WeakMap<object, ts.Node>();
-  private readonly declKeys = new Map<ts.Node, string>();
+  readonly origins = new WeakMap<object, TS.Node>();
+  private readonly declKeys = new Map<TS.Node, string>();
   /** Alias declarations being built: their own type must not be looked up as the alias again. */
-  private readonly building = new Set<ts.Node>();
+  private readonly building = new Set<TS.Node>();
 
   constructor(
-    private readonly checker: ts.TypeChecker,
+    private readonly checker: TS.TypeChecker,
     private readonly diags: Diagnostics,
   ) {}
 
@@ -67,7 +68,7 @@ export class SchemaBuilder {
   };
 
   /** The root schema of a custom resource class: its instance type's properties. */
-  rootSchema(cls: ts.ClassDeclaration, kind: string): Schema {
+  rootSchema(cls: TS.ClassDeclaration, kind: string): Schema {
     const symbol = cls.name ? this.checker.getSymbolAtLocation(cls.name) : undefined;
     const type = symbol ? this.checker.getDeclaredTypeOfSymbol(symbol) : this.checker.getTypeAtLocation(cls);
     const root = this.objectSchema(type, kind, cls, true);
@@ -80,7 +81,7 @@ export class SchemaBuilder {
 
   // ------------------------------------------------------------------ entry points per use site
 
-  private forType(type: ts.Type, node: ts.TypeNode | undefined, site: Site): Schema {
+  private forType(type: TS.Type, node: TS.TypeNode | undefined, site: Site): Schema {
     if (node) {
       const fromSyntax = this.fromNode(type, node, site);
       if (fromSyntax) return fromSyntax;
@@ -88,7 +89,7 @@ export class SchemaBuilder {
     return this.fromType(type, site);
   }
 
-  private fromNode(type: ts.Type, node: ts.TypeNode, site: Site): Schema | undefined {
+  private fromNode(type: TS.Type, node: TS.TypeNode, site: Site): Schema | undefined {
     let n = node;
     while (ts.isParenthesizedTypeNode(n)) n = n.type;
     if (ts.isTypeOperatorNode(n) && n.operator === ts.SyntaxKind.ReadonlyKeyword) n = n.type;
@@ -140,7 +141,7 @@ export class SchemaBuilder {
     return undefined;
   }
 
-  private unionFromNode(node: ts.UnionTypeNode, site: Site): Schema | undefined {
+  private unionFromNode(node: TS.UnionTypeNode, site: Site): Schema | undefined {
     const rest = node.types.filter((t) => !isNullOrUndefinedNode(t));
     const nullable = node.types.some(
       (t) => ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword,
@@ -162,7 +163,7 @@ export class SchemaBuilder {
 
   /** Literal members in syntax order, following aliases of literal unions; undefined if any member is not a literal. */
   private literalsOfNodes(
-    nodes: readonly ts.TypeNode[],
+    nodes: readonly TS.TypeNode[],
     depth = 0,
   ): Array<string | number | boolean> | undefined {
     const out: Array<string | number | boolean> = [];
@@ -192,7 +193,7 @@ export class SchemaBuilder {
     return out;
   }
 
-  private refFromNode(_type: ts.Type, node: ts.TypeReferenceNode, site: Site): Schema | undefined {
+  private refFromNode(_type: TS.Type, node: TS.TypeReferenceNode, site: Site): Schema | undefined {
     const sym = resolveAlias(this.checker, this.checker.getSymbolAtLocation(node.typeName));
     if (!sym) return undefined;
     const decl = sym.declarations?.[0];
@@ -251,7 +252,7 @@ export class SchemaBuilder {
   /** Types from TypeScript's lib: Array, ReadonlyArray, Record, Date; everything else is unsupported. */
   private libType(
     name: string,
-    args: Array<{ node?: ts.TypeNode; type: ts.Type }>,
+    args: Array<{ node?: TS.TypeNode; type: TS.Type }>,
     text: string,
     site: Site,
   ): Schema | undefined {
@@ -298,7 +299,7 @@ export class SchemaBuilder {
     return this.fail(site, msg.unsupported(text, "only JSON data types can be part of a CRD schema"));
   }
 
-  private fromType(type: ts.Type, site: Site): Schema {
+  private fromType(type: TS.Type, site: Site): Schema {
     const c = this.checker;
     const f = type.flags;
     if (f & ts.TypeFlags.Any && isErrorType(type)) return this.fail(site, msg.unresolved(typeText(site)));
@@ -331,8 +332,8 @@ export class SchemaBuilder {
     }
     const brand = this.brandOf(type);
     if (brand) return brandSchema(brand);
-    if (f & ts.TypeFlags.StringLiteral) return literalSchema([(type as ts.StringLiteralType).value]);
-    if (f & ts.TypeFlags.NumberLiteral) return literalSchema([(type as ts.NumberLiteralType).value]);
+    if (f & ts.TypeFlags.StringLiteral) return literalSchema([(type as TS.StringLiteralType).value]);
+    if (f & ts.TypeFlags.NumberLiteral) return literalSchema([(type as TS.NumberLiteralType).value]);
     if (f & ts.TypeFlags.BooleanLiteral)
       return literalSchema([(type as { intrinsicName?: string }).intrinsicName === "true"]);
     if (f & ts.TypeFlags.String) return { type: "string" };
@@ -366,7 +367,7 @@ export class SchemaBuilder {
     );
   }
 
-  private unionFromType(type: ts.UnionType, site: Site): Schema {
+  private unionFromType(type: TS.UnionType, site: Site): Schema {
     const members = type.types.filter((t) => !(t.flags & (ts.TypeFlags.Null | ts.TypeFlags.Undefined)));
     const nullable = type.types.some((t) => t.flags & ts.TypeFlags.Null);
     let schema: Schema;
@@ -374,9 +375,9 @@ export class SchemaBuilder {
     if (members.length > 1 && brands.every((b) => b !== undefined && b === brands[0])) {
       schema = brandSchema(brands[0] as string);
     } else if (members.length > 0 && members.every((m) => m.flags & ts.TypeFlags.BooleanLiteral)) {
-      schema = members.length === 2 ? { type: "boolean" } : this.fromType(members[0] as ts.Type, site);
+      schema = members.length === 2 ? { type: "boolean" } : this.fromType(members[0] as TS.Type, site);
     } else if (members.length === 1) {
-      schema = this.fromType(members[0] as ts.Type, site);
+      schema = this.fromType(members[0] as TS.Type, site);
     } else if (
       members.every(
         (m) =>
@@ -386,7 +387,7 @@ export class SchemaBuilder {
       const values = members.map((m) =>
         m.flags & ts.TypeFlags.BooleanLiteral
           ? (m as { intrinsicName?: string }).intrinsicName === "true"
-          : (m as ts.LiteralType).value,
+          : (m as TS.LiteralType).value,
       ) as Array<string | number | boolean>;
       schema = this.enumOf(values, this.checker.typeToString(type), site);
     } else {
@@ -406,11 +407,11 @@ export class SchemaBuilder {
     return schema;
   }
 
-  private objectType(type: ts.Type, site: Site): Schema {
+  private objectType(type: TS.Type, site: Site): Schema {
     const c = this.checker;
     if (c.isTupleType(type)) return this.fail(site, msg.tuple(c.typeToString(type)));
     if (c.isArrayType(type)) {
-      const element = c.getTypeArguments(type as ts.TypeReference)[0];
+      const element = c.getTypeArguments(type as TS.TypeReference)[0];
       return {
         type: "array",
         items: element ? this.fromType(element, { ...site, label: `${site.label}[]` }) : {},
@@ -419,7 +420,7 @@ export class SchemaBuilder {
     const symbol = type.getSymbol();
     const decl = symbol?.declarations?.[0];
     if (symbol && decl && isLibFile(decl) && symbol.name !== "__type" && symbol.name !== "__object") {
-      const args = ((type as ts.TypeReference).typeArguments ?? []).map((t) => ({ type: t }));
+      const args = ((type as TS.TypeReference).typeArguments ?? []).map((t) => ({ type: t }));
       const lib = this.libType(symbol.name, args, c.typeToString(type), site);
       if (lib) return lib;
     }
@@ -432,7 +433,7 @@ export class SchemaBuilder {
         ),
       );
     }
-    const objectFlags = (type as ts.ObjectType).objectFlags ?? 0;
+    const objectFlags = (type as TS.ObjectType).objectFlags ?? 0;
     if (symbol && decl && (ts.isInterfaceDeclaration(decl) || ts.isClassDeclaration(decl))) {
       const builtin = fromClientNode(decl) ? definitionOfClientNodeModel(symbol.name) : undefined;
       if (builtin) return this.builtinRef(builtin, decl);
@@ -443,7 +444,7 @@ export class SchemaBuilder {
         const fixed = fixedSchema(symbol.name === "V1ObjectMeta" ? "ObjectMeta" : symbol.name);
         if (fixed) return fixed;
       }
-      const reference = objectFlags & ts.ObjectFlags.Reference ? (type as ts.TypeReference) : undefined;
+      const reference = objectFlags & ts.ObjectFlags.Reference ? (type as TS.TypeReference) : undefined;
       const generic =
         reference && reference.target !== reference && (c.getTypeArguments(reference).length ?? 0) > 0;
       if (!generic) {
@@ -459,7 +460,7 @@ export class SchemaBuilder {
   }
 
   /** `type.flags` carries no brand: read the `[format]?: F` property tsop's Brand<T, F> adds. */
-  private brandOf(type: ts.Type): string | undefined {
+  private brandOf(type: TS.Type): string | undefined {
     if (!type.isIntersection()) return undefined;
     for (const part of type.types) {
       if (!(part.flags & ts.TypeFlags.Object)) continue;
@@ -469,7 +470,7 @@ export class SchemaBuilder {
         if (!decl || !isTsopFile(decl.getSourceFile().fileName)) continue;
         const t = this.checker.getTypeOfSymbol(prop);
         const lits = (t.isUnion() ? t.types : [t]).filter((x) => x.flags & ts.TypeFlags.StringLiteral);
-        const lit = lits[0] as ts.StringLiteralType | undefined;
+        const lit = lits[0] as TS.StringLiteralType | undefined;
         if (lit) return lit.value;
       }
     }
@@ -483,7 +484,7 @@ export class SchemaBuilder {
    * list and map types, formats, defaults) instead of the client's .d.ts. The definitions it
    * references become named schemas too; `decl` (the client-node declaration) positions messages.
    */
-  private builtinRef(definition: string, decl: ts.Node): Schema {
+  private builtinRef(definition: string, decl: TS.Node): Schema {
     const key = `k8s:${definition}`;
     if (!this.named.has(key)) {
       const entry: NamedSchema = { key, name: shortDefinitionName(definition), schema: {}, decl };
@@ -494,7 +495,7 @@ export class SchemaBuilder {
   }
 
   /** Turns the `$ref`s of a built-in schema into references to (registered) named schemas. */
-  private builtinRefs(schema: Schema, decl: ts.Node): Schema {
+  private builtinRefs(schema: Schema, decl: TS.Node): Schema {
     if (schema.$ref !== undefined) {
       const { $ref, ...rest } = schema;
       return { ...this.builtinRef($ref, decl), ...rest };
@@ -509,7 +510,7 @@ export class SchemaBuilder {
     return schema;
   }
 
-  private refToDecl(decl: ts.Node, name: string, build: () => Schema): Schema {
+  private refToDecl(decl: TS.Node, name: string, build: () => Schema): Schema {
     let key = this.declKeys.get(decl);
     if (key === undefined) {
       const sf = decl.getSourceFile();
@@ -519,7 +520,7 @@ export class SchemaBuilder {
     return this.refTo(key, name, decl, build);
   }
 
-  private refTo(key: string, name: string, decl: ts.Node, build: () => Schema): Schema {
+  private refTo(key: string, name: string, decl: TS.Node, build: () => Schema): Schema {
     if (!this.named.has(key)) {
       const entry: NamedSchema = { key, name, schema: {}, decl };
       this.named.set(key, entry);
@@ -562,7 +563,7 @@ export class SchemaBuilder {
     applyMarkers(schema.items, items, { kindOf: this.kindOf }, this.diags);
   }
 
-  private enumSchema(decl: ts.EnumDeclaration, site: Site): Schema {
+  private enumSchema(decl: TS.EnumDeclaration, site: Site): Schema {
     const values: Array<string | number> = [];
     for (const member of decl.members) {
       const v = this.checker.getConstantValue(member);
@@ -585,7 +586,7 @@ export class SchemaBuilder {
 
   // ------------------------------------------------------------------ objects and fields
 
-  private objectSchema(type: ts.Type, ownerName: string, at: ts.Node, root: boolean): Schema {
+  private objectSchema(type: TS.Type, ownerName: string, at: TS.Node, root: boolean): Schema {
     const c = this.checker;
     const stringIndex = c.getIndexInfoOfType(type, ts.IndexKind.String);
     const numberIndex = c.getIndexInfoOfType(type, ts.IndexKind.Number);
@@ -632,7 +633,7 @@ export class SchemaBuilder {
       ) {
         this.diags.at(
           decl,
-          msg.computedName(decl && "name" in decl && decl.name ? (decl.name as ts.Node).getText() : name),
+          msg.computedName(decl && "name" in decl && decl.name ? (decl.name as TS.Node).getText() : name),
         );
         continue;
       }
@@ -670,8 +671,8 @@ export class SchemaBuilder {
   }
 
   private fieldSchema(
-    prop: ts.Symbol,
-    decl: ts.Node,
+    prop: TS.Symbol,
+    decl: TS.Node,
     ownerName: string,
     inIntersection: boolean,
     parentRules: ValidationRule[],
@@ -697,12 +698,12 @@ export class SchemaBuilder {
     }
     if (type.flags & ts.TypeFlags.Never && inIntersection) {
       const texts = (prop.declarations ?? []).map((d) =>
-        "type" in d && d.type ? (d.type as ts.Node).getText() : "?",
+        "type" in d && d.type ? (d.type as TS.Node).getText() : "?",
       );
       this.diags.at(decl, msg.intersectionConflict(prop.name, texts[0] ?? "?", texts[1] ?? "?"));
       return undefined;
     }
-    let node: ts.TypeNode | undefined;
+    let node: TS.TypeNode | undefined;
     if (
       (ts.isPropertySignature(decl) || ts.isPropertyDeclaration(decl)) &&
       decl.type &&
@@ -757,31 +758,31 @@ function typeText(site: Site): string {
 }
 
 /** Declared in an installed package (not the project, not tsop). */
-function fromDependency(node: ts.Node): boolean {
+function fromDependency(node: TS.Node): boolean {
   const name = node.getSourceFile().fileName;
   return /[\\/]node_modules[\\/]/.test(name) && !isTsopFile(name) && !isLibFile(node);
 }
 
 /** Declared by @kubernetes/client-node (its generated models). */
-function fromClientNode(node: ts.Node): boolean {
+function fromClientNode(node: TS.Node): boolean {
   return /[\\/]node_modules[\\/]@kubernetes[\\/]client-node[\\/]/.test(node.getSourceFile().fileName);
 }
 
-function isErrorType(type: ts.Type): boolean {
+function isErrorType(type: TS.Type): boolean {
   return (type as { intrinsicName?: string }).intrinsicName === "error";
 }
 
-function isLibFile(decl: ts.Node): boolean {
+function isLibFile(decl: TS.Node): boolean {
   const name = decl.getSourceFile().fileName;
   return /[\\/]typescript[\\/]lib[\\/]lib\.[^\\/]*\.d\.ts$/.test(name);
 }
 
-function isDataProperty(symbol: ts.Symbol): boolean {
+function isDataProperty(symbol: TS.Symbol): boolean {
   if (symbol.flags & (ts.SymbolFlags.Method | ts.SymbolFlags.Accessor | ts.SymbolFlags.Prototype))
     return false;
   const decl = symbol.valueDeclaration;
   // `#secret` fields are not own enumerable properties: JSON.stringify never sends them.
-  if (decl && "name" in decl && decl.name && ts.isPrivateIdentifier(decl.name as ts.Node)) return false;
+  if (decl && "name" in decl && decl.name && ts.isPrivateIdentifier(decl.name as TS.Node)) return false;
   if (
     decl &&
     ts.canHaveModifiers(decl) &&
@@ -791,14 +792,14 @@ function isDataProperty(symbol: ts.Symbol): boolean {
   return true;
 }
 
-function isNullOrUndefinedNode(t: ts.TypeNode): boolean {
+function isNullOrUndefinedNode(t: TS.TypeNode): boolean {
   return (
     t.kind === ts.SyntaxKind.UndefinedKeyword ||
     (ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword)
   );
 }
 
-function literalOfNode(n: ts.LiteralTypeNode): string | number | boolean | undefined {
+function literalOfNode(n: TS.LiteralTypeNode): string | number | boolean | undefined {
   const l = n.literal;
   if (ts.isStringLiteral(l) || ts.isNoSubstitutionTemplateLiteral(l)) return l.text;
   if (ts.isNumericLiteral(l)) return Number(l.text);
@@ -821,9 +822,9 @@ function literalSchema(values: Array<string | number | boolean>): Schema {
 }
 
 /** Whether a type node mentions a type parameter (then the checker's instantiated type is used instead). */
-function refersToTypeParameter(checker: ts.TypeChecker, node: ts.Node): boolean {
+function refersToTypeParameter(checker: TS.TypeChecker, node: TS.Node): boolean {
   let found = false;
-  const visit = (n: ts.Node): void => {
+  const visit = (n: TS.Node): void => {
     if (found) return;
     if (ts.isTypeReferenceNode(n)) {
       const sym = checker.getSymbolAtLocation(n.typeName);

@@ -11,6 +11,8 @@ export interface RenderedFile {
   /** Absolute path. */
   path: string;
   content: string;
+  /** Digest of the objects the content was rendered from (output/yaml.ts reuses unchanged texts). */
+  digest?: string;
 }
 
 export type FileStatus = "created" | "updated" | "unchanged" | "removed";

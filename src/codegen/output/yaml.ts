@@ -1,5 +1,8 @@
 // Deterministic YAML for generated manifests: sorted keys, `---` before every document,
-// non-indented sequences, no line folding, `|-` blocks for multi-line text.
+// non-indented sequences, no line folding, `|-` blocks for multi-line text. Writing YAML is a good
+// part of an analysis's cost, and after a one-file edit most documents are unchanged: yamlWriter
+// reuses the text of a document set the last analysis rendered from the same objects.
+import { createHash } from "node:crypto";
 import { Document } from "yaml";
 import { YAML_11_SAFE } from "../../common/yaml.js";
 
@@ -10,4 +13,29 @@ export function toYamlDocuments(objects: readonly unknown[]): string {
       return `---\n${doc.toString({ indentSeq: false, lineWidth: 0, minContentWidth: 0 })}`;
     })
     .join("");
+}
+
+/** YAML text and the digest of the objects it was rendered from. */
+export interface RenderedYaml {
+  content: string;
+  digest: string;
+}
+
+export type YamlWriter = (objects: readonly unknown[]) => RenderedYaml;
+
+/** A writer that reuses `previous` texts (from the last analysis) rendered from identical objects. */
+export function yamlWriter(previous: ReadonlyArray<{ content: string; digest?: string }> = []): YamlWriter {
+  const known = new Map(previous.flatMap((f) => (f.digest === undefined ? [] : [[f.digest, f.content]])));
+  return (objects) => {
+    const digest = digestOf(objects);
+    return { content: known.get(digest) ?? toYamlDocuments(objects), digest };
+  };
+}
+
+/** A digest of JSON data; numbers JSON cannot write (NaN, Infinity) are told apart from null. */
+function digestOf(objects: readonly unknown[]): string {
+  const json = JSON.stringify(objects, (_key, value: unknown) =>
+    typeof value === "number" && !Number.isFinite(value) ? { "\u0000number": String(value) } : value,
+  );
+  return createHash("sha256").update(json).digest("base64url");
 }

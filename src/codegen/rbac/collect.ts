@@ -1,6 +1,6 @@
 // RBAC stage 1: every tsop @Rbac on any class of the program, evaluated statically and checked
 // (known verbs, resources or urls present, no urls in a namespaced Role).
-import type ts from "typescript";
+import type TS from "typescript";
 import type { Diagnostics } from "../diagnostics.js";
 import { classesOf, evaluateArg, tsopDecorators } from "../crd/collect.js";
 import { suggest } from "../markers.js";
@@ -37,8 +37,8 @@ export const KNOWN_VERBS = [
 const FIELDS = ["groups", "resources", "resourceNames", "verbs", "urls", "namespace", "roleName"];
 
 export function collectRbac(
-  files: readonly ts.SourceFile[],
-  checker: ts.TypeChecker,
+  files: readonly TS.SourceFile[],
+  checker: TS.TypeChecker,
   diags: Diagnostics,
   roleName: string,
 ): RbacDeclaration[] {

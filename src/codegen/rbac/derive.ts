@@ -1,7 +1,8 @@
 // --derive-rbac (off by default): the rules a controller's wiring implies, read statically from
 // `manager.controller(Kind)` and the chained `.owns(…)` / `.watches(…)` calls. Explicit @Rbac stays
 // the primary source; derived rules are merged into the ClusterRole.
-import ts from "typescript";
+import type TS from "typescript";
+import { ts } from "../compiler.js";
 import { defaultPlural } from "../../common/plural.js";
 import type { Diagnostics } from "../diagnostics.js";
 import { evaluate, NotConstant } from "../evaluate.js";
@@ -26,16 +27,16 @@ function fromObject(value: unknown): KindRef | undefined {
 }
 
 export function deriveRbac(
-  files: readonly ts.SourceFile[],
-  checker: ts.TypeChecker,
+  files: readonly TS.SourceFile[],
+  checker: TS.TypeChecker,
   diags: Diagnostics,
-  kindOfClass: (cls: ts.ClassDeclaration) => KindRef | undefined,
+  kindOfClass: (cls: TS.ClassDeclaration) => KindRef | undefined,
   roleName: string,
 ): RbacDeclaration[] {
   const out: RbacDeclaration[] = [];
   const rule = (k: KindRef, resources: string[], verbs: string[]) =>
     out.push({ groups: [k.group], resources, resourceNames: [], verbs, urls: [], namespace: "", roleName });
-  const resolve = (arg: ts.Expression | undefined): KindRef | undefined => {
+  const resolve = (arg: TS.Expression | undefined): KindRef | undefined => {
     if (!arg) return undefined;
     const sym = resolveAlias(checker, checker.getSymbolAtLocation(arg));
     const decl = sym?.valueDeclaration;
@@ -43,7 +44,7 @@ export function deriveRbac(
     const v = evaluate(checker, arg);
     return v instanceof NotConstant ? undefined : fromObject(v);
   };
-  const visit = (n: ts.Node): void => {
+  const visit = (n: TS.Node): void => {
     if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression)) {
       const method = n.expression.name.text;
       if (method === "controller" || method === "owns" || method === "watches") {
@@ -66,8 +67,8 @@ export function deriveRbac(
 }
 
 /** Only calls chained from `.controller(…)` count (not any `owns` method in the program). */
-function isManagerChain(call: ts.CallExpression): boolean {
-  let e: ts.Expression = call;
+function isManagerChain(call: TS.CallExpression): boolean {
+  let e: TS.Expression = call;
   while (ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression)) {
     if (e.expression.name.text === "controller") return true;
     e = e.expression.expression;

@@ -2,7 +2,7 @@
 // of controller-gen's `webhook` generator over +kubebuilder:webhook markers): each decorator is
 // evaluated statically, checked, and becomes one webhook of the Mutating- or
 // ValidatingWebhookConfiguration, calling the webhook-service Service at its path.
-import type ts from "typescript";
+import type TS from "typescript";
 import type { Diagnostics } from "../diagnostics.js";
 import { classesOf, evaluateArg, tsopDecorators } from "../crd/collect.js";
 import { suggest } from "../markers.js";
@@ -41,7 +41,7 @@ const CONVERSION_FIELDS = ["group", "kind", "hub", "path"];
 function readOptions(
   decorator: string,
   value: unknown,
-  at: ts.Node,
+  at: TS.Node,
   diags: Diagnostics,
 ): Record<string, unknown> | undefined {
   const bad = (text: string) => {
@@ -115,12 +115,12 @@ function webhookEntry(o: Record<string, unknown>, mutating: boolean): Record<str
 
 /** Every admission webhook declared in the program; @ConversionWebhook options are checked only. */
 export function collectWebhooks(
-  files: readonly ts.SourceFile[],
-  checker: ts.TypeChecker,
+  files: readonly TS.SourceFile[],
+  checker: TS.TypeChecker,
   diags: Diagnostics,
 ): WebhookDeclaration[] {
   const out: WebhookDeclaration[] = [];
-  const names = new Map<string, ts.Node>();
+  const names = new Map<string, TS.Node>();
   for (const cls of classesOf(files)) {
     for (const use of tsopDecorators(cls, checker)) {
       if (!(WEBHOOK_DECORATORS as readonly string[]).includes(use.name)) continue;
@@ -146,7 +146,7 @@ export function collectWebhooks(
   return out;
 }
 
-function checkConversion(value: unknown, at: ts.Node, diags: Diagnostics): void {
+function checkConversion(value: unknown, at: TS.Node, diags: Diagnostics): void {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     diags.at(at, msg.badOption("ConversionWebhook", "expects an options object { group, kind, hub, path? }"));
     return;

@@ -56,12 +56,13 @@ export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
     // Custom resources first, while the operator still runs to release their finalizers; else
     // deleting the CRD leaves them (and the CRD) Terminating for good once the operator is gone.
     const customResources = await deleteCustomResources(client, found.crdsToDelete, options);
-    const deleted = await deleteTargets(client, ordered, options, namespace);
+    const { deleted, alreadyGone } = await deleteTargets(client, ordered, options, namespace);
     deleted.push(...(await afterInstallGone(client, found, options, namespace)));
     reporter.success(`Removed package ${pkg} from namespace ${namespace}`);
     return done(false, [
       ...customResources.map((r) => item(r, "deleted")),
       ...deleted.map((r) => item(r, "deleted")),
+      ...alreadyGone.map((r) => ({ ...item(r, "deleted"), reason: messages.cleanupAlreadyGone() })),
       ...found.kept,
     ]);
   } finally {
@@ -69,13 +70,17 @@ export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
   }
 }
 
-/** Deletes the package's objects in the shared delete order; a TimeoutError names what stayed. */
+/**
+ * Deletes the package's objects in the shared delete order; a TimeoutError names what stayed. Some
+ * are gone before their turn (OLM and the garbage collector remove what the CSV owned): those are
+ * listed too, so that the count announced and the objects listed agree.
+ */
 async function deleteTargets(
   client: KubeClient,
   ordered: ObjectRef[],
   options: CleanupOptions,
   namespace: string,
-): Promise<ObjectRef[]> {
+): Promise<{ deleted: ObjectRef[]; alreadyGone: ObjectRef[] }> {
   const { reporter, packageName: pkg } = options;
   reporter.info(`Deleting ${ordered.length} object(s) of package ${pkg} in namespace ${namespace}`);
   const outcome = await deleteAndWait(client, ordered, {
@@ -85,7 +90,12 @@ async function deleteTargets(
     signal: options.signal,
   });
   throwIfInterrupted(options.signal);
-  if (outcome.left.length === 0) return outcome.deleted;
+  if (outcome.left.length === 0) {
+    const deleted = new Set(outcome.deleted.map(describeRef));
+    const alreadyGone = ordered.filter((ref) => !deleted.has(describeRef(ref)));
+    for (const ref of alreadyGone) reporter.info(`  ${describeRef(ref)}: ${messages.cleanupAlreadyGone()}`);
+    return { deleted: outcome.deleted, alreadyGone };
+  }
   throw new TimeoutError(
     `cleanup of package ${pkg} did not finish:\n${outcome.left.map((l) => `  - ${l}`).join("\n")}`,
     {

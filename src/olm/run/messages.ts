@@ -72,6 +72,7 @@ export const messages = {
     message: `Subscription ${sub} has no installed CSV yet; nothing to upgrade from`,
     hint: "wait for the running install to finish, or clean up and run the bundle again",
   }),
+  cleanupAlreadyGone: () => "already gone (removed with its owner by OLM or the garbage collector)",
   cleanupNothing: (pkg: string, ns: string) =>
     `nothing to clean up: tsop created no objects for package "${pkg}" in namespace "${ns}"`,
 };

@@ -5,7 +5,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type IssuedCertificate, issueCertificate } from "../tls.js";
+import { type IssuedCertificate, issueCertificate } from "../../common/x509.js";
 
 /** CN of the front-proxy client certificate (the apiserver's --requestheader-allowed-names). */
 export const FRONT_PROXY_CLIENT = "front-proxy-client";

@@ -8,7 +8,7 @@ import { Agent, createServer, request, type Server } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { faultAnswer, Faults, type MatchedRequest } from "../faults.js";
-import type { RequestRecord } from "../server.js";
+import type { RequestRecord } from "../requests.js";
 import type { Pki } from "./pki.js";
 
 // Hop-by-hop headers (RFC 9110 §7.6.1) and identity headers a client must not set itself.

@@ -1,7 +1,7 @@
 // The public shapes of the real control plane (type-only, so `tsop/testing` loads none of it until
 // startTestCluster({ controlPlane: "real" }) is called).
 import type { Faults } from "../faults.js";
-import type { RequestRecord } from "../server.js";
+import type { RequestRecord } from "../requests.js";
 import type { BinaryLookup, BinaryName } from "./binaries.js";
 
 export interface RealTestClusterOptions extends BinaryLookup {

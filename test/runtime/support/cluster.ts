@@ -86,7 +86,7 @@ export interface Harness {
 export async function harness(clusterOptions: Parameters<typeof startTestCluster>[0] = {}): Promise<Harness> {
   const cluster = await startTestCluster(clusterOptions);
   const loaded = await loadKubeConfig({ kubeconfigText: cluster.kubeconfig });
-  const rest = new RestClient(loaded.server, loaded.kc);
+  const rest = new RestClient(loaded.server, loaded);
   const client = new Client(rest, new RestMapper(rest));
   await client.create(MEMCACHED_CRD);
   await waitFor("the Memcached CRD to be served", async () => {

@@ -49,7 +49,7 @@ export async function ownerScopeScenario(
   suffix: string,
 ): Promise<OwnerScopeObservations> {
   const loaded = await loadKubeConfig({ kubeconfig: kubeconfigPath });
-  const rest = new RestClient(loaded.server, loaded.kc);
+  const rest = new RestClient(loaded.server, loaded);
   const client = new Client(rest, new RestMapper(rest));
   const ns = `owner-scope-${suffix}`;
   const roleName = `owner-scope-leak-${suffix}`;

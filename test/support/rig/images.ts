@@ -9,6 +9,7 @@
 //   internet; an unreachable global catalog would fail every resolution in the cluster)
 // Host tools are copied with the shared libraries `ldd` names; the Go binaries are static.
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { chmod, copyFile, mkdir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -22,6 +23,12 @@ export interface ImageConfig {
   cmd: string[];
   env: string[];
   workingDir: string;
+  /** The image's USER ("65532:65532", "nobody", "" for root). */
+  user: string;
+  /** "<repository>@<manifest digest>" as a kubelet reports it ("" for mapped images). */
+  imageID: string;
+  /** A stand-in made from rig binaries (runs as root; see pod.ts). */
+  mapped: boolean;
 }
 
 /** Repositories the runner maps to rig binaries; pods using them are run by the runner, not kwok. */
@@ -45,15 +52,36 @@ export function isMapped(image: string): boolean {
   return MAPPED_REPOSITORIES.includes(repositoryOf(image));
 }
 
+/** Registry hosts the test bed can pull from: the loopback interface. */
+export const LOCAL_REGISTRY_PREFIXES = ["127.0.0.1:", "127.0.0.1/", "localhost:", "localhost/"];
+
 /** A registry the test bed can pull from: one on the loopback interface. */
 export function isLocalRegistryImage(image: string): boolean {
   return /^(127\.0\.0\.1|localhost)(:\d+)?\//.test(image);
+}
+
+/**
+ * The pods the runner runs (kwok simulates the rest): any container (init or not) uses a mapped
+ * image or one from a registry on 127.0.0.1. A pod that also names an image the bed cannot pull
+ * gets ErrImagePull for it, as on a disconnected cluster.
+ */
+export function runsOnRunner(images: string[]): boolean {
+  return images.some((i) => isMapped(i) || isLocalRegistryImage(i));
+}
+
+/** The same rule as a jq expression over a pod, for kwok's stage selectors. */
+export function runsOnRunnerJq(): string {
+  const images = "[(.spec.initContainers // [])[].image, .spec.containers[].image]";
+  const prefixes = [...MAPPED_REPOSITORIES.flatMap((r) => [`${r}:`, `${r}@`]), ...LOCAL_REGISTRY_PREFIXES];
+  return `${images} | any(. as $i | ${JSON.stringify(prefixes)} | any(. as $p | $i | startswith($p)))`;
 }
 
 export class PullError extends Error {}
 
 export class ImageStore {
   private readonly building = new Map<string, Promise<ImageConfig>>();
+  /** Images pulled by digest: immutable, so pulled once (a kubelet's IfNotPresent). */
+  private readonly byDigest = new Map<string, ImageConfig>();
   constructor(
     private readonly cacheDir: string,
     private readonly binary: (name: string) => string,
@@ -67,8 +95,14 @@ export class ImageStore {
       return Promise.reject(
         new PullError(`the test bed cannot pull ${image}: only images on 127.0.0.1 are reachable`),
       );
-    // Pulled every time (a pull secret or a re-pushed tag must be honoured), extracted per digest.
-    return this.pull(image, authFile);
+    // By tag: pulled every time (a pull secret or a re-pushed tag must be honoured); by digest:
+    // once. Extracted once per config digest either way.
+    const known = this.byDigest.get(image);
+    if (known) return Promise.resolve(known);
+    return this.pull(image, authFile).then((config) => {
+      if (image.includes("@sha256:")) this.byDigest.set(image, config);
+      return config;
+    });
   }
 
   private once(key: string, build: () => Promise<ImageConfig>): Promise<ImageConfig> {
@@ -90,6 +124,9 @@ export class ImageStore {
       cmd: [] as string[],
       env: [`PATH=${PATH}`],
       workingDir: "/",
+      user: "",
+      imageID: "",
+      mapped: true,
     };
     if (repository === "quay.io/operator-framework/olm") {
       for (const name of ["olm", "catalog", "package-server", "cpb"])
@@ -138,14 +175,26 @@ export class ImageStore {
       const rootfs = join(this.cacheDir, "images", manifest.config.digest.replace(":", "-"));
       if (!existsSync(rootfs)) await extractLayers(work, manifest.layers, rootfs);
       const config = JSON.parse(await readFile(blob(work, manifest.config.digest), "utf8")) as {
-        config?: { Entrypoint?: string[]; Cmd?: string[]; Env?: string[]; WorkingDir?: string };
+        config?: {
+          Entrypoint?: string[];
+          Cmd?: string[];
+          Env?: string[];
+          WorkingDir?: string;
+          User?: string;
+        };
       };
+      const manifestDigest = createHash("sha256")
+        .update(await readFile(join(work, "manifest.json")))
+        .digest("hex");
       return {
         rootfs,
         entrypoint: config.config?.Entrypoint ?? [],
         cmd: config.config?.Cmd ?? [],
         env: config.config?.Env ?? [`PATH=${PATH}`],
         workingDir: config.config?.WorkingDir || "/",
+        user: config.config?.User ?? "",
+        imageID: `${repositoryOf(image)}@sha256:${manifestDigest}`,
+        mapped: false,
       };
     } finally {
       await rm(work, { recursive: true, force: true });

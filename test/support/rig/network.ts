@@ -6,7 +6,8 @@
 //   and "<pod IP>:<port>";
 // - an HTTP CONNECT proxy on a Unix socket for the kube-apiserver's egress selector ("cluster"
 //   traffic: aggregated APIs such as OLM's packageserver, webhooks), resolving pod IPs.
-// Addresses the runner does not own are dialled as given (kwok's node IPs and the like).
+// - the fake Node's addresses at its kubelet port lead to the runner's kubelet API (kubelet-api.ts).
+// Addresses the runner does not own are dialled as given.
 import { existsSync, unlinkSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
@@ -25,7 +26,14 @@ export interface PodEndpoint {
 /** Where cluster addresses lead: the runner's pods, and Services selecting them. */
 export class AddressBook {
   private readonly pods = new Map<string, PodEndpoint>();
+  /** "host:port" → local port: the fake Node's kubelet API (kubelet-api.ts). */
+  private readonly fixed = new Map<string, number>();
   constructor(private readonly client: KubeClient) {}
+
+  /** Sends `host:port` to the local port (the Node's addresses at its kubelet port). */
+  setFixed(host: string, port: number, localPort: number): void {
+    this.fixed.set(`${host}:${port}`, localPort);
+  }
 
   set(key: string, endpoint: PodEndpoint): void {
     this.pods.set(key, endpoint);
@@ -36,6 +44,8 @@ export class AddressBook {
 
   /** The local port for `host:port`, or undefined when the address is not one of the runner's pods. */
   async resolve(host: string, port: number): Promise<number | undefined> {
+    const fixed = this.fixed.get(`${host}:${port}`);
+    if (fixed !== undefined) return fixed;
     if (isIP(host)) return this.byPodIp(host, port);
     const service = /^([a-z0-9-]+)\.([a-z0-9-]+)\.svc(\.cluster\.local)?\.?$/.exec(host);
     if (!service) return undefined;

@@ -1,10 +1,12 @@
-// The test bed's pod runner: a kubelet for the pods that must really work on the real control
-// plane — OLM's olm-operator, catalog-operator and packageserver, the catalog registry pods (tsop's
-// and OLM's), and OLM's bundle-unpack Job pods. It runs every pod that uses an image it maps
-// (images.ts: OLM's image, opm's image, the operatorhub.io catalog); kwok keeps simulating all other
-// pods (the kwok stages from kwokStagesForRunner() skip the runner's pods). Containers run as local
-// processes in a chroot of the image (sandbox.ts); the cluster reaches them through the runner's
-// proxies (network.ts). Design and limits: docs/testing.md ("Real OLM on the test bed").
+// The test bed's pod runner: a kubelet for every pod whose images the bed can run — OLM's
+// olm-operator, catalog-operator and packageserver, the catalog registry pods (tsop's and OLM's),
+// OLM's bundle-unpack Job pods (images it maps to rig binaries, images.ts), and every pod using an
+// image from a registry on 127.0.0.1 (the operator `tsop image build --push` built, and what it
+// deploys from there). kwok keeps simulating all other pods (the kwok stages from
+// kwokStagesForRunner() skip the runner's pods; the rule is runsOnRunner()). Containers run as
+// local processes in a chroot of the image (sandbox.ts); the cluster reaches them through the
+// runner's proxies (network.ts), and their logs through its kubelet API (kubelet-api.ts). Design
+// and limits: docs/testing.md ("Real pods on the test bed").
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -15,9 +17,10 @@ import { KubeClient } from "../../../src/kube/client.js";
 import type { KubeObject } from "../../../src/kube/objects.js";
 import { DEFAULT_POD_STAGES } from "../../../src/testing/index.js";
 import { Reaper } from "../../../src/testing/real/reaper.js";
-import { ImageStore, isMapped, MAPPED_REPOSITORIES } from "./images.js";
+import { ImageStore, runsOnRunner, runsOnRunnerJq } from "./images.js";
+import { startKubeletApi } from "./kubelet-api.js";
 import { AddressBook, startEgressProxy, startSocksProxy, writeEgressConfig } from "./network.js";
-import { RunnerPod } from "./pod.js";
+import { type ContainerRun, RunnerPod } from "./pod.js";
 
 export interface PodRunnerOptions {
   /** The kube-apiserver itself (not the fault proxy): https://127.0.0.1:PORT. */
@@ -34,8 +37,16 @@ export interface PodRunnerOptions {
 }
 
 export interface PodRunner {
-  /** Pods currently run (namespace/name). */
+  /** Uids of the pods currently run. */
   pods(): string[];
+  /** "namespace/name" of every pod the runner runs or is still stopping. */
+  podNames(): string[];
+  /** Process ids of every container sandbox now running (pods being stopped included). */
+  pids(): number[];
+  /** Process ids of a pod's running containers (empty when the runner does not run it). */
+  podPids(namespace: string, name: string): number[];
+  /** The runs of a container so far (log file, process), for tests; undefined for pods it does not run. */
+  containerRuns(namespace: string, pod: string, container: string): ContainerRun[] | undefined;
   stop(): Promise<void>;
 }
 
@@ -55,11 +66,9 @@ export async function prepareRunnerNetwork(): Promise<RunnerNetwork> {
   return network;
 }
 
-/** kwok's default pod stages, each also requiring that the pod uses none of the runner's images. */
+/** kwok's default pod stages, each also requiring that the runner does not run the pod. */
 export function kwokStagesForRunner(): string[] {
-  const images = "[(.spec.initContainers // [])[].image, .spec.containers[].image]";
-  const prefixes = MAPPED_REPOSITORIES.flatMap((r) => [`${r}:`, `${r}@`]);
-  const key = `${images} | any(. as $i | ${JSON.stringify(prefixes)} | any(. as $p | $i | startswith($p)))`;
+  const key = runsOnRunnerJq();
   return DEFAULT_POD_STAGES.map((text) => {
     const stage = parse(text) as {
       metadata: { name: string };
@@ -111,6 +120,15 @@ export async function startPodRunner(options: PodRunnerOptions): Promise<PodRunn
     reaper,
   };
   const running = new Map<string, RunnerPod>();
+  // Deleted pods whose processes are still stopping (SIGTERM, grace period).
+  const stopping = new Set<RunnerPod>();
+  const kubelet = await startKubeletApi({
+    logRun: (namespace, name, container, previous) =>
+      [...running.values(), ...stopping]
+        .find((p) => p.namespace === namespace && p.name === name)
+        ?.logRun(container, previous),
+  });
+  await routeKubeletApi(client, book, kubelet.port);
   const controller = new AbortController();
   const sync = (pod: KubeObject, deleted: boolean) => {
     const uid = pod.metadata.uid ?? "";
@@ -118,7 +136,8 @@ export async function startPodRunner(options: PodRunnerOptions): Promise<PodRunn
     const gone = deleted || Boolean(pod.metadata.deletionTimestamp);
     if (current && gone) {
       running.delete(uid);
-      void current.stop();
+      stopping.add(current);
+      void current.stop(true).finally(() => stopping.delete(current));
     } else if (!current && !gone && runnable(pod)) {
       const runnerPod = new RunnerPod(pod, ctx);
       running.set(uid, runnerPod);
@@ -126,12 +145,25 @@ export async function startPodRunner(options: PodRunnerOptions): Promise<PodRunn
     }
   };
   void watchPods(client, controller.signal, sync, log);
+  const all = () => [...running.values(), ...stopping];
   return {
     pods: () => [...running.values()].map((p) => p.uid),
+    podNames: () => all().map((p) => `${p.namespace}/${p.name}`),
+    pids: () => all().flatMap((p) => p.pids()),
+    podPids: (namespace, name) =>
+      all()
+        .filter((p) => p.namespace === namespace && p.name === name)
+        .flatMap((p) => p.pids()),
+    containerRuns: (namespace, pod, container) =>
+      all()
+        .find((p) => p.namespace === namespace && p.name === pod)
+        ?.containerRuns(container),
     async stop() {
       controller.abort();
-      for (const pod of running.values()) await pod.stop();
+      await Promise.all(all().map((pod) => pod.stop()));
       running.clear();
+      stopping.clear();
+      await closeServer(kubelet.server);
       await closeServer(socks.server);
       await closeServer(egress);
       client.close();
@@ -161,7 +193,7 @@ function runnerKubeconfig(options: PodRunnerOptions): string {
   });
 }
 
-/** A pod the runner takes: scheduled, not finished, and using one of the mapped images. */
+/** A pod the runner takes: scheduled, not finished, and runsOnRunner(). */
 function runnable(pod: KubeObject): boolean {
   if (!pod.spec?.nodeName) return false;
   const phase = pod.status?.phase;
@@ -169,7 +201,24 @@ function runnable(pod: KubeObject): boolean {
   const containers = [...(pod.spec.initContainers ?? []), ...(pod.spec.containers ?? [])] as Array<{
     image: string;
   }>;
-  return containers.some((c) => isMapped(c.image));
+  return runsOnRunner(containers.map((c) => c.image));
+}
+
+/**
+ * The kube-apiserver dials a Node's kubelet at one of its addresses (or its name) and its kubelet
+ * port (status.daemonEndpoints, else 10250): every such address leads to the runner's kubelet API.
+ */
+async function routeKubeletApi(client: KubeClient, book: AddressBook, localPort: number): Promise<void> {
+  const nodes = (await client.list("v1", "Node", {})).items;
+  for (const node of nodes) {
+    const status = (node.status ?? {}) as {
+      addresses?: Array<{ address: string }>;
+      daemonEndpoints?: { kubeletEndpoint?: { Port?: number } };
+    };
+    const port = status.daemonEndpoints?.kubeletEndpoint?.Port || 10250;
+    const hosts = [node.metadata.name ?? "", ...(status.addresses ?? []).map((a) => a.address)];
+    for (const host of hosts.filter(Boolean)) book.setFixed(host, port, localPort);
+  }
 }
 
 /** List + watch of every pod, relisting when the watch ends or history is gone. */

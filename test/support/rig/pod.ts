@@ -1,30 +1,26 @@
 // One pod run by the pod runner, kubelet-style: pull images (ErrImagePull/ImagePullBackOff on
-// failure), make volumes, run init containers in order, then the containers; report status
-// (phase, container states, Ready once each declared port accepts connections) and restart
-// per restartPolicy with back-off. Declared containerPorts become free local ports: arguments equal
-// to a declared port ("50051", "--secure-port=5443", ":8080") are rewritten to the local port, and
-// the address book maps podIP:containerPort to it.
-import { existsSync, mkdirSync } from "node:fs";
-import { mkdir, rm, writeFile } from "node:fs/promises";
-import { connect } from "node:net";
+// failure), make volumes, run init containers in order, then the containers, each as a sandboxed
+// process (sandbox.ts) as the user the pod and image say (security.ts), with its probes
+// (probes.ts); restart per restartPolicy with back-off (CrashLoopBackOff); report status as a
+// kubelet writes it (pod-status.ts); keep each run's output for `kubectl logs` (kubelet-api.ts).
+// Pod and probe ports become free local ports (ports.ts); the address book maps podIP:port and
+// Services to them.
+import { chmodSync, existsSync, mkdirSync } from "node:fs";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { KubeClient } from "../../../src/kube/client.js";
 import type { KubeObject } from "../../../src/kube/objects.js";
 import { type ImageConfig, type ImageStore, PullError, writeAuthFile } from "./images.js";
 import type { AddressBook } from "./network.js";
+import type { Container } from "./pod-spec.js";
+import { type Kind, now, PodStatus } from "./pod-status.js";
+import { PodPorts } from "./ports.js";
+import { ContainerProbes } from "./probes.js";
 import { type ContainerProcess, type Mount, runContainer } from "./sandbox.js";
+import { type RunAs, runAs, RunAsError } from "./security.js";
 import { fieldValue, materialiseVolumes } from "./volumes.js";
 
-export interface Container {
-  name: string;
-  image: string;
-  command?: string[];
-  args?: string[];
-  workingDir?: string;
-  env?: Array<{ name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }>;
-  ports?: Array<{ containerPort: number; name?: string }>;
-  volumeMounts?: Array<{ name: string; mountPath: string; readOnly?: boolean; subPath?: string }>;
-}
+export type { Container } from "./pod-spec.js";
 
 export interface PodContext {
   client: KubeClient;
@@ -42,15 +38,27 @@ export interface PodContext {
   reaper: { watchProcess(pid: number): void; forgetProcess(pid: number): void };
 }
 
-type State = Record<string, unknown>;
+/** A container's run, for logs and tests. */
+export interface ContainerRun {
+  attempt: number;
+  /** As in the container's status (state.*.containerID). */
+  containerID: string;
+  logFile: string;
+  process?: ContainerProcess;
+}
+
+/** The longest grace a deleted pod gets before SIGKILL (tests should not wait 30 s on a stuck one). */
+const MAX_GRACE_SECONDS = 30;
 
 export class RunnerPod {
   private stopped = false;
   private readonly processes = new Set<ContainerProcess>();
-  private readonly ports = new Map<number, number>();
+  private readonly runs = new Map<string, ContainerRun[]>();
+  private ports!: PodPorts;
   private readonly podIP: string;
   private readonly key: string;
   private readonly dir: string;
+  private readonly status: PodStatus;
   private pod: KubeObject;
 
   constructor(
@@ -61,25 +69,84 @@ export class RunnerPod {
     this.podIP = ctx.podIP();
     this.key = `${pod.metadata.namespace}/${pod.metadata.name}/${pod.metadata.uid}`;
     this.dir = join(ctx.dir, "pods", pod.metadata.uid ?? String(Date.now()));
+    this.status = new PodStatus(this.containers("initContainers"), this.containers("containers"), (s) =>
+      this.patchStatus(s),
+    );
   }
 
   get uid(): string {
     return this.pod.metadata.uid ?? "";
+  }
+  get namespace(): string {
+    return this.pod.metadata.namespace ?? "";
+  }
+  get name(): string {
+    return this.pod.metadata.name ?? "";
   }
 
   start(): void {
     void this.run().catch((error) => this.ctx.log(`pod ${this.key}: ${(error as Error).message}`));
   }
 
-  async stop(): Promise<void> {
+  /** Runs of `container` so far, oldest first. */
+  containerRuns(container: string): ContainerRun[] {
+    return this.runs.get(container) ?? [];
+  }
+
+  /**
+   * The run whose output `kubectl logs [--previous]` shows, chosen from the container's status as
+   * the kubelet chooses (previous: lastState's; else the running one, the terminated one, or
+   * lastState's while waiting), or the kubelet's message when there is none.
+   */
+  logRun(container: string, previous: boolean): ContainerRun | string {
+    const kind = this.containers("initContainers").some((c) => c.name === container)
+      ? "initContainerStatuses"
+      : "containerStatuses";
+    if (!this.allContainers().some((c) => c.name === container))
+      return `container ${container} is not valid for pod ${this.name}`;
+    const status = this.status.get(kind, container);
+    const id = (state: Record<string, unknown>, key: string) =>
+      (state[key] as { containerID?: string } | undefined)?.containerID;
+    const last = id(status.lastState, "terminated");
+    const running = status.state.running ? status.containerID : undefined;
+    const wanted = previous ? last : (running ?? id(status.state, "terminated") ?? last);
+    const run = wanted ? this.containerRuns(container).find((r) => r.containerID === wanted) : undefined;
+    if (run) return run;
+    if (previous) return `previous terminated container "${container}" in pod "${this.name}" not found`;
+    const reason = (status.state.waiting as { reason?: string } | undefined)?.reason ?? "ContainerCreating";
+    return `container "${container}" in pod "${this.name}" is waiting to start: ${reason}`;
+  }
+
+  /** Process ids of the containers' programs' sandboxes now running. */
+  pids(): number[] {
+    return [...this.processes].map((p) => p.child.pid ?? 0).filter(Boolean);
+  }
+
+  /**
+   * Stops every container: SIGTERM and the pod's grace period (deletion), or SIGKILL at once
+   * (`graceful: false`, the bed shutting down). Resolves once every process is gone.
+   */
+  async stop(graceful = false): Promise<void> {
     this.stopped = true;
-    for (const p of this.processes) p.stop();
     this.ctx.book.delete(this.key);
+    const grace = Math.min(
+      MAX_GRACE_SECONDS,
+      Number(
+        this.pod.metadata.deletionGracePeriodSeconds ?? this.pod.spec?.terminationGracePeriodSeconds ?? 30,
+      ),
+    );
+    await Promise.all(
+      [...this.processes].map((p) => (graceful ? p.terminate(grace * 1000) : (p.stop(), p.exited))),
+    );
     await rm(this.dir, { recursive: true, force: true }).catch(() => undefined);
   }
 
   private containers(kind: "initContainers" | "containers"): Container[] {
     return (this.pod.spec?.[kind] ?? []) as Container[];
+  }
+
+  private allContainers(): Container[] {
+    return [...this.containers("initContainers"), ...this.containers("containers")];
   }
 
   private async run(): Promise<void> {
@@ -88,9 +155,8 @@ export class RunnerPod {
     // programs that bind fixed localhost ports (opm's pprof on localhost:6060) do not collide.
     const loopback = this.ctx.loopback(this.podIP);
     await writeFile(join(this.dir, "hosts"), `${loopback}\tlocalhost ${this.pod.metadata.name}\n`);
-    for (const c of this.containers("containers"))
-      for (const p of c.ports ?? []) this.ports.set(p.containerPort, await this.ctx.freePort());
-    await this.patchStatus({
+    this.ports = await PodPorts.allocate(this.allContainers(), this.ctx.freePort);
+    await this.status.pod({
       phase: "Pending",
       podIP: this.podIP,
       podIPs: [{ ip: this.podIP }],
@@ -98,17 +164,35 @@ export class RunnerPod {
     });
     const images = await this.pullAll();
     if (!images) return;
+    for (const c of this.containers("initContainers"))
+      this.status.get("initContainerStatuses", c.name).imageID = images.get(c.name)!.imageID;
+    for (const c of this.containers("containers"))
+      this.status.get("containerStatuses", c.name).imageID = images.get(c.name)!.imageID;
+    this.ports.keepHardCoded(this.allContainers().map((c) => this.commandLine(c, images.get(c.name)!)));
     const volumes = await this.volumesWithRetry();
     if (!volumes) return;
-    for (const c of this.containers("initContainers")) {
-      if (!(await this.runInit(c, images.get(c.name)!, volumes))) return;
+    const users = new Map<string, RunAs>();
+    for (const c of this.allContainers()) {
+      try {
+        users.set(c.name, runAs(this.pod, c, images.get(c.name)!));
+      } catch (error) {
+        if (!(error instanceof RunAsError)) throw error;
+        await this.waiting(c, "CreateContainerConfigError", error.message);
+        return;
+      }
     }
-    await this.runMain(images, volumes);
+    const launch = (c: Container, attempt: number) =>
+      this.launch(c, images.get(c.name)!, volumes, users.get(c.name)!, attempt);
+    for (const c of this.containers("initContainers")) {
+      if (!(await this.runInit(c, launch))) return;
+    }
+    await this.status.setInitialized();
+    await this.runMain(launch);
   }
 
   /** Pulls every image; on failure reports ErrImagePull → ImagePullBackOff and retries, as a kubelet does. */
   private async pullAll(): Promise<Map<string, ImageConfig> | undefined> {
-    const all = [...this.containers("initContainers"), ...this.containers("containers")];
+    const all = this.allContainers();
     const authFile = join(this.dir, "auth.json");
     const secrets = await this.pullSecrets();
     const hasAuth = await writeAuthFile(authFile, secrets);
@@ -121,7 +205,7 @@ export class RunnerPod {
       } catch (error) {
         if (!(error instanceof PullError)) throw error;
         const failed = all.find((c) => !out.has(c.name))!;
-        await this.reportWaiting(failed, attempt === 0 ? "ErrImagePull" : "ImagePullBackOff", error.message);
+        await this.waiting(failed, attempt === 0 ? "ErrImagePull" : "ImagePullBackOff", error.message);
         await sleep(Math.min(10_000, 1000 * 2 ** attempt));
       }
     }
@@ -147,8 +231,8 @@ export class RunnerPod {
       try {
         return await materialiseVolumes(this.ctx.client, this.pod, join(this.dir, "volumes"));
       } catch (error) {
-        const first = this.containers("initContainers")[0] ?? this.containers("containers")[0]!;
-        await this.reportWaiting(
+        const first = this.allContainers()[0]!;
+        await this.waiting(
           first,
           "ContainerCreating",
           `MountVolume.SetUp failed: ${(error as Error).message}`,
@@ -159,70 +243,161 @@ export class RunnerPod {
     return undefined;
   }
 
-  private async runInit(c: Container, image: ImageConfig, volumes: Map<string, string>): Promise<boolean> {
+  private async runInit(
+    c: Container,
+    launch: (c: Container, attempt: number) => ContainerProcess,
+  ): Promise<boolean> {
     const restart = this.pod.spec?.restartPolicy ?? "Always";
     for (let attempt = 0; !this.stopped; attempt++) {
-      await this.setContainer("initContainerStatuses", c, { running: { startedAt: now() } }, false, attempt);
-      const code = await this.launch(c, image, volumes).exited;
+      const code = await this.runOnce("initContainerStatuses", c, attempt, launch);
       if (this.stopped) return false;
-      const terminated = { exitCode: code, reason: code === 0 ? "Completed" : "Error", finishedAt: now() };
-      await this.setContainer("initContainerStatuses", c, { terminated }, code === 0, attempt);
       if (code === 0) return true;
       if (restart === "Never") {
-        await this.patchStatus({ phase: "Failed", conditions: readyConditions(false, "PodFailed") });
+        await this.status.setCompleted("Failed");
         return false;
       }
-      await sleep(Math.min(10_000, 1000 * 2 ** attempt));
+      await this.backOff("initContainerStatuses", c, attempt);
     }
     return false;
   }
 
-  private async runMain(images: Map<string, ImageConfig>, volumes: Map<string, string>): Promise<void> {
+  private async runMain(launch: (c: Container, attempt: number) => ContainerProcess): Promise<void> {
     const containers = this.containers("containers");
-    const exits = containers.map((c) => this.superviseContainer(c, images.get(c.name)!, volumes));
-    await this.patchStatus({ phase: "Running", startTime: now() });
-    void this.watchReadiness(containers);
-    const codes = await Promise.all(exits);
+    this.publish();
+    await this.status.pod({ phase: "Running", startTime: now() });
+    const codes = await Promise.all(containers.map((c) => this.superviseContainer(c, launch)));
     if (this.stopped) return;
-    const failed = codes.some((code) => code !== 0);
-    await this.patchStatus({
-      phase: failed ? "Failed" : "Succeeded",
-      conditions: readyConditions(false, "PodCompleted"),
-    });
+    await this.status.setCompleted(codes.some((code) => code !== 0) ? "Failed" : "Succeeded");
   }
 
   /** Runs one container until it stops for good (per restartPolicy); resolves with its last exit code. */
   private async superviseContainer(
     c: Container,
-    image: ImageConfig,
-    volumes: Map<string, string>,
+    launch: (c: Container, attempt: number) => ContainerProcess,
   ): Promise<number> {
     const restart = this.pod.spec?.restartPolicy ?? "Always";
     for (let attempt = 0; ; attempt++) {
-      await this.setContainer("containerStatuses", c, { running: { startedAt: now() } }, false, attempt);
-      const code = await this.launch(c, image, volumes).exited;
+      const code = await this.runOnce("containerStatuses", c, attempt, launch);
       if (this.stopped) return code;
-      const terminated = { exitCode: code, reason: code === 0 ? "Completed" : "Error", finishedAt: now() };
-      await this.setContainer("containerStatuses", c, { terminated }, false, attempt);
       if (restart === "Never" || (restart === "OnFailure" && code === 0)) return code;
-      await this.setContainer(
-        "containerStatuses",
-        c,
-        { waiting: { reason: "CrashLoopBackOff" } },
-        false,
-        attempt,
-      );
-      await sleep(Math.min(10_000, 1000 * 2 ** attempt));
+      await this.backOff("containerStatuses", c, attempt);
       if (this.stopped) return code;
     }
   }
 
-  private launch(c: Container, image: ImageConfig, volumes: Map<string, string>): ContainerProcess {
+  /** One run of a container with its probes; records it as terminated; resolves with its exit code. */
+  private async runOnce(
+    kind: Kind,
+    c: Container,
+    attempt: number,
+    launch: (c: Container, attempt: number) => ContainerProcess,
+  ): Promise<number> {
+    const startedAt = now();
+    const process = launch(c, attempt);
+    const containerID = this.containerRuns(c.name).at(-1)!.containerID;
+    await this.status.container(kind, c.name, {
+      state: { running: { startedAt } },
+      ready: false,
+      started: kind === "containerStatuses" && !c.startupProbe,
+      restartCount: attempt,
+      containerID,
+    });
+    let probes: ContainerProbes | undefined;
+    let killedBy: string | undefined;
+    if (kind === "containerStatuses") {
+      probes = new ContainerProbes(c, this.ports, this.podIP, {
+        ready: (ready) => void this.setReady(c, ready),
+        started: () => void this.status.container(kind, c.name, { started: true }),
+        unhealthy: (message) => {
+          killedBy = message;
+          this.ctx.log(`pod ${this.key} container ${c.name}: ${message}, restarting`);
+          void this.event("Warning", "Unhealthy", `${message}; container ${c.name} will be restarted`);
+          void process.terminate(this.graceSeconds() * 1000);
+        },
+      });
+      probes.start();
+    }
+    const code = await process.exited;
+    probes?.stop();
+    if (this.stopped) return code;
+    if (code !== 0)
+      this.ctx.log(
+        `pod ${this.key} container ${c.name} exited ${code}: ${await logTail(this.containerRuns(c.name).at(-1)!.logFile)}`,
+      );
+    const terminated = {
+      exitCode: code,
+      reason: code === 0 ? "Completed" : "Error",
+      ...(killedBy ? { message: killedBy } : {}),
+      startedAt,
+      finishedAt: now(),
+      containerID,
+    };
+    await this.status.container(kind, c.name, {
+      state: { terminated },
+      ready: false,
+      started: false,
+    });
+    if (kind === "containerStatuses") this.publish();
+    return code;
+  }
+
+  /** Waits before the next run, showing CrashLoopBackOff as a kubelet does. */
+  private async backOff(kind: Kind, c: Container, attempt: number): Promise<void> {
+    const delay = Math.min(10_000, 1000 * 2 ** attempt);
+    const last = this.status.get(kind, c.name).state;
+    await this.status.container(kind, c.name, {
+      state: {
+        waiting: {
+          reason: "CrashLoopBackOff",
+          message: `back-off ${Math.round(delay / 1000)}s restarting failed container=${c.name} pod=${this.pod.metadata.name}_${this.pod.metadata.namespace}(${this.uid})`,
+        },
+      },
+      lastState: last,
+      restartCount: attempt + 1,
+    });
+    await sleep(delay);
+  }
+
+  private async setReady(c: Container, ready: boolean): Promise<void> {
+    await this.status.container("containerStatuses", c.name, { ready });
+    this.publish();
+  }
+
+  /** The pod in the address book: by pod IP always, behind Services only while Ready. */
+  private publish(): void {
+    if (this.stopped) return;
+    this.ctx.book.set(this.key, {
+      namespace: this.pod.metadata.namespace ?? "",
+      labels: this.pod.metadata.labels ?? {},
+      podIP: this.podIP,
+      ports: this.ports.endpoints(this.containers("containers")),
+      ready: this.status.ready(),
+    });
+  }
+
+  private graceSeconds(): number {
+    return Math.min(MAX_GRACE_SECONDS, Number(this.pod.spec?.terminationGracePeriodSeconds ?? 30));
+  }
+
+  private commandLine(c: Container, image: ImageConfig): string[] {
+    return expand(commandLine(c, image), this.envOf(c, image));
+  }
+
+  private launch(
+    c: Container,
+    image: ImageConfig,
+    volumes: Map<string, string>,
+    user: RunAs,
+    attempt: number,
+  ): ContainerProcess {
     const mounts: Mount[] = (c.volumeMounts ?? []).map((m) => {
       const volume = volumes.get(m.name);
       const hostPath = join(volume ?? "/nonexistent", m.subPath ?? "");
       // As the kubelet does: a subPath missing from its volume is created as a directory.
-      if (volume && m.subPath && !existsSync(hostPath)) mkdirSync(hostPath, { recursive: true, mode: 0o777 });
+      if (volume && m.subPath && !existsSync(hostPath)) {
+        mkdirSync(hostPath, { recursive: true });
+        chmodSync(hostPath, 0o777);
+      }
       return { hostPath, containerPath: m.mountPath, readOnly: m.readOnly ?? false };
     });
     mounts.push({
@@ -232,19 +407,26 @@ export class RunnerPod {
       file: true,
     });
     const env = this.envOf(c, image);
-    const original = expand(commandLine(c, image), env);
-    const argv = this.rewritePorts(c, original);
-    this.keepUnmappedPorts(c, original, argv);
+    const argv = this.ports.rewrite(this.commandLine(c, image));
     argv[0] = resolveInPath(argv[0]!, env.PATH ?? "", image.rootfs);
     this.ctx.log(`pod ${this.key} container ${c.name}: ${argv.join(" ")}`);
+    const logDir = join(this.dir, "logs", c.name);
+    mkdirSync(logDir, { recursive: true });
+    const logFile = join(logDir, `${attempt}.log`);
     const process = runContainer({
       rootfs: image.rootfs,
       mounts,
       argv,
       env,
       workingDir: c.workingDir || image.workingDir,
-      logFile: join(this.dir, `${c.name}.log`),
+      logFile,
+      hostname: String(this.pod.spec?.hostname ?? this.pod.metadata.name ?? ""),
+      user: user.uid === 0 && user.gid === 0 ? undefined : { uid: user.uid, gid: user.gid },
+      readOnlyRootFilesystem: user.readOnlyRootFilesystem,
     });
+    const runs = this.runs.get(c.name) ?? [];
+    runs.push({ attempt, containerID: `rig://${this.uid}/${c.name}/${attempt}`, logFile, process });
+    this.runs.set(c.name, runs);
     this.processes.add(process);
     const pid = process.child.pid;
     if (pid) this.ctx.reaper.watchProcess(pid);
@@ -263,107 +445,48 @@ export class RunnerPod {
     }
     Object.assign(env, { HOSTNAME: this.pod.metadata.name ?? "" }, this.ctx.env);
     for (const e of c.env ?? []) {
-      env[e.name] = e.valueFrom?.fieldRef
-        ? e.valueFrom.fieldRef.fieldPath === "status.podIP"
-          ? this.podIP
-          : fieldValue(this.pod, e.valueFrom.fieldRef.fieldPath)
-        : expand([e.value ?? ""], env)[0]!;
+      const path = e.valueFrom?.fieldRef?.fieldPath;
+      env[e.name] =
+        path === undefined
+          ? expand([e.value ?? ""], env)[0]!
+          : path === "status.podIP" || path === "status.hostIP"
+            ? this.podIP
+            : fieldValue(this.pod, path);
     }
     return env;
   }
 
-  private rewritePorts(c: Container, argv: string[]): string[] {
-    const declared = new Map(
-      (c.ports ?? []).map((p) => [String(p.containerPort), String(this.ports.get(p.containerPort))]),
-    );
-    return argv.map((arg, i) => {
-      if (i === 0) return arg;
-      if (declared.has(arg)) return declared.get(arg)!;
-      const flag = /^(--?[\w-]+=|:)(\d+)$/.exec(arg);
-      return flag && declared.has(flag[2]!) ? `${flag[1]}${declared.get(flag[2]!)}` : arg;
-    });
-  }
-
-  /**
-   * A declared port that appears nowhere in the command line is hard-coded in the program (OLM's
-   * operators serve metrics on :8080): it listens on the port itself, shared with the host.
-   */
-  private keepUnmappedPorts(c: Container, before: string[], after: string[]): void {
-    for (const p of c.ports ?? []) {
-      const rewritten = after.some(
-        (arg, i) => arg !== before[i] && arg.endsWith(String(this.ports.get(p.containerPort))),
-      );
-      if (!rewritten) this.ports.set(p.containerPort, p.containerPort);
-    }
-  }
-
-  /** Ready once every declared port of every container accepts TCP connections. */
-  private async watchReadiness(containers: Container[]): Promise<void> {
-    // Read the ports on every round: launch() settles hard-coded ones after the first start.
-    const ports = () =>
-      containers.flatMap((c) => (c.ports ?? []).map((p) => this.ports.get(p.containerPort)!));
-    while (!this.stopped) {
-      const open = await Promise.all(ports().map(accepts));
-      if (open.every(Boolean)) break;
-      await sleep(200);
-    }
-    if (this.stopped) return;
-    this.ctx.book.set(this.key, {
-      namespace: this.pod.metadata.namespace ?? "",
-      labels: this.pod.metadata.labels ?? {},
-      podIP: this.podIP,
-      ports: containers.flatMap((c) =>
-        (c.ports ?? []).map((p) => ({
-          containerPort: p.containerPort,
-          name: p.name,
-          hostPort: this.ports.get(p.containerPort)!,
-        })),
-      ),
-      ready: true,
-    });
-    const statuses = containers.map((c) => ({
-      ...this.statusFor("containerStatuses", c),
-      ready: true,
-      started: true,
-    }));
-    await this.patchStatus({ containerStatuses: statuses, conditions: readyConditions(true) });
-  }
-
-  private statuses: Record<string, Map<string, State>> = {
-    initContainerStatuses: new Map(),
-    containerStatuses: new Map(),
-  };
-
-  private statusFor(kind: string, c: Container): State {
-    return (
-      this.statuses[kind]!.get(c.name) ?? {
-        name: c.name,
-        image: c.image,
-        imageID: "",
-        ready: false,
-        restartCount: 0,
-      }
-    );
-  }
-
-  private async setContainer(kind: string, c: Container, state: State, ready: boolean, restarts: number) {
-    const status: State = { ...this.statusFor(kind, c), state, ready, restartCount: restarts };
-    this.statuses[kind]!.set(c.name, status);
-    const all = this.containers(kind === "containerStatuses" ? "containers" : "initContainers").map((x) =>
-      this.statusFor(kind, x),
-    );
-    await this.patchStatus({ [kind]: all });
-  }
-
-  private async reportWaiting(c: Container, reason: string, message: string): Promise<void> {
+  private async waiting(c: Container, reason: string, message: string): Promise<void> {
     const isInit = this.containers("initContainers").some((x) => x.name === c.name);
-    await this.setContainer(
-      isInit ? "initContainerStatuses" : "containerStatuses",
-      c,
-      { waiting: { reason, message } },
-      false,
-      0,
-    );
+    await this.status.container(isInit ? "initContainerStatuses" : "containerStatuses", c.name, {
+      state: { waiting: { reason, message } },
+      ready: false,
+    });
+  }
+
+  private async event(type: "Normal" | "Warning", reason: string, message: string): Promise<void> {
+    const namespace = this.pod.metadata.namespace ?? "default";
+    await this.ctx.client
+      .create({
+        apiVersion: "v1",
+        kind: "Event",
+        metadata: { generateName: `${this.pod.metadata.name}.`, namespace },
+        involvedObject: {
+          apiVersion: "v1",
+          kind: "Pod",
+          namespace,
+          name: this.pod.metadata.name,
+          uid: this.uid,
+        },
+        type,
+        reason,
+        message,
+        source: { component: "kubelet", host: String(this.pod.spec?.nodeName ?? "") },
+        firstTimestamp: now(),
+        lastTimestamp: now(),
+        count: 1,
+      } as KubeObject)
+      .catch((error: Error) => this.ctx.log(`pod ${this.key}: event: ${error.message}`));
   }
 
   private async patchStatus(status: Record<string, unknown>): Promise<void> {
@@ -380,17 +503,6 @@ export class RunnerPod {
       this.ctx.log(`pod ${this.key}: status update failed: ${(error as Error).message}`);
     }
   }
-}
-
-function readyConditions(ready: boolean, reason?: string) {
-  const t = now();
-  const c = (type: string, status: boolean) => ({
-    type,
-    status: status ? "True" : "False",
-    lastTransitionTime: t,
-    ...(status || !reason ? {} : { reason }),
-  });
-  return [c("Initialized", true), c("Ready", ready), c("ContainersReady", ready), c("PodScheduled", true)];
 }
 
 /** Kubernetes' rule: command replaces the entrypoint, args replace the image's cmd. */
@@ -416,16 +528,10 @@ function resolveInPath(command: string, path: string, rootfs: string): string {
   return command;
 }
 
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect(port, "127.0.0.1");
-    s.once("connect", () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once("error", () => resolve(false));
-  });
+/** The last lines of a log, for the runner's diagnostics. */
+async function logTail(file: string): Promise<string> {
+  const text = await readFile(file, "utf8").catch(() => "");
+  return text.split("\n").slice(-6).join("\n");
 }
 
-const now = () => new Date().toISOString().replace(/\.\d+Z$/, "Z");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,7 +1,7 @@
 // A pod's volumes as directories, the way a kubelet materialises them: emptyDir, configMap and
 // secret (with items, binaryData), and the projected service-account volume (a real token from the
 // TokenRequest API bound to the pod, the cluster CA from kube-root-ca.crt, the namespace).
-import { mkdir, writeFile } from "node:fs/promises";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { KubeClient } from "../../../src/kube/client.js";
 import type { KubeObject } from "../../../src/kube/objects.js";
@@ -35,7 +35,9 @@ export async function materialiseVolumes(
   const namespace = pod.metadata.namespace ?? "default";
   for (const volume of (pod.spec?.volumes ?? []) as VolumeSpec[]) {
     const path = join(dir, volume.name);
-    await mkdir(path, { recursive: true, mode: 0o777 });
+    await mkdir(path, { recursive: true });
+    // An emptyDir is world-writable, as the kubelet makes it (mkdir's mode is cut by the umask).
+    if (volume.emptyDir) await chmod(path, 0o777);
     out.set(volume.name, path);
     if (volume.configMap) {
       const data = await configMapData(client, namespace, volume.configMap.name, volume.configMap.optional);

@@ -1,6 +1,7 @@
 // `npm run cluster -- --no-olm --kubeconfig FILE` runs the real test bed for people and scripts:
-// it prints the kubeconfig path on a line of its own, kubectl works against it (a Ready kwok Node),
-// and SIGINT stops every component it started.
+// it prints the kubeconfig path, the registry on 127.0.0.1 and the Node.js base in it on lines of
+// their own; kubectl works against it (a Ready kwok Node), a pod with the base image really runs
+// (its output through `kubectl logs`), and SIGINT stops every component it started.
 import { execa } from "execa";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -26,7 +27,7 @@ const alive = (pid: number) => {
   }
 };
 
-it("starts the real control plane with kwok, serves kubectl, and stops everything on SIGINT", async () => {
+it("starts the real control plane with kwok, a registry and a Node base whose pods really run, serves kubectl, and stops everything on SIGINT", async () => {
   const pkg = JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8")) as {
     scripts: Record<string, string>;
   };
@@ -60,6 +61,32 @@ it("starts the real control plane with kwok, serves kubectl, and stops everythin
       .filter((line) => line.includes(dataDir) && /etcd|kube-|kwok/.test(line))
       .map((line) => Number(line.trim().split(/\s+/)[0]));
     expect(pids.length).toBe(5);
+
+    const registry = /^registry: (127\.0\.0\.1:\d+)$/m.exec(out)?.[1];
+    expect(registry, out).toBeDefined();
+    expect(out).toMatch(new RegExp(`^base: ${registry}/base/node:20$`, "m"));
+    const env = { KUBECONFIG: kubeconfig };
+    const run = await execa(
+      "kubectl",
+      [
+        "run",
+        "hello",
+        "--image",
+        `${registry}/base/node:20`,
+        "--restart=Never",
+        "--",
+        "-e",
+        "console.log('hello from', process.version)",
+      ],
+      { env, reject: false, all: true },
+    );
+    expect(run.exitCode, run.all).toBe(0);
+    let logs = "";
+    for (const deadline = Date.now() + 120_000; Date.now() < deadline && !logs.startsWith("hello");) {
+      await new Promise((r) => setTimeout(r, 500));
+      logs = (await execa("kubectl", ["logs", "hello"], { env, reject: false })).stdout;
+    }
+    expect(logs).toBe(`hello from ${process.version}`);
   } finally {
     child.kill("SIGINT");
   }

@@ -1,0 +1,95 @@
+// The two operators under test, built as their users build them: the Go twin with `go build` from
+// its go.mod/go.sum (modules from the Go module proxy), once per machine into the rig's cache keyed
+// by its sources and the Go version; the TypeScript twin compiled by tsc's transpiler into a
+// throwaway directory whose node_modules/tsop links to this checkout (its built dist/).
+import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import ts from "typescript";
+import { fail } from "../side-by-side.js";
+
+export interface Operator {
+  side: "tsop" | "controller-runtime";
+  command: string;
+  args: string[];
+  cwd: string;
+}
+
+const HERE = import.meta.dirname;
+const REPO = join(HERE, "../..");
+const GO_SOURCES = ["go.mod", "go.sum", "main.go"];
+
+function goBinary(): string {
+  if (process.env.GO) return process.env.GO;
+  const onPath = spawnSync("go", ["version"], { encoding: "utf8" });
+  return onPath.status === 0 ? "go" : "/usr/local/go/bin/go";
+}
+
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
+  const r = spawnSync(command, args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  if (r.error || r.status !== 0)
+    fail(`\`${command} ${args.join(" ")}\` failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stderr}`);
+  return r.stdout;
+}
+
+/** The controller-runtime twin's binary, built on first use. */
+export function goTwin(): Operator {
+  const go = goBinary();
+  const source = join(HERE, "go");
+  const hash = createHash("sha256").update(run(go, ["env", "GOVERSION"], source));
+  for (const file of GO_SOURCES) hash.update(file).update(readFileSync(join(source, file)));
+  const rigDir = execFileSync(process.execPath, [join(REPO, "scripts/rig/index.mjs"), "dir"], {
+    encoding: "utf8",
+  }).trim();
+  const dir = join(rigDir, `runtime-twin-go-${hash.digest("hex").slice(0, 12)}`);
+  const binary = join(dir, "widget-operator");
+  if (!existsSync(binary)) {
+    process.stderr.write("vs-runtime: building the controller-runtime twin (once per machine)…\n");
+    const stage = `${dir}.tmp-${process.pid}`;
+    rmSync(stage, { recursive: true, force: true });
+    mkdirSync(join(stage, "src"), { recursive: true });
+    for (const file of GO_SOURCES) writeFileSync(join(stage, "src", file), readFileSync(join(source, file)));
+    const env = { ...process.env, CGO_ENABLED: "0", GOFLAGS: "-mod=mod -buildvcs=false" };
+    run(
+      "nice",
+      ["-n", "10", go, "build", "-trimpath", "-o", join(stage, "widget-operator"), "."],
+      join(stage, "src"),
+      env,
+    );
+    rmSync(join(stage, "src"), { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(stage, dir);
+  }
+  return { side: "controller-runtime", command: binary, args: [], cwd: dir };
+}
+
+/** The tsop twin: main.ts transpiled next to a node_modules/tsop link to `tsop` (a built checkout). */
+export function tsTwin(tsop = REPO): Operator {
+  if (!existsSync(join(tsop, "dist/runtime/index.js")))
+    fail(`tsop in ${tsop} is not built: run \`npm run build\` there first`);
+  const dir = mkdtempSync(join(tmpdir(), "tsop-runtime-twin-"));
+  const source = readFileSync(join(HERE, "ts/main.ts"), "utf8");
+  const { outputText } = ts.transpileModule(source, {
+    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ES2022 },
+    fileName: "main.ts",
+  });
+  writeFileSync(join(dir, "main.js"), outputText);
+  writeFileSync(
+    join(dir, "package.json"),
+    `${JSON.stringify({ name: "widget-operator", private: true, type: "module" })}\n`,
+  );
+  mkdirSync(join(dir, "node_modules"));
+  symlinkSync(resolve(tsop), join(dir, "node_modules/tsop"), "dir");
+  return { side: "tsop", command: process.execPath, args: [join(dir, "main.js")], cwd: dir };
+}

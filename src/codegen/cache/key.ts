@@ -1,0 +1,53 @@
+// What a generate cache entry is keyed by, besides the options of the run: the tool that produced
+// it. tsop's version, the versions of the packages that shape the output (the TypeScript compiler,
+// whose lib files are then left out of the recorded inputs, and the YAML writer). A tsop installed in
+// node_modules is identified by its version; any other (a development checkout, npm link) also by a
+// hash of the modules generate runs, so a rebuild with new code and the same version number never
+// answers from an entry written by the old code. Contents, not timestamps: a copy of the same code
+// keeps its entries.
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { tsopVersion } from "../../common/version.js";
+
+const require = createRequire(import.meta.url);
+
+/** The directory of the TypeScript compiler's lib files (lib.es5.d.ts…). */
+export const TYPESCRIPT_LIB_DIR = dirname(require.resolve("typescript"));
+
+const INSTALLED = /[\\/]node_modules[\\/]/.test(fileURLToPath(import.meta.url));
+
+/** The modules generate runs: src/ (or dist/) codegen, common and project. */
+const CODE_DIRS = ["codegen", "common", "project"].map((name) =>
+  fileURLToPath(new URL(`../../${name}/`, import.meta.url)),
+);
+
+export function toolIdentity(): Record<string, string> {
+  return {
+    tsop: tsopVersion(),
+    typescript: packageVersion("typescript"),
+    yaml: packageVersion("yaml"),
+    ...(INSTALLED ? {} : { code: codeFingerprint() }),
+  };
+}
+
+function packageVersion(name: string): string {
+  const file = require.resolve(`${name}/package.json`);
+  return (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
+}
+
+function codeFingerprint(): string {
+  const hash = createHash("sha256");
+  for (const dir of CODE_DIRS) {
+    for (const name of readdirSync(dir, { recursive: true, encoding: "utf8" }).sort()) {
+      if (!/\.(js|ts|json)$/.test(name) || name.endsWith(".d.ts")) continue;
+      hash
+        .update(`${name}\0`)
+        .update(readFileSync(join(dir, name)))
+        .update("\0");
+    }
+  }
+  return hash.digest("base64url");
+}

@@ -1,0 +1,144 @@
+// The generate cache on disk: one JSON file per key under <project>/node_modules/.cache/tsop/
+// generate (inside the project, where npm tools keep caches and .gitignore already reaches). An
+// entry holds its full key, the facts the analysis read (inputs.ts) and what it produced. Entries
+// are written by rename, so a reader sees a whole entry or none; anything unreadable or of another
+// shape counts as absent and is written again. Old entries (other options, older tsop) are pruned.
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Diagnostic } from "../diagnostics.js";
+import type { RenderedFile } from "../output/write.js";
+import type { Facts } from "./inputs.js";
+
+/** A message the analysis printed besides diagnostics, replayed on a cache hit. */
+export interface Note {
+  level: "warn" | "debug";
+  message: string;
+}
+
+/** Everything generate needs from an analysis: the files to write and what to tell the user. */
+export interface AnalysisOutput {
+  files: RenderedFile[];
+  diagnostics: Diagnostic[];
+  notes: Note[];
+}
+
+interface Entry {
+  format: typeof FORMAT;
+  key: string;
+  facts: Facts;
+  output: AnalysisOutput;
+}
+
+const FORMAT = 1;
+const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
+
+export function cacheDir(root: string): string {
+  return join(root, "node_modules", ".cache", "tsop", "generate");
+}
+
+/** Creates the cache directory; a failure (read-only node_modules…) only means no entry is stored. */
+export async function makeCacheDir(root: string): Promise<void> {
+  await mkdir(cacheDir(root), { recursive: true }).catch(() => undefined);
+}
+
+/** V8's code cache of the TypeScript compiler (code-cache.ts), per Node version and platform. */
+export function codeCachePath(root: string): string {
+  return join(
+    cacheDir(root),
+    "..",
+    `typescript-code-${process.version}-${process.platform}-${process.arch}.bin`,
+  );
+}
+
+export function entryPath(root: string, key: string): string {
+  return join(cacheDir(root), `${createHash("sha256").update(key).digest("hex").slice(0, 40)}.json`);
+}
+
+/** The entry at `path` if it is whole and made for `key`; otherwise why not. */
+export async function readEntry(
+  path: string,
+  key: string,
+): Promise<{ facts: Facts; output: AnalysisOutput } | { miss: string }> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch {
+    return { miss: "no entry" };
+  }
+  let entry: unknown;
+  try {
+    entry = JSON.parse(text);
+  } catch {
+    return { miss: "damaged entry (not JSON)" };
+  }
+  if (!isEntry(entry)) return { miss: "damaged entry (unexpected shape)" };
+  if (entry.key !== key) return { miss: "entry of another key" };
+  return { facts: entry.facts, output: entry.output };
+}
+
+export async function writeEntry(
+  path: string,
+  key: string,
+  facts: Facts,
+  output: AnalysisOutput,
+): Promise<void> {
+  const entry: Entry = { format: FORMAT, key, facts, output };
+  const dir = join(path, "..");
+  await mkdir(dir, { recursive: true });
+  const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
+  try {
+    await writeFile(temp, JSON.stringify(entry));
+    await rename(temp, path);
+  } finally {
+    await rm(temp, { force: true });
+  }
+  await pruneOld(dir);
+}
+
+/** Removes entries not rewritten for MAX_AGE_MS (and temp files left by a killed run). */
+async function pruneOld(dir: string): Promise<void> {
+  const now = Date.now();
+  for (const name of await readdir(dir)) {
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => undefined);
+    if (info && now - info.mtimeMs > MAX_AGE_MS) await rm(path, { force: true });
+  }
+}
+
+function isEntry(value: unknown): value is Entry {
+  const e = value as Partial<Entry> | null;
+  if (typeof e !== "object" || e === null || e.format !== FORMAT || typeof e.key !== "string") return false;
+  if (typeof e.facts !== "object" || e.facts === null) return false;
+  if (!Object.values(e.facts).every((v) => v === null || typeof v === "string")) return false;
+  const o = e.output;
+  return (
+    typeof o === "object" &&
+    o !== null &&
+    Array.isArray(o.files) &&
+    o.files.every(
+      (f) =>
+        typeof f?.path === "string" &&
+        typeof f.content === "string" &&
+        (f.digest === undefined || typeof f.digest === "string"),
+    ) &&
+    Array.isArray(o.diagnostics) &&
+    o.diagnostics.every(isDiagnostic) &&
+    Array.isArray(o.notes) &&
+    o.notes.every((n) => (n?.level === "warn" || n?.level === "debug") && typeof n.message === "string")
+  );
+}
+
+function isDiagnostic(d: Diagnostic | undefined): boolean {
+  return (
+    typeof d === "object" &&
+    d !== null &&
+    typeof d.code === "string" &&
+    (d.severity === "error" || d.severity === "warning") &&
+    typeof d.file === "string" &&
+    typeof d.line === "number" &&
+    typeof d.column === "number" &&
+    typeof d.message === "string" &&
+    (d.hint === undefined || typeof d.hint === "string")
+  );
+}

@@ -1,0 +1,234 @@
+// The manager's cache: one shared informer per kind (per cached namespace), and the reads the
+// default client serves from it. As controller-runtime's client: reads of a kind the manager
+// watches come from its informer (copies, so a reconciler cannot corrupt the cache), writes go to
+// the server, whose optimistic concurrency (409 Conflict) catches a read that was stale. Kinds
+// nobody watches are read live by default (or get an informer on first read, per kind).
+import {
+  LabelSelectorError,
+  labelsMatch,
+  parseLabelSelector,
+  splitSelectorTerms,
+} from "../common/label-selector.js";
+import type { CacheReader, ListOptions } from "./client.js";
+import { selectorString } from "./client.js";
+import { ConfigError } from "./errors.js";
+import {
+  Informer,
+  type InformerObject,
+  type InformerOptions,
+  objectKey,
+  type SharedInformer,
+} from "./informer.js";
+import {
+  type GroupVersionKind,
+  gvkOf,
+  type KindRef,
+  type ObjectKey,
+  type RestMapper,
+  type ResourceMapping,
+} from "./mapper.js";
+import { NamespacedInformers } from "./namespaced-informer.js";
+import type { RestClient } from "./rest.js";
+import { type CacheTransform, chainTransforms, defaultTransform } from "./transform.js";
+
+/** How reads of a kind no controller watches are served. */
+export type UnwatchedReads = "live" | "informer";
+
+/** Cache settings of one kind (ManagerOptions.cache.byKind). */
+export interface CacheKindOptions {
+  kind: KindRef;
+  /** Cache only objects with these labels (reads see nothing else). */
+  labelSelector?: string | Record<string, string>;
+  /** Cache only objects matching this field selector. */
+  fieldSelector?: string;
+  /** Cache only these namespaces (one informer each); overrides the manager-wide list. */
+  namespaces?: string[];
+  /** Runs after the default and the cache-wide transform. */
+  transform?: CacheTransform;
+  /** How reads of this kind are served while nothing watches it. Default: cache.unwatched. */
+  unwatched?: UnwatchedReads;
+}
+
+export interface CacheOptions {
+  /** Reads of kinds no controller watches: "live" (default) or "informer" (start one on first read). */
+  unwatched?: UnwatchedReads;
+  /** Per-kind selectors, namespaces, transforms. */
+  byKind?: CacheKindOptions[];
+  /** Kinds always read from the server, watched or not. */
+  disableFor?: KindRef[];
+  /** Cache only these namespaces (one informer per namespace). Default: ManagerOptions.namespace, else all. */
+  namespaces?: string[];
+  /** Runs on every cached object after the default transform (which drops managedFields and last-applied). */
+  transform?: CacheTransform;
+  /** Initial state of informers through a WatchList stream (falls back to list+watch). Default false. */
+  watchList?: boolean;
+}
+
+/** What the cache passes to every informer it creates. */
+export type InformerSettings = Omit<
+  InformerOptions,
+  "namespace" | "labelSelector" | "fieldSelector" | "transform" | "metadataOnly" | "watchList"
+>;
+
+export interface InformerRequest {
+  /** Cache metadata only (PartialObjectMetadata). */
+  metadataOnly?: boolean;
+}
+
+function gvkKey(gvk: GroupVersionKind): string {
+  return `${gvk.apiVersion}/${gvk.kind}`;
+}
+
+export class Cache implements CacheReader {
+  private readonly informers = new Map<string, Promise<SharedInformer>>();
+  private readonly byKind = new Map<string, CacheKindOptions>();
+  private readonly disabled: Set<string>;
+  private started = false;
+
+  constructor(
+    private readonly rest: RestClient,
+    private readonly mapper: RestMapper,
+    private readonly options: CacheOptions,
+    private readonly settings: InformerSettings,
+  ) {
+    for (const entry of options.byKind ?? []) {
+      const key = gvkKey(gvkOf(entry.kind));
+      if (this.byKind.has(key))
+        throw new ConfigError(`cache.byKind lists ${key} twice`, { hint: "give each kind one entry" });
+      this.byKind.set(key, entry);
+    }
+    this.disabled = new Set((options.disableFor ?? []).map((k) => gvkKey(gvkOf(k))));
+  }
+
+  /** The shared informer of a kind (created on first use; started with the cache). */
+  informerFor(kind: KindRef, request: InformerRequest = {}): Promise<SharedInformer> {
+    const gvk = gvkOf(kind);
+    const key = `${gvkKey(gvk)}${request.metadataOnly ? "#metadata" : ""}`;
+    let informer = this.informers.get(key);
+    if (!informer) {
+      informer = this.mapper.mapping(kind).then((mapping) => {
+        const inf = this.create(mapping, request);
+        if (this.started) inf.start();
+        return inf;
+      });
+      informer.catch(() => this.informers.delete(key));
+      this.informers.set(key, informer);
+    }
+    return informer;
+  }
+
+  private create(mapping: ResourceMapping, request: InformerRequest): SharedInformer {
+    const kindOptions = this.byKind.get(gvkKey(mapping));
+    const namespaces = mapping.namespaced ? (kindOptions?.namespaces ?? this.options.namespaces) : undefined;
+    const options = (namespace: string | undefined): InformerOptions => ({
+      ...this.settings,
+      namespace,
+      labelSelector: kindOptions?.labelSelector,
+      fieldSelector: kindOptions?.fieldSelector,
+      transform: chainTransforms(defaultTransform, this.options.transform, kindOptions?.transform),
+      metadataOnly: request.metadataOnly,
+      watchList: this.options.watchList,
+    });
+    if (!namespaces || namespaces.length === 0) return new Informer(this.rest, mapping, options(undefined));
+    if (namespaces.length === 1) return new Informer(this.rest, mapping, options(namespaces[0]));
+    const each = new Map<string, SharedInformer>();
+    for (const ns of [...new Set(namespaces)].sort())
+      each.set(ns, new Informer(this.rest, mapping, options(ns)));
+    return new NamespacedInformers(each);
+  }
+
+  /** Starts every informer, and from now on each new one at once. */
+  async start(): Promise<SharedInformer[]> {
+    this.started = true;
+    const all = await this.all();
+    for (const inf of all) inf.start();
+    return all;
+  }
+
+  async stop(): Promise<void> {
+    const settled = await Promise.allSettled(this.informers.values());
+    await Promise.all(settled.map((r) => (r.status === "fulfilled" ? r.value.stop() : undefined)));
+  }
+
+  all(): Promise<SharedInformer[]> {
+    return Promise.all(this.informers.values());
+  }
+
+  // ---- reads for the client (CacheReader) ------------------------------------------------------
+
+  async get<T>(mapping: ResourceMapping, key: ObjectKey): Promise<{ object: T | undefined } | undefined> {
+    const namespace = mapping.namespaced ? key.namespace : undefined;
+    const informer = await this.readerFor(mapping, namespace);
+    if (!informer) return undefined;
+    const found = informer.get({ namespace, name: key.name });
+    return { object: found === undefined ? undefined : (structuredClone(found) as T) };
+  }
+
+  async list<T>(mapping: ResourceMapping, options: ListOptions): Promise<T[] | undefined> {
+    const namespace = mapping.namespaced ? options.namespace || undefined : undefined;
+    const match = cacheMatcher(options);
+    if (!match) return undefined; // a field selector only the server can evaluate
+    const informer = await this.readerFor(mapping, namespace);
+    if (!informer) return undefined;
+    const items = informer
+      .list()
+      .filter((o) => (!namespace || o.metadata?.namespace === namespace) && match(o));
+    items.sort((a, b) => compareKeys(objectKey(a), objectKey(b)));
+    return items.map((o) => structuredClone(o) as T);
+  }
+
+  /**
+   * The synced informer to read a kind from, or undefined to read live: kinds in disableFor, reads
+   * before the manager started, namespaces the cache does not hold, and kinds nobody watches
+   * (unless they are to get an informer on first read).
+   */
+  private async readerFor(mapping: ResourceMapping, namespace: string | undefined) {
+    const key = gvkKey(mapping);
+    if (this.disabled.has(key) || !this.started) return undefined;
+    let informer =
+      (await this.informers.get(key)?.catch(() => undefined)) ??
+      (await this.informers.get(`${key}#metadata`)?.catch(() => undefined));
+    if (!informer) {
+      const policy = this.byKind.get(key)?.unwatched ?? this.options.unwatched ?? "live";
+      if (policy === "live") return undefined;
+      informer = await this.informerFor(mapping);
+    }
+    if (namespace && informer.namespaces && !informer.namespaces.includes(namespace)) return undefined;
+    await informer.waitForSync();
+    return informer;
+  }
+}
+
+/** Namespace/name order (cluster-scoped objects: by name), as the API server lists. */
+function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The filter of a cached list: labelSelector (string or map, set-based as the server), and a
+ * fieldSelector on metadata.name / metadata.namespace. undefined when the field selector names any
+ * other field: only the server knows how to evaluate those.
+ */
+export function cacheMatcher(options: ListOptions): ((obj: InformerObject) => boolean) | undefined {
+  const labelText = selectorString(options.labelSelector);
+  let labels;
+  try {
+    labels = labelText ? parseLabelSelector(labelText) : [];
+  } catch (err) {
+    if (err instanceof LabelSelectorError)
+      throw new ConfigError(`invalid labelSelector "${labelText}": ${err.message}`, {
+        hint: 'use the API server\'s syntax, e.g. "app=web,tier in (a,b),!legacy"',
+      });
+    throw err;
+  }
+  const fields: Array<{ field: "name" | "namespace"; equal: boolean; value: string }> = [];
+  for (const term of splitSelectorTerms(options.fieldSelector ?? "")) {
+    if (term === "") continue;
+    const m = /^\s*metadata\.(name|namespace)\s*(==|=|!=)\s*(.*?)\s*$/.exec(term);
+    if (!m) return undefined;
+    fields.push({ field: m[1] as "name" | "namespace", equal: m[2] !== "!=", value: m[3]! });
+  }
+  return (obj) =>
+    labelsMatch(obj.metadata?.labels, labels) &&
+    fields.every((f) => ((obj.metadata?.[f.field] ?? "") === f.value) === f.equal);
+}

@@ -1,0 +1,42 @@
+// The start-up fast path (src/cli/fast-path.ts): `tsop --help`, `-h`, `--version` and `version`
+// print what the full CLI prints, without loading it. Node says what was loaded: NODE_DEBUG=module
+// logs every CommonJS load, and commander (which every command module needs) is one.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT, runTsop } from "../support/cli.js";
+
+const COMMANDER_LOADED = /load "[^"]*[\\/]commander[\\/]index\.js"/;
+
+async function tsop(args: string[]) {
+  const run = await runTsop(args, { env: { NODE_DEBUG: "module" } });
+  expect(run.exitCode, run.stderr).toBe(0);
+  return { stdout: run.stdout, cliLoaded: COMMANDER_LOADED.test(run.stderr) };
+}
+
+describe("start-up fast path", () => {
+  it("--help and -h print the CLI's own help without loading the CLI", async () => {
+    // `tsop help` is commander's help command: the full CLI, the same text.
+    const full = await tsop(["help"]);
+    expect(full.cliLoaded).toBe(true);
+    expect(full.stdout).toContain("Usage: tsop");
+    for (const flag of ["--help", "-h"]) {
+      const fast = await tsop([flag]);
+      expect(fast.stdout).toBe(full.stdout);
+      expect(fast.cliLoaded).toBe(false);
+    }
+  });
+
+  it("--version and version print what the CLI prints without loading it", async () => {
+    const { version } = JSON.parse(readFileSync(`${REPO_ROOT}/package.json`, "utf8")) as { version: string };
+    const fastFlag = await tsop(["--version"]);
+    expect(fastFlag).toEqual({ stdout: `${version}\n`, cliLoaded: false });
+    const fullFlag = await tsop(["--version", "--quiet"]);
+    expect(fullFlag).toEqual({ stdout: `${version}\n`, cliLoaded: true });
+
+    const fast = await tsop(["version"]);
+    const full = await tsop(["version", "-o", "text"]);
+    expect(full.cliLoaded).toBe(true);
+    expect(fast).toEqual({ stdout: full.stdout, cliLoaded: false });
+    expect(fast.stdout).toMatch(new RegExp(`^tsop ${version.replaceAll(".", "\\.")}\nnode v`));
+  });
+});

@@ -1,0 +1,352 @@
+// The generate cache (src/codegen/cache), driven through the built CLI in temporary projects. Every
+// answer the cache gives must equal a --no-cache run of the same project, file for file, and an
+// unchanged project must be answered without the compiler. Whether the compiler was loaded is
+// observed from outside tsop: a preloaded script reports every read of typescript.js, which both
+// ways of loading it (require(), and compiling it with V8's code cache) start with.
+import { cp, mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { realpathSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { execa } from "execa";
+import { afterAll, describe, expect, it } from "vitest";
+import { firstChangedFact, InputRecorder } from "../../src/codegen/cache/inputs.js";
+import { REPO_ROOT, TSOP_BIN } from "../support/cli.js";
+import { readTree, testdir } from "../support/testdir.js";
+import { RUNTIME } from "./support.js";
+
+const TYPESCRIPT_READ = "tsop-test: read typescript.js";
+
+/** A script for `node --require` that reports each read of the TypeScript compiler on stderr. */
+async function compilerTracer(): Promise<string> {
+  const file = join(await testdir({}, { keep: true }), "trace-typescript.cjs");
+  afterAll(() => rm(dirname(file), { recursive: true, force: true }));
+  await writeFile(
+    file,
+    `const fs = require("node:fs");
+const read = fs.readFileSync;
+fs.readFileSync = function (path, ...rest) {
+  if (/[\\\\/]typescript[\\\\/]lib[\\\\/]typescript\\.js$/.test(String(path))) process.stderr.write(${JSON.stringify(`${TYPESCRIPT_READ}
+`)});
+  return read.call(this, path, ...rest);
+};
+`,
+  );
+  return file;
+}
+const T = 110_000;
+
+const API = `import { CustomResource, type Int32, KubeObject, Status } from "tsop";
+import type { Shared } from "shared";
+
+/** GadgetSpec is the desired state. */
+export interface GadgetSpec {
+  /** @minimum 1 */
+  size?: Int32;
+  shared?: Shared;
+}
+
+@CustomResource({ group: "cache.tsop.dev", version: "v1" })
+@Status()
+export class Gadget extends KubeObject<GadgetSpec> {}
+`;
+
+const CONTROLLER = `import { Rbac } from "tsop";
+
+@Rbac({ groups: ["cache.tsop.dev"], resources: ["gadgets"], verbs: ["get", "list", "watch"] })
+export class GadgetReconciler {}
+`;
+
+/** A project whose tsconfig extends a base, with a type from a package in node_modules. */
+function project(): Promise<string> {
+  return testdir({
+    "tsconfig.base.json": JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        skipLibCheck: true,
+        noEmit: true,
+        // The first candidate does not exist: creating it must change what "shared" means.
+        paths: { tsop: [RUNTIME], shared: ["./local/shared.ts", "./node_modules/shared-types/index.d.ts"] },
+      },
+      include: ["api", "controllers"],
+    }),
+    "tsconfig.json": JSON.stringify({ extends: "./tsconfig.base.json" }),
+    "api/gadget.ts": API,
+    "controllers/gadget.ts": CONTROLLER,
+    "node_modules/shared-types/package.json": JSON.stringify({ name: "shared-types", types: "index.d.ts" }),
+    "node_modules/shared-types/index.d.ts":
+      "export interface Shared {\n  /** From the package. */\n  name?: string;\n}\n",
+  });
+}
+
+let tracer: Promise<string> | undefined;
+
+interface Run {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  /** The cache's own debug line (--verbose). */
+  cache: string;
+  compilerLoaded: boolean;
+}
+
+async function tsop(dir: string, args: readonly string[], bin = TSOP_BIN): Promise<Run> {
+  tracer ??= compilerTracer();
+  const result = await execa(
+    process.execPath,
+    ["--require", await tracer, bin, "generate", "--verbose", ...args],
+    {
+      cwd: dir,
+      env: { NO_COLOR: "1" },
+      reject: false,
+      timeout: T,
+    },
+  );
+  const stderr = result.stderr as string;
+  return {
+    exitCode: result.exitCode ?? -1,
+    stdout: result.stdout as string,
+    stderr,
+    cache: /generate cache: .*/.exec(stderr)?.[0] ?? "(no cache line)",
+    compilerLoaded: stderr.includes(TYPESCRIPT_READ),
+  };
+}
+
+/** Removes the generated files, runs generate, and returns the run and the project's files. */
+async function fromScratch(dir: string, args: readonly string[] = [], bin = TSOP_BIN) {
+  await rm(join(dir, "config"), { recursive: true, force: true });
+  const run = await tsop(dir, args, bin);
+  expect(run.exitCode, run.stderr.slice(-3000)).toBe(0);
+  return { run, tree: await readTree(dir) };
+}
+
+/**
+ * Runs generate as the project now stands (usually a miss, which stores an entry), again (a hit,
+ * without the compiler) and with --no-cache; all three must write the same files. Returns the first.
+ */
+async function expectSameAsCold(dir: string, bin = TSOP_BIN) {
+  const first = await fromScratch(dir, [], bin);
+  const hit = await fromScratch(dir, [], bin);
+  const cold = await fromScratch(dir, ["--no-cache"], bin);
+  expect(hit.run.cache).toMatch(/^generate cache: hit/);
+  expect(hit.run.compilerLoaded).toBe(false);
+  expect(cold.run.compilerLoaded).toBe(true);
+  expect(first.tree).toEqual(cold.tree);
+  expect(hit.tree).toEqual(cold.tree);
+  return { first: first.run, tree: cold.tree };
+}
+
+const CRD = "config/crd/bases/cache.tsop.dev_gadgets.yaml";
+
+async function entryFile(dir: string): Promise<string> {
+  const cacheDir = join(dir, "node_modules/.cache/tsop/generate");
+  const entries = (await readdir(cacheDir)).filter((name) => name.endsWith(".json"));
+  expect(entries).toHaveLength(1);
+  return join(cacheDir, entries[0]!);
+}
+
+describe("the generate cache", { timeout: 300_000 }, () => {
+  it("answers an unchanged project without loading the compiler, with the files of a cold run", async () => {
+    const dir = await project();
+    const { first, tree } = await expectSameAsCold(dir);
+    expect(first.cache).toMatch(/^generate cache: no entry/);
+    expect(first.compilerLoaded).toBe(true);
+    expect(tree[CRD]).toContain("From the package.");
+    expect(tree["config/rbac/role.yaml"]).toContain("gadgets");
+
+    const check = await tsop(dir, ["--check"]);
+    expect(check.exitCode, check.stderr).toBe(0);
+    expect(check.cache).toMatch(/^generate cache: hit/);
+    expect(check.compilerLoaded).toBe(false);
+  });
+
+  it("--check still compares with the files on disk when it answers from the cache", async () => {
+    const dir = await project();
+    await expectSameAsCold(dir);
+    const crd = await readFile(join(dir, CRD), "utf8");
+    await writeFile(join(dir, CRD), crd.replace("minimum: 1", "minimum: 2"));
+    const drift = await tsop(dir, ["--check"]);
+    expect(drift.compilerLoaded).toBe(false);
+    expect(drift.exitCode).toBe(1);
+    expect(drift.stdout).toMatch(/^-\s+minimum: 2$/m);
+    expect(drift.stdout).toMatch(/^\+\s+minimum: 1$/m);
+    const fix = await tsop(dir, []);
+    expect(fix.compilerLoaded).toBe(false);
+    expect(fix.stderr).toContain(`updated ${CRD}`);
+    expect(await readFile(join(dir, CRD), "utf8")).toBe(crd);
+  });
+
+  it("a source edit, a new source file and an edited declaration in node_modules each analyse again", async () => {
+    const dir = await project();
+    await expectSameAsCold(dir);
+
+    await writeFile(join(dir, "api/gadget.ts"), API.replace("@minimum 1", "@minimum 4"));
+    const edit = await expectSameAsCold(dir);
+    expect(edit.first.cache).toMatch(/changed since the last analysis: read:.*api[\\/]gadget\.ts$/);
+    expect(edit.tree[CRD]).toContain("minimum: 4");
+
+    await writeFile(join(dir, "api/widget.ts"), API.replaceAll("Gadget", "Widget"));
+    const added = await expectSameAsCold(dir);
+    expect(added.first.cache).toMatch(/changed since the last analysis: list:.*api$/);
+    expect(added.tree["config/crd/bases/cache.tsop.dev_widgets.yaml"]).toContain("kind: Widget");
+
+    await writeFile(
+      join(dir, "node_modules/shared-types/index.d.ts"),
+      "export interface Shared {\n  /** From the package. */\n  name?: string;\n  tags?: string[];\n}\n",
+    );
+    const declaration = await expectSameAsCold(dir);
+    expect(declaration.first.cache).toMatch(/read:.*shared-types[\\/]index\.d\.ts$/);
+    expect(declaration.tree[CRD]).toContain("tags:");
+  });
+
+  it("a path module resolution found missing that now exists analyses again", async () => {
+    const dir = await project();
+    await expectSameAsCold(dir);
+    await mkdir(join(dir, "local"));
+    await writeFile(
+      join(dir, "local/shared.ts"),
+      "export interface Shared {\n  /** Local. */\n  local?: string;\n}\n",
+    );
+    const shadowed = await expectSameAsCold(dir);
+    expect(shadowed.first.cache).toMatch(/changed since the last analysis: (dir|file):.*local/);
+    expect(shadowed.tree[CRD]).toContain("local:");
+    expect(shadowed.tree[CRD]).not.toContain("From the package.");
+  });
+
+  it("an edit of an extended tsconfig analyses again, and the run's warnings are repeated from the cache", async () => {
+    const dir = await project();
+    await expectSameAsCold(dir);
+    const base = join(dir, "tsconfig.base.json");
+    await writeFile(
+      base,
+      (await readFile(base, "utf8")).replace('"include":["api","controllers"]', '"include":["api"]'),
+    );
+    const edited = await expectSameAsCold(dir);
+    expect(edited.first.cache).toMatch(/changed since the last analysis: read:.*tsconfig\.base\.json$/);
+    expect(edited.tree["config/rbac/role.yaml"]).toBeUndefined();
+    const hit = await tsop(dir, []);
+    expect(hit.cache).toMatch(/^generate cache: hit/);
+    expect(hit.stderr).toContain("no @Rbac declarations found: role.yaml was not written");
+  });
+
+  it("a deleted, damaged or foreign entry is ignored and written again", async () => {
+    const dir = await project();
+    const { tree } = await expectSameAsCold(dir);
+    const entry = await entryFile(dir);
+    const whole = await readFile(entry, "utf8");
+    const damages: Array<[string, string | undefined]> = [
+      ["no entry", undefined],
+      ["damaged entry (not JSON)", whole.slice(0, whole.length / 2)],
+      ["damaged entry (unexpected shape)", JSON.stringify({ ...JSON.parse(whole), output: { files: "x" } })],
+      ["entry of another key", JSON.stringify({ ...JSON.parse(whole), key: "another" })],
+    ];
+    for (const [reason, content] of damages) {
+      if (content === undefined) await rm(entry);
+      else await writeFile(entry, content);
+      const again = await fromScratch(dir);
+      expect(again.run.cache).toContain(`generate cache: ${reason}`);
+      expect(again.run.compilerLoaded).toBe(true);
+      expect(again.tree).toEqual(tree);
+      expect(JSON.parse(await readFile(entry, "utf8"))).toEqual(JSON.parse(whole));
+    }
+  });
+
+  it("another tsop version does not answer from an entry the previous one wrote", async () => {
+    const dir = await project();
+    await expectSameAsCold(dir);
+    // A copy of tsop with the same code (timestamps kept): first the same version, then a new one.
+    const install = await testdir();
+    for (const part of ["bin", "dist", "package.json"])
+      await cp(join(REPO_ROOT, part), join(install, part), { recursive: true, preserveTimestamps: true });
+    await symlink(realpathSync(join(REPO_ROOT, "node_modules")), join(install, "node_modules"));
+    const bin = join(install, "bin/tsop.js");
+    const same = await fromScratch(dir, [], bin);
+    expect(same.run.cache).toMatch(/^generate cache: hit/);
+
+    const pkg = JSON.parse(await readFile(join(install, "package.json"), "utf8")) as { version: string };
+    await writeFile(join(install, "package.json"), JSON.stringify({ ...pkg, version: "9.9.9-test" }));
+    const upgraded = await expectSameAsCold(dir, bin);
+    expect(upgraded.first.cache).toMatch(/^generate cache: no entry/);
+    expect(upgraded.tree[CRD]).toContain("tsop.dev/version: 9.9.9-test");
+  });
+});
+
+describe("recorded inputs", () => {
+  it("each kind of fact notices its change, and only a change that can matter", async () => {
+    const dir = await testdir({
+      "src/a.ts": "export {};\n",
+      "src/sub/b.ts": "export {};\n",
+      "other.ts": "x",
+    });
+    const recorder = new InputRecorder();
+    recorder.readFile(join(dir, "src/a.ts"), "export {};\n");
+    recorder.fileExists(join(dir, "src/missing.ts"), false);
+    recorder.directoryExists(join(dir, "types"), false);
+    await symlink(join(dir, "src/a.ts"), join(dir, "link.ts"));
+    recorder.realpath(join(dir, "link.ts"), realpathSync(join(dir, "src/a.ts")));
+    recorder.listTree(join(dir, "src"), true);
+    const facts = recorder.toFacts();
+    expect(recorder.unstable).toBeUndefined();
+    expect(firstChangedFact(facts)).toBeUndefined();
+
+    // Neither generated YAML nor an edit outside the recorded facts is a change.
+    await writeFile(join(dir, "src/sub/notes.yaml"), "a: 1\n");
+    await writeFile(join(dir, "other.ts"), "y");
+    expect(firstChangedFact(facts)).toBeUndefined();
+
+    const changes: Array<[string, () => Promise<void>, () => Promise<void>]> = [
+      [
+        `read:${join(dir, "src/a.ts")}`,
+        () => writeFile(join(dir, "src/a.ts"), "export const a = 1;\n"),
+        () => writeFile(join(dir, "src/a.ts"), "export {};\n"),
+      ],
+      [
+        `file:${join(dir, "src/missing.ts")}`,
+        () => writeFile(join(dir, "src/missing.ts"), ""),
+        () => rm(join(dir, "src/missing.ts")),
+      ],
+      [
+        `dir:${join(dir, "types")}`,
+        () => mkdir(join(dir, "types")),
+        () => rm(join(dir, "types"), { recursive: true }),
+      ],
+      [
+        `realpath:${join(dir, "link.ts")}`,
+        async () => {
+          await rm(join(dir, "link.ts"));
+          await symlink(join(dir, "other.ts"), join(dir, "link.ts"));
+        },
+        async () => {
+          await rm(join(dir, "link.ts"));
+          await symlink(join(dir, "src/a.ts"), join(dir, "link.ts"));
+        },
+      ],
+      [
+        `list:${join(dir, "src/sub")}`,
+        () => writeFile(join(dir, "src/sub/c.ts"), ""),
+        () => rm(join(dir, "src/sub/c.ts")),
+      ],
+      [
+        `list:${join(dir, "src/sub")}`,
+        () => mkdir(join(dir, "src/sub/deeper")),
+        () => rm(join(dir, "src/sub/deeper"), { recursive: true }),
+      ],
+    ];
+    for (const [fact, change, undo] of changes) {
+      await change();
+      expect(firstChangedFact(facts)).toBe(fact);
+      await undo();
+      expect(firstChangedFact(facts)).toBeUndefined();
+    }
+  });
+
+  it("an input read twice with different answers makes the analysis uncacheable", () => {
+    const recorder = new InputRecorder();
+    recorder.readFile("/p/a.ts", "one");
+    recorder.readFile("/p/a.ts", "one");
+    expect(recorder.unstable).toBeUndefined();
+    recorder.readFile("/p/a.ts", "two");
+    expect(recorder.unstable).toBe("/p/a.ts changed during the analysis");
+  });
+});

@@ -1,0 +1,45 @@
+// A lock held by one process on this machine at a time, for test beds that take host-wide
+// resources: OLM's operators listen on fixed host ports (:8080) in the pod runner, so two OLM beds
+// (parallel real-tier lanes, several checkouts) cannot run at once. The lock is a listening socket
+// on a fixed loopback port: the kernel gives it to one process only and takes it back when that
+// process exits, however it exits, so there is no stale lock to detect. Waiting is unbounded: the
+// caller's own timeout (vitest's hook timeout) bounds it and names the test.
+import { createServer, type Server } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+
+/** The locks by name, each a port of its own (outside the ephemeral range the beds' ports come from). */
+const LOCK_PORTS = { "olm-bed": 28_080 } as const;
+
+export interface MachineLock {
+  release(): Promise<void>;
+}
+
+export async function acquireMachineLock(
+  name: keyof typeof LOCK_PORTS,
+  log?: (message: string) => void,
+): Promise<MachineLock> {
+  const port = LOCK_PORTS[name];
+  let told = false;
+  for (;;) {
+    const server = await listen(port);
+    if (server) {
+      server.unref(); // holding the lock never keeps the process alive
+      return { release: () => new Promise((resolve) => server.close(() => resolve())) };
+    }
+    if (!told) {
+      log?.(`waiting for the machine lock "${name}" (127.0.0.1:${port}): another test bed holds it`);
+      told = true;
+    }
+    await sleep(500);
+  }
+}
+
+function listen(port: number): Promise<Server | undefined> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      error.code === "EADDRINUSE" ? resolve(undefined) : reject(error),
+    );
+    server.listen({ port, host: "127.0.0.1", exclusive: true }, () => resolve(server));
+  });
+}
