@@ -4,6 +4,7 @@
 import { AggregateTsopError } from "../common/errors.js";
 import { isRecord, type ManifestObject } from "../manifests/index.js";
 import { EMAIL } from "./fields.js";
+import { uiTextProblems } from "./ui-text.js";
 
 const STRINGS: Array<[string, string[]]> = [
   ["spec.displayName", ["spec", "displayName"]],
@@ -75,6 +76,7 @@ export function baseCsvProblems(csv: ManifestObject): string[] {
     (!Array.isArray(keywords) || keywords.some((k) => typeof k !== "string"))
   )
     problems.push("spec.keywords must be a list of strings");
+  problems.push(...uiTextProblems(csv));
   return problems;
 }
 

@@ -20,7 +20,8 @@ import {
 import { BASE_FIELDS, type BaseField, configValueText, displayForm, type FieldContext } from "./fields.js";
 import { servedGvks } from "./collect.js";
 import { schemaDescriptors } from "./descriptors.js";
-import { parseEditableDocuments } from "../common/yaml.js";
+import { uiTextProblem } from "./ui-text.js";
+import { parseEditableDocuments, plainYaml } from "../common/yaml.js";
 
 export interface PromptQuestion {
   message: string;
@@ -165,6 +166,8 @@ async function askField(
     ...(current !== undefined && current !== "" ? { default: current } : {}),
     validate: async (text) => {
       if (field.required && !text.trim()) return "A value is required.";
+      const problem = uiTextProblem(text);
+      if (problem) return `This ${problem}.`;
       try {
         parsed = await field.parse(text, ctx);
         return true;
@@ -182,10 +185,16 @@ async function parseField(
   ctx: FieldContext,
   source: string,
 ): Promise<unknown> {
+  const problem = uiTextProblem(text);
+  if (problem)
+    throw new UsageError(`${source}: ${problem}`, {
+      hint: "remove the character; every field a UI shows must be plain text",
+    });
   try {
     return await field.parse(text, ctx);
   } catch (error) {
-    throw new UsageError(`${source}: ${(error as Error).message}`);
+    const hint = error instanceof TsopError ? error.hint : undefined;
+    throw new UsageError(`${source}: ${(error as Error).message}`, hint === undefined ? {} : { hint });
   }
 }
 
@@ -194,7 +203,7 @@ function findCsvDocument(text: string, path: string) {
   const list = Array.isArray(docs) ? docs : [docs];
   for (const doc of list) {
     if (doc.errors.length > 0) throw yamlSyntaxError(doc.errors[0]!, path, text);
-    const value = doc.toJS() as unknown;
+    const value = plainYaml(doc, path);
     if (isRecord(value) && value.kind === "ClusterServiceVersion")
       return { doc, value: value as ManifestObject, count: list.length };
   }

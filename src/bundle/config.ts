@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { AggregateTsopError, InvalidInputError } from "../common/errors.js";
 import { isRecord, parseYaml } from "../manifests/index.js";
-import { emptyProjectError, PROJECT_FILE, projectLayout, tsopSettings } from "../project/index.js";
+import { checkProjectShape, PROJECT_FILE, projectLayout, tsopSettings } from "../project/index.js";
 
 export const BUNDLE_CONFIG_FILE = "tsop.bundle.yaml";
 
@@ -96,22 +96,6 @@ function checkTypes(values: Record<string, unknown>, file: string): void {
   if (problems.length > 0) {
     throw new AggregateTsopError(`${file}: invalid bundle config:`, problems, {
       hint: "e.g. channels: [alpha, beta] or channels: alpha,beta; maturity: alpha",
-    });
-  }
-}
-
-/** PROJECT as far as bundle reads it: present means non-empty, and resources (if any) a list. */
-function checkProjectShape(raw: unknown, file: string): void {
-  if (raw === undefined) return;
-  if (raw === null) throw emptyProjectError(file);
-  if (!isRecord(raw))
-    throw new InvalidInputError("the file must be a YAML mapping with domain, projectName and layout", {
-      location: { file },
-    });
-  if (raw.resources !== undefined && raw.resources !== null && !Array.isArray(raw.resources)) {
-    throw new InvalidInputError(`resources must be a list, not ${kindOfValue(raw.resources)}`, {
-      location: { file },
-      hint: "edit PROJECT to fix this field (tsop init writes a valid one)",
     });
   }
 }

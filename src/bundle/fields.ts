@@ -1,9 +1,10 @@
 // The base CSV's descriptive fields: one table drives the flags, the bundle config keys, the
 // prompts, validation and where each value lands in the CSV. Adding a field here adds all four.
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { extname, resolve } from "node:path";
 import semver from "semver";
 import { InvalidInputError } from "../common/errors.js";
+import { specialFileKind } from "../common/file-kind.js";
 
 export interface Maintainer {
   name: string;
@@ -137,15 +138,38 @@ export function parseMinKubeVersion(text: string): string {
   return value;
 }
 
+/** The largest icon file tsop puts into a CSV. */
+export const MAX_ICON_BYTES = 512 * 1024;
+
+function kib(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
+}
+
 export async function readIcon(
   path: string,
   cwd: string,
 ): Promise<Array<{ base64data: string; mediatype: string }>> {
   const mediatype = ICON_TYPES[extname(path).toLowerCase()];
   if (!mediatype) throw new InvalidInputError(`icon ${path} must be a .png, .svg, .jpg or .gif file`);
+  const file = resolve(cwd, path);
+  const info = await stat(file).catch(() => undefined);
+  if (info && !info.isFile())
+    throw new InvalidInputError(
+      `icon ${path} is a ${info.isDirectory() ? "directory" : specialFileKind(info)}, not an image file`,
+    );
+  // Checked before reading: the CSV carries the icon base64-encoded, and one oversized icon made
+  // a CSV that the API server (and tsop bundle validate) refuses.
+  if (info && info.size > MAX_ICON_BYTES) {
+    throw new InvalidInputError(
+      `icon ${path} is ${kib(info.size)}; an icon may be at most ${kib(MAX_ICON_BYTES)} (the CSV carries it base64-encoded, and the API server stores objects of at most 1.5 MiB)`,
+      {
+        hint: "use a smaller image: OperatorHub shows the icon at 80×80 pixels, so a PNG or SVG of a few KiB will do",
+      },
+    );
+  }
   let data: Buffer;
   try {
-    data = await readFile(resolve(cwd, path));
+    data = await readFile(file);
   } catch {
     throw new InvalidInputError(`icon file ${path} cannot be read`);
   }

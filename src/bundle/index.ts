@@ -8,6 +8,8 @@
 //   7. render    render.ts   the whole output set in memory: bundle dir, Dockerfile, FBC, lock, base
 //   8. commit    the output sink (common/output): disk as one set, stdout for --dry-run, or memory
 import { resolve } from "node:path";
+import { waitingMessage, withProjectLock } from "../common/output/lock.js";
+import { assertOutputDir } from "../common/output/output-dir.js";
 import { directorySink, type OutputSink } from "../common/output/sink.js";
 import type { Reporter } from "../common/reporter.js";
 import { nameOf } from "../manifests/index.js";
@@ -16,7 +18,7 @@ import type { Prompter } from "./base.js";
 import { loadBundleConfig } from "./config.js";
 import { BASE_FIELDS } from "./fields.js";
 import { msg } from "./messages.js";
-import { resolveBundleOptions } from "./options.js";
+import { type ResolvedBundle, resolveBundleOptions } from "./options.js";
 import { checkCsv, pinImages, renderOutput, stampCreatedAt } from "./render.js";
 import { composeBundle, readInputs } from "./stages.js";
 import type { WriteResult } from "./write.js";
@@ -110,10 +112,41 @@ async function runGenerate(cwd: string, reporter: Reporter): Promise<void> {
   await generate({ cwd }, reporter);
 }
 
+/** The bundle directory tsop replaces as a whole: never the project, nor one holding other files. */
+async function checkOutputDir(plan: ResolvedBundle, options: BundleOptions): Promise<void> {
+  const fromConfig = plan.config.values.outputDir !== undefined;
+  await assertOutputDir(plan.outDir, {
+    shown:
+      options.outputDir !== undefined
+        ? `--output-dir ${plan.outputDir}`
+        : fromConfig
+          ? `outputDir in ${plan.config.file}`
+          : "the bundle directory",
+    root: plan.root,
+    owned: ["manifests", "metadata", "tests"],
+    holds: "a bundle directory holds only manifests/, metadata/ and tests/; the default is bundle",
+  });
+}
+
 export async function bundle(options: BundleOptions, reporter: Reporter): Promise<BundleResult> {
   const root = await projectDir(resolve(options.cwd));
-  const plan = resolveBundleOptions(options, await loadBundleConfig(root), root);
   const sink = options.sink ?? directorySink(root);
+  if (sink.kind !== "directory") return bundleLocked(options, root, sink, reporter);
+  return withProjectLock(root, () => bundleLocked(options, root, sink, reporter), {
+    ...(options.env ? { env: options.env } : {}),
+    onWait: (holder) => reporter.info(waitingMessage(holder)),
+  });
+}
+
+/** The plan of index.ts's header, run while no other tsop writes the project (output/lock.ts). */
+async function bundleLocked(
+  options: BundleOptions,
+  root: string,
+  sink: OutputSink,
+  reporter: Reporter,
+): Promise<BundleResult> {
+  const plan = resolveBundleOptions(options, await loadBundleConfig(root), root);
+  await checkOutputDir(plan, options);
   if (sink.kind === "directory" && !options.skipGenerate && options.file === undefined)
     await runGenerate(root, reporter);
   else if (sink.kind === "stdout" && !options.skipGenerate && options.file === undefined)

@@ -22,6 +22,7 @@ import type { ResolvedBundle } from "./options.js";
 import type { BundleInputs, ComposedBundle } from "./stages.js";
 import { memoryTree, readBundle } from "./load/index.js";
 import { runChecks } from "./validate/index.js";
+import { uiTextProblems } from "./ui-text.js";
 import { planBundleTree, type WriteResult } from "./write.js";
 import type { Finding } from "./validate/types.js";
 
@@ -96,6 +97,12 @@ export async function checkCsv(
   csv: ManifestObject,
   basePathShown: string,
 ): Promise<Finding[]> {
+  const ui = uiTextProblems(csv);
+  if (ui.length > 0) {
+    throw new AggregateTsopError("the generated ClusterServiceVersion holds text a UI may not show:", ui, {
+      hint: `fix the field in the base CSV (${basePathShown}), the bundle config or the flags; a CRD's descriptions come from its API type's doc comments; nothing was written`,
+    });
+  }
   const csvFile = `manifests/${csvFileName(plan.packageName)}`;
   const probe = await readBundle(memoryTree(new Map([[csvFile, toYaml(csv)]]), plan.outputDir));
   const findings = runChecks(probe, [], {}).filter((f) => f.id.startsWith("CSV-") || f.id.startsWith("RI-"));
@@ -119,6 +126,11 @@ function deriveBundleImage(image: string | undefined, version: string): string |
   return `${repo}-bundle:v${version}`;
 }
 
+/** A file of the previous bundle as text; a binary one (not UTF-8) counts as absent. */
+function textOf(content: string | Buffer | undefined): string | undefined {
+  return typeof content === "string" ? content : undefined;
+}
+
 /** The files tsop produces in the bundle directory (before the user's own files are carried over). */
 function bundleFiles(
   plan: ResolvedBundle,
@@ -140,7 +152,7 @@ function bundleFiles(
       throw new TsopError(`manifest ${name} clashes with the CSV file name`);
     files.set(`manifests/${name}`, text);
   }
-  const previousAnnotations = inputs.previousTree.get("metadata/annotations.yaml");
+  const previousAnnotations = textOf(inputs.previousTree.get("metadata/annotations.yaml"));
   files.set(
     "metadata/annotations.yaml",
     !overwrite && previousAnnotations !== undefined ? previousAnnotations : annotationsYaml(meta),
@@ -151,9 +163,9 @@ function bundleFiles(
 }
 
 /** A metadata file the user keeps in the bundle directory (dependencies.yaml, properties.yaml), parsed. */
-function metadataFile(previousTree: Map<string, string>, name: string): unknown {
+function metadataFile(previousTree: ReadonlyMap<string, string | Buffer>, name: string): unknown {
   const file = `metadata/${name}`;
-  const text = previousTree.get(file);
+  const text = textOf(previousTree.get(file));
   return text === undefined ? undefined : parseYamlDocuments(text, file).find((d) => d.value != null)?.value;
 }
 

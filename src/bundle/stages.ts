@@ -33,7 +33,8 @@ export interface BundleInputs {
   managerImage: string | undefined;
   base: BaseResult;
   previous: ManifestObject | undefined;
-  previousTree: Map<string, string>;
+  /** The bundle directory as it is (text files as text, others as bytes). */
+  previousTree: Map<string, string | Buffer>;
 }
 
 /** A path the user typed (relative to cwd), as seen from the project root; "-" stays stdin. */
@@ -41,9 +42,10 @@ function userPath(path: string, cwd: string, root: string): string {
   return path === "-" ? path : relative(root, resolve(cwd, path)) || ".";
 }
 
-async function previousCsv(tree: ReadonlyMap<string, string>): Promise<ManifestObject | undefined> {
+async function previousCsv(tree: ReadonlyMap<string, string | Buffer>): Promise<ManifestObject | undefined> {
   for (const [file, text] of [...tree].sort()) {
     if (!file.startsWith("manifests/") || !file.endsWith(".clusterserviceversion.yaml")) continue;
+    if (typeof text !== "string") continue;
     try {
       const doc = parseDocuments(text, file)[0];
       if (doc && kindOf(doc.object) === "ClusterServiceVersion") return doc.object;

@@ -23,18 +23,18 @@ function owned(path: string): boolean {
 }
 
 export interface BundleTree {
-  /** Every file of the new bundle directory. */
-  files: Map<string, string>;
+  /** Every file of the new bundle directory (the user's files carried over byte for byte). */
+  files: Map<string, string | Buffer>;
   result: WriteResult;
   changed: boolean;
 }
 
 export function planBundleTree(
   files: ReadonlyMap<string, string>,
-  previous: ReadonlyMap<string, string>,
+  previous: ReadonlyMap<string, string | Buffer>,
 ): BundleTree {
   const result: WriteResult = { created: [], updated: [], unchanged: [], removed: [] };
-  const final = new Map(files);
+  const final = new Map<string, string | Buffer>(files);
   for (const [path, content] of previous) {
     if (final.has(path) || isTsopTemp(path.split("/").pop() ?? "")) continue;
     if (owned(path)) result.removed.push(path);

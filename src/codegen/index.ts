@@ -10,10 +10,11 @@
 // (--check) or hands them to the output sink: the disk as one set (removing CRD files of vanished
 // kinds), or stdout for --dry-run.
 import { join, relative, resolve } from "node:path";
+import { waitingMessage, withProjectLock } from "../common/output/lock.js";
 import { directorySink, type OutputSink } from "../common/output/sink.js";
 import type { Progress, Reporter } from "../common/reporter.js";
-import { projectDir } from "../project/discover.js";
-import { CodegenError, type Diagnostic, formatDiagnostic } from "./diagnostics.js";
+import { checkProjectAt, projectDir } from "../project/discover.js";
+import { CodegenError, type Diagnostic, type Diagnostics, formatDiagnostic } from "./diagnostics.js";
 import { msg } from "./messages.js";
 import { driftOf, type FileStatus, type FilePlan, planChanges, planFiles } from "./output/write.js";
 import type { OutputDirs, RenderOptions } from "./render.js";
@@ -55,6 +56,20 @@ export const SIZE_LIMIT = 256 * 1024;
 export async function generate(options: GenerateOptions, reporter: Reporter): Promise<GenerateResult> {
   const cwd = resolve(options.cwd);
   const root = await projectDir(cwd);
+  await checkProjectAt(root);
+  // --check and --dry-run write nothing; a real run holds the project lock from reading to writing.
+  if (options.check || options.sink !== undefined) return generateIn(options, cwd, root, reporter);
+  return withProjectLock(root, () => generateIn(options, cwd, root, reporter), {
+    onWait: (holder) => reporter.info(waitingMessage(holder)),
+  });
+}
+
+async function generateIn(
+  options: GenerateOptions,
+  cwd: string,
+  root: string,
+  reporter: Reporter,
+): Promise<GenerateResult> {
   const what = options.what ?? "all";
   const tsconfig = options.project ? resolve(cwd, options.project) : join(root, "tsconfig.json");
   const dirs = outputDirs(options, cwd, root);

@@ -113,6 +113,11 @@ export const msg = {
     message: `property name ${text} is computed or a symbol; JSON objects need string keys`,
     hint: "use an identifier or a quoted string as the property name",
   }),
+  protoName: (owner: string): Message => ({
+    code: "TSOP1024",
+    message: `property name __proto__ (${owner}) cannot be a CRD field: JavaScript objects take it as the prototype, so it would be silently dropped`,
+    hint: "rename the field (e.g. proto); a JSON key named __proto__ is also dropped by JavaScript clients",
+  }),
   markerTarget: (marker: string, expected: string, found: string): Message => ({
     code: "TSOP1030",
     message: `must apply @${marker} to ${expected}, found ${found}`,

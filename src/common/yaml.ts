@@ -11,6 +11,31 @@ import {
   stringify,
   type ToStringOptions,
 } from "yaml";
+import { InvalidInputError } from "./errors.js";
+
+/** Alias expansions allowed per document: enough for real files, far below a "billion laughs". */
+export const MAX_YAML_ALIASES = 100;
+
+/**
+ * A parsed document as plain values; an alias bomb is refused naming `where` (file, or file:line)
+ * instead of being expanded or ending in a stack trace.
+ */
+export function plainYaml(
+  doc: { toJS(options: { maxAliasCount: number }): unknown },
+  where: string,
+): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+  } catch (error) {
+    if (error instanceof ReferenceError || error instanceof RangeError) {
+      throw new InvalidInputError(
+        `${where}: the YAML aliases (*name references) expand too much; refusing a possible YAML bomb`,
+        { hint: "write the values out instead of nesting aliases" },
+      );
+    }
+    throw error;
+  }
+}
 
 /** Schema option that makes the yaml package quote strings a YAML 1.1 reader would misread. */
 export const YAML_11_SAFE = { compat: "yaml-1.1" } as const satisfies SchemaOptions;

@@ -2,10 +2,12 @@
 // manifest under the tag) or into an OCI image layout directory (blobs/sha256/*, index.json with
 // the tag as org.opencontainers.image.ref.name; other images in the layout are kept).
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { InvalidInputError } from "../common/errors.js";
 import { writeFileAtomic } from "../common/fs.js";
 import { assertWritableDir } from "../common/output/commit.js";
+import { assertOutputDir } from "../common/output/output-dir.js";
+import { findProjectRoot } from "../project/index.js";
 import type { Reporter } from "../common/reporter.js";
 import { type BuiltImage, buildBundleImage } from "./bundle-image.js";
 import { RegistryClient, type RegistryClientOptions } from "./client.js";
@@ -104,9 +106,21 @@ export interface BundlePushResult {
 }
 
 /** `tsop bundle push`: builds the bundle image and pushes it (or writes an OCI layout). */
+/** --oci-layout: the output-dir rule (never the project, nothing but a layout in it), before any work. */
+async function checkLayoutDir(dir: string): Promise<void> {
+  const root = await findProjectRoot(resolve(dir));
+  await assertOutputDir(dir, {
+    shown: `--oci-layout ${dir}`,
+    ...(root === undefined ? {} : { root }),
+    owned: ["oci-layout", "index.json", "blobs"],
+    holds: "an OCI image layout holds only oci-layout, index.json and blobs/",
+  });
+}
+
 export async function pushBundle(image: string, options: BundlePushOptions): Promise<BundlePushResult> {
   const { reporter } = options;
   const ref = parseReference(image);
+  if (options.ociLayout) await checkLayoutDir(options.ociLayout);
   const built = await buildBundleImage(options.dir, {
     ...(options.sourceDateEpoch !== undefined ? { sourceDateEpoch: options.sourceDateEpoch } : {}),
     ...(options.env ? { env: options.env } : {}),

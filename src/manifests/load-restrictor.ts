@@ -6,6 +6,7 @@
 import { readFile, realpath, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { InvalidInputError } from "../common/errors.js";
+import { specialFileKind } from "../common/file-kind.js";
 
 export type LoadRestrictor = "rootOnly" | "none";
 
@@ -21,9 +22,19 @@ export class KustomizationFiles {
     private readonly shown: (path: string) => string,
   ) {}
 
-  /** The absolute path of `ref`, refused when it resolves outside the kustomization's directory. */
-  async resolve(ref: string): Promise<string> {
+  /**
+   * The absolute path of `ref`, refused when it resolves outside the kustomization's directory, or
+   * to a FIFO, socket or device (reading a FIFO would wait for a writer forever).
+   */
+  async resolve(ref: string, what = "resource"): Promise<string> {
     const path = join(this.dir, ref);
+    const info = await stat(path).catch(() => undefined);
+    if (info && !info.isFile() && !info.isDirectory()) {
+      throw new InvalidInputError(
+        `${what} ${ref} is a ${specialFileKind(info)} (${this.shown(path)}); a kustomization names regular files and directories only`,
+        { location: { file: this.file }, hint: "replace it with a regular file, or remove the entry" },
+      );
+    }
     if (this.restrictor === "none") return path;
     const [real, root] = await Promise.all([realpath(path), realpath(this.dir)]);
     const inside = relative(root, real);
@@ -47,7 +58,7 @@ export class KustomizationFiles {
         hint: "create the file, or remove the entry",
       });
     }
-    return readFile(await this.resolve(ref));
+    return readFile(await this.resolve(ref, what));
   }
 
   async exists(ref: string): Promise<boolean> {

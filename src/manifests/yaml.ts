@@ -6,7 +6,7 @@ import { stat } from "node:fs/promises";
 import { parseAllDocuments, parseDocument, type YAMLError } from "yaml";
 import { InvalidInputError } from "../common/errors.js";
 import { isRecord, type ManifestObject, type LoadedObject } from "./object.js";
-import { stringifyYaml } from "../common/yaml.js";
+import { plainYaml, stringifyYaml } from "../common/yaml.js";
 
 /**
  * A YAML syntax error as a clean error naming file:line:column (the position is in the message,
@@ -25,26 +25,11 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
   return { line: before.split("\n").length, column: before.length - lastBreak };
 }
 
-/** Alias expansions allowed per document: enough for real manifests, far below a "billion laughs". */
-export const MAX_YAML_ALIASES = 100;
+export { MAX_YAML_ALIASES } from "../common/yaml.js";
 
 /** A parsed document as plain values; an alias bomb is refused by name instead of being expanded. */
-function plainValue(
-  doc: { toJS(options: { maxAliasCount: number }): unknown },
-  file: string,
-  line: number,
-): unknown {
-  try {
-    return doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
-  } catch (error) {
-    if (error instanceof ReferenceError || error instanceof RangeError) {
-      throw new InvalidInputError(
-        `${file}:${line}: the YAML aliases (*name references) expand too much; refusing a possible YAML bomb`,
-        { hint: "write the values out instead of nesting aliases" },
-      );
-    }
-    throw error;
-  }
+function plainValue(doc: Parameters<typeof plainYaml>[0], file: string, line: number): unknown {
+  return plainYaml(doc, `${file}:${line}`);
 }
 
 /** Parses one YAML document (a config file); a syntax error names file:line:column. */

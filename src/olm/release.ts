@@ -9,6 +9,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseAllDocuments } from "yaml";
+import { plainYaml } from "../common/yaml.js";
 import { InvalidInputError, TsopError, UsageError } from "../common/errors.js";
 import { writeFilesAtomic } from "../common/fs.js";
 import { OLM_VERSION } from "../common/pins.js";
@@ -236,7 +237,7 @@ function parseDocs(text: string, where: string): KubeObject[] {
       );
       throw new InvalidInputError(m.message, { hint: m.hint });
     }
-    const value = doc.toJS() as KubeObject | null;
+    const value = plainYaml(doc, `${where} (document ${index + 1})`) as KubeObject | null;
     if (value === null || value === undefined) continue;
     if (typeof value !== "object" || !value.apiVersion || !value.kind || !value.metadata?.name) {
       const m = messages.badManifest(

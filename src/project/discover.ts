@@ -47,6 +47,15 @@ export async function readProject(cwd: string): Promise<Project> {
   return readProjectFrom(root);
 }
 
+/** Checks `<root>/PROJECT`'s shape when there is one (commands that also run without a project). */
+export async function checkProjectAt(root: string): Promise<void> {
+  const text = await readFile(join(root, PROJECT_FILE), "utf8").catch(() => undefined);
+  if (text === undefined) return;
+  // Loaded here, not at the top: finding the project root stays free of the YAML parser.
+  const { checkProjectShape, parseProjectYaml } = await import("./file.js");
+  checkProjectShape(parseProjectYaml(text, PROJECT_FILE), PROJECT_FILE);
+}
+
 /** Reads `<root>/PROJECT` (no discovery). */
 export async function readProjectFrom(root: string): Promise<Project> {
   const file = join(root, PROJECT_FILE);

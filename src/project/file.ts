@@ -1,6 +1,7 @@
 // Parses and validates PROJECT text. Errors name the file and the field, and list every problem.
 import { parseDocument } from "yaml";
 import { AggregateTsopError, InvalidInputError } from "../common/errors.js";
+import { plainYaml } from "../common/yaml.js";
 import { checkDomain, checkKind, checkPlural, checkProjectName, checkVersion } from "./names.js";
 import { legacyKeys, projectLayout, tsopSettings } from "./settings.js";
 import type { Project, ProjectResource } from "./types.js";
@@ -76,8 +77,33 @@ export function emptyProjectError(file: string): InvalidInputError {
   );
 }
 
-/** Parses PROJECT text; `file` is used in messages. `root` is the directory the file lives in. */
-export function parseProject(text: string, file: string, root: string): Project {
+function shapeOf(value: unknown): string {
+  if (Array.isArray(value)) return "a list";
+  if (isRecord(value)) return "a mapping";
+  return `a ${typeof value} (${JSON.stringify(value)})`;
+}
+
+/**
+ * PROJECT as far as generate and bundle read it (parsed `raw`; undefined: no PROJECT): present
+ * means non-empty, a mapping, and resources (if any) a list.
+ */
+export function checkProjectShape(raw: unknown, file: string): void {
+  if (raw === undefined) return;
+  if (raw === null) throw emptyProjectError(file);
+  if (!isRecord(raw))
+    throw new InvalidInputError("the file must be a YAML mapping with domain, projectName and layout", {
+      location: { file },
+    });
+  if (raw.resources !== undefined && raw.resources !== null && !Array.isArray(raw.resources)) {
+    throw new InvalidInputError(`resources must be a list, not ${shapeOf(raw.resources)}`, {
+      location: { file },
+      hint: "edit PROJECT to fix this field (tsop init writes a valid one)",
+    });
+  }
+}
+
+/** Parses PROJECT text as plain values (syntax errors and alias bombs named); undefined for no text. */
+export function parseProjectYaml(text: string, file: string): unknown {
   const doc = parseDocument(text);
   if (doc.errors.length > 0) {
     const first = doc.errors[0]!;
@@ -87,7 +113,12 @@ export function parseProject(text: string, file: string, root: string): Project 
       hint: "fix the syntax, or recreate the project with `tsop init`",
     });
   }
-  const raw: unknown = doc.toJS();
+  return plainYaml(doc, file);
+}
+
+/** Parses PROJECT text; `file` is used in messages. `root` is the directory the file lives in. */
+export function parseProject(text: string, file: string, root: string): Project {
+  const raw = parseProjectYaml(text, file);
   if (raw === null || raw === undefined) throw emptyProjectError(file);
   if (!isRecord(raw)) {
     throw new InvalidInputError("the file must be a YAML mapping with domain, projectName and layout", {

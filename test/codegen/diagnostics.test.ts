@@ -219,6 +219,13 @@ const CASES: Case[] = [
     message: "property name [KEY] is computed or a symbol",
   },
   {
+    name: "a property named __proto__ (JavaScript would drop it)",
+    code: "TSOP1024",
+    source: spec('  "__proto__"?: string;\n  size?: string;'),
+    at: '"__proto__"',
+    message: "property name __proto__ (ThingSpec) cannot be a CRD field",
+  },
+  {
     name: "string marker on a number",
     code: "TSOP1030",
     source: spec("  /** @minLength 1 */\n  count?: Int32;"),

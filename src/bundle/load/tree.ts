@@ -6,6 +6,7 @@ import { constants } from "node:fs";
 import { lstat, open, readdir, realpath, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { TsopError } from "../../common/errors.js";
+import { specialFileKind } from "../../common/file-kind.js";
 
 export interface TreeEntry {
   name: string;
@@ -38,10 +39,15 @@ export const DEFAULT_TREE_LIMITS: TreeLimits = {
 /** A bundle file or directory the loader refuses to read (escapes, loops, devices, limits). */
 export class UnsafeBundleError extends TsopError {}
 
-function refuse(label: string, file: string, reason: string): UnsafeBundleError {
+const LINK_HINT =
+  "A bundle holds regular files inside its own directory only. Replace links with copies of the files.";
+const SIZE_HINT =
+  "A bundle must fit in a container image layer OLM unpacks into a ConfigMap: make the file smaller (an icon of a few KiB, no data files).";
+
+function refuse(label: string, file: string, reason: string, hint = LINK_HINT): UnsafeBundleError {
   return new UnsafeBundleError(`bundle ${label}: ${file} ${reason}; refusing to read the bundle`, {
     location: { file },
-    hint: "A bundle holds regular files inside its own directory only. Replace links with copies of the files.",
+    hint,
   });
 }
 
@@ -90,6 +96,7 @@ export async function directoryTree(
           label,
           `${dirPath}/`,
           `holds ${names.length} entries, more than the limit of ${limits.maxEntries}`,
+          "A bundle holds its manifests, metadata and tests only: move other files out of it.",
         );
       const entries: TreeEntry[] = [];
       for (const name of names) {
@@ -115,10 +122,15 @@ export async function directoryTree(
         if (info.nlink > 1)
           throw refuse(label, file, `is a hard link (${info.nlink} names); a bundle file has one name`);
         if (info.size > limits.maxFileBytes)
-          throw refuse(label, file, `is ${info.size} bytes, more than the limit of ${limits.maxFileBytes}`);
+          throw refuse(
+            label,
+            file,
+            `is ${info.size} bytes, more than the limit of ${limits.maxFileBytes}`,
+            SIZE_HINT,
+          );
         totalBytes += info.size;
         if (totalBytes > limits.maxTotalBytes)
-          throw refuse(label, file, `takes the bundle past ${limits.maxTotalBytes} bytes`);
+          throw refuse(label, file, `takes the bundle past ${limits.maxTotalBytes} bytes`, SIZE_HINT);
         const buffer = Buffer.alloc(info.size);
         const { bytesRead } = await handle.read(buffer, 0, info.size, 0);
         return buffer.subarray(0, bytesRead);
@@ -129,18 +141,7 @@ export async function directoryTree(
   };
 }
 
-function kindOf(info: {
-  isFIFO(): boolean;
-  isSocket(): boolean;
-  isCharacterDevice(): boolean;
-  isBlockDevice(): boolean;
-}) {
-  if (info.isFIFO()) return "FIFO";
-  if (info.isSocket()) return "socket";
-  if (info.isCharacterDevice()) return "character device";
-  if (info.isBlockDevice()) return "block device";
-  return "special file";
-}
+const kindOf = specialFileKind;
 
 /** Files held in memory (path → content), e.g. the bundle `tsop bundle` renders before writing. */
 export function memoryTree(files: ReadonlyMap<string, string | Buffer>, label: string): BundleTree {

@@ -637,6 +637,10 @@ export class SchemaBuilder {
         );
         continue;
       }
+      if (name === "__proto__") {
+        this.diags.at(decl, msg.protoName(ownerName));
+        continue;
+      }
       if (root && (name === "apiVersion" || name === "kind")) {
         properties[name] = {
           type: "string",

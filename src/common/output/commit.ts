@@ -1,4 +1,5 @@
-// Commits a command's output set to disk as one unit, as far as a file system allows:
+// Commits a command's output set to disk as one unit, as far as a file system allows, holding the
+// project lock (lock.ts) so that the recovery and the sweep below never touch another run's write:
 //   1. recover: finish a commit an earlier run was killed in (its journal says what was left),
 //      and delete stale temp files of tsop's own naming beside the targets;
 //   2. preflight: every target's directory must be writable (nothing is touched otherwise);
@@ -11,9 +12,10 @@
 import { randomBytes } from "node:crypto";
 import { constants, type Dirent } from "node:fs";
 import { access, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, isAbsolute, join, relative } from "node:path";
 import { TsopError } from "../errors.js";
 import { writeFileAtomic } from "../fs.js";
+import { withProjectLock } from "./lock.js";
 import { writeError } from "./write-error.js";
 
 /** One entry of an output set; every path is absolute. */
@@ -144,8 +146,19 @@ async function assertRemovableTree(dir: string): Promise<void> {
   }
 }
 
-async function preflight(changes: readonly OutputChange[]): Promise<void> {
+/** A tree swap moves the directory away: never the anchor (the project) or a directory holding it. */
+function assertNotAnchor(change: OutputChange, anchor: string): void {
+  if (change.op !== "tree") return;
+  const rel = relative(change.path, anchor);
+  if (rel === "" || (!rel.startsWith("..") && !isAbsolute(rel)))
+    throw new TsopError(
+      `refusing to replace ${change.path}: it holds the project ${anchor}; nothing was changed`,
+    );
+}
+
+async function preflight(changes: readonly OutputChange[], anchor: string): Promise<void> {
   for (const change of changes) {
+    assertNotAnchor(change, anchor);
     await assertWritableDir(dirname(change.path), change.path);
     if (change.op === "tree") await assertRemovableTree(change.path);
     else if (change.op === "write" && (await stat(change.path).catch(() => undefined))?.isDirectory())
@@ -212,10 +225,17 @@ export async function commitOutputSet(
   changes: readonly OutputChange[],
   options: CommitOptions,
 ): Promise<void> {
+  // Recovery and the sweep are safe only while no other tsop writes here (lock.ts).
+  await withProjectLock(options.anchor, () => commitLocked(changes, options)).catch((error: unknown) => {
+    throw writeError(options.anchor, error);
+  });
+}
+
+async function commitLocked(changes: readonly OutputChange[], options: CommitOptions): Promise<void> {
   await recoverOutputSets(options.anchor);
   await sweepStaleTemps([options.anchor, ...changes.map((c) => dirname(c.path))]);
   if (changes.length === 0) return;
-  await preflight(changes);
+  await preflight(changes, options.anchor);
   const tag = randomBytes(6).toString("hex");
   const steps = await stage(changes, tag);
   const journal = join(options.anchor, `.tsop-commit-${tag}.json`);

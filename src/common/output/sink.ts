@@ -5,7 +5,7 @@
 //   memorySink    — tests: keeps the files, touches no disk.
 import { readFile } from "node:fs/promises";
 import { relative } from "node:path";
-import { readTreeFiles } from "../tree.js";
+import { readTreeFiles, textOrBytes } from "../tree.js";
 import { commitOutputSet, type OutputChange } from "./commit.js";
 import { unifiedDiff } from "./diff.js";
 
@@ -31,7 +31,12 @@ export async function fileChanges(
   changes: readonly OutputChange[],
 ): Promise<Array<{ path: string; before?: string; after?: string }>> {
   const out: Array<{ path: string; before?: string; after?: string }> = [];
-  const read = (path: string) => readFile(path, "utf8").catch(() => undefined);
+  // Bytes first: a binary file is shown as its size, never decoded into text.
+  const read = (path: string) =>
+    readFile(path).then(
+      (bytes) => text(textOrBytes(bytes)),
+      () => undefined,
+    );
   for (const change of changes) {
     if (change.op === "write") out.push(withBoth(change.path, await read(change.path), text(change.content)));
     else if (change.op === "remove") out.push(withBoth(change.path, await read(change.path), undefined));
@@ -40,8 +45,13 @@ export async function fileChanges(
       const paths = new Set([...before.keys(), ...change.files.keys()]);
       for (const rel of [...paths].sort()) {
         const after = change.files.get(rel);
+        const old = before.get(rel);
         out.push(
-          withBoth(`${change.path}/${rel}`, before.get(rel), after === undefined ? undefined : text(after)),
+          withBoth(
+            `${change.path}/${rel}`,
+            old === undefined ? undefined : text(old),
+            after === undefined ? undefined : text(after),
+          ),
         );
       }
     }
