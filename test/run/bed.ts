@@ -49,19 +49,27 @@ const kubectlBin = (): string => process.env.KUBECTL ?? "kubectl";
 /** Every object of every listable kind, as "Kind namespace/name" (kubectl, not tsop's client). */
 export async function snapshot(kubeconfig: string): Promise<Set<string>> {
   const env = { KUBECONFIG: kubeconfig };
-  const kinds = await listableKinds(env);
-  let { items } = await getObjects(env, kinds);
-  if (!items) {
+  let kinds = await listableKinds(env);
+  for (;;) {
+    const { items, error } = await getObjects(env, kinds);
+    if (items) {
+      return new Set(
+        items
+          .filter((o) => !TRANSIENT.has(o.kind))
+          .map(
+            (o) => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}`,
+          ),
+      );
+    }
     // A kind can vanish between discovery and the get (OLM's CRDs while OLM is uninstalled), and
-    // one missing kind fails kubectl's whole multi-kind get: then each kind alone.
-    items = [];
-    for (const kind of kinds) items.push(...(await objectsOfKind(env, kind)));
+    // one missing kind fails kubectl's whole multi-kind get: get again the kinds discovery still
+    // lists. The list only shrinks; a failure while no kind has gone is a real one.
+    const listed = new Set(await listableKinds(env));
+    const remaining = kinds.filter((kind) => listed.has(kind));
+    if (remaining.length === kinds.length)
+      throw new Error(`kubectl get failed while every kind is still served: ${error}`);
+    kinds = remaining;
   }
-  return new Set(
-    items
-      .filter((o) => !TRANSIENT.has(o.kind))
-      .map((o) => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}`),
-  );
 }
 
 /** Resource names ("deployments.apps") that discovery lists with the list verb, now. */
@@ -84,14 +92,6 @@ async function getObjects(
   // --ignore-not-found prints nothing at all for a single kind without objects.
   if (got.stdout.trim() === "") return { items: [] };
   return { items: (JSON.parse(got.stdout) as { items: KubeObject[] }).items };
-}
-
-/** One kind's objects; none when the get failed because the kind has left discovery since. */
-async function objectsOfKind(env: Record<string, string>, kind: string): Promise<KubeObject[]> {
-  const { items, error } = await getObjects(env, [kind]);
-  if (items) return items;
-  if (!(await listableKinds(env)).includes(kind)) return [];
-  throw new Error(`kubectl get ${kind} failed while the server still lists it: ${error}`);
 }
 
 /** Objects in `after` that were not in `before`. */
