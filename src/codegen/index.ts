@@ -14,7 +14,7 @@ import { waitingMessage, withProjectLock } from "../common/output/lock.js";
 import { directorySink, type OutputSink } from "../common/output/sink.js";
 import type { Progress, Reporter } from "../common/reporter.js";
 import { checkProjectAt, projectDir } from "../project/discover.js";
-import { CodegenError, type Diagnostic, type Diagnostics, formatDiagnostic } from "./diagnostics.js";
+import { CodegenError, type Diagnostic, formatDiagnostic } from "./diagnostics.js";
 import { msg } from "./messages.js";
 import { driftOf, type FileStatus, type FilePlan, planChanges, planFiles } from "./output/write.js";
 import type { OutputDirs, RenderOptions } from "./render.js";
