@@ -70,8 +70,11 @@ export async function deleteResources(
   options: DeleteResourcesOptions,
 ): Promise<ObjectRef[]> {
   const refs = objects.map(refOf);
+  // Foreground: an object goes only after the garbage collector deleted what it owns. A CRD deleted
+  // right after its custom resources would otherwise race the collector: once the kind is gone it
+  // can no longer resolve those owners and leaves their Deployments behind for good.
   for (const ref of refs) {
-    if (await client.delete(ref)) options.reporter.info(`  deleting ${describeRef(ref)}`);
+    if (await client.delete(ref, "Foreground")) options.reporter.info(`  deleting ${describeRef(ref)}`);
   }
   try {
     await waitFor(
