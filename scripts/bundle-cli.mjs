@@ -1,35 +1,64 @@
-// Build step after tsc: bundles the CLI shell (dist/cli/*.js, statically imported by main.js) into
-// one file, dist/cli/tsop.js, which bin/tsop.js loads. Each module Node loads costs start-up time,
-// and `tsop --help` needs every command module; one file saves ~15 ms (bench/startup.js).
-// Everything else stays external and is referenced by the same relative paths: dist/common (shared
-// with the domain modules, so error classes keep one identity) and the domain modules that actions
-// import lazily.
+// Build step after tsc: bundles the CLI into dist/cli/tsop.js (the shell: src/cli/main.ts and the
+// command modules it imports statically), which bin/tsop.js loads, and one lazily loaded chunk per
+// command's domain code (dist/cli/tsop-*.js: what an action imports with `await import(…)`, with
+// the dist/ modules and the pure-JavaScript packages it needs). Each module Node loads costs
+// start-up time: `tsop bundle` loaded ~200 files (its own dist/ modules, and yaml and semver as 120
+// CommonJS files) before this. Code shared by two commands goes into a shared chunk, so each module
+// still has one instance per process (error classes keep one identity).
+// The chunks sit in dist/cli/, one folder below dist/ like every tsc output, so the paths modules
+// compute from import.meta.url (../../package.json, ../../templates/) stay right.
+// Left external: packages that are large and used by few commands, or load files of their own
+// (typescript is loaded through require with V8's code cache, src/codegen/cache/code-cache.ts).
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import { isBuiltin } from "node:module";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const cliDir = resolve(root, "dist/cli");
 
+/** Packages bundled into the chunks: pure JavaScript, no files of their own read at run time. */
+const BUNDLED_PACKAGES = new Set(["yaml", "semver"]);
+
+for (const name of readdirSync(cliDir)) {
+  if (/^tsop(-.*)?\.js$/.test(name)) rmSync(resolve(cliDir, name));
+}
+
 await build({
-  entryPoints: [resolve(cliDir, "main.js")],
-  outfile: resolve(cliDir, "tsop.js"),
+  entryPoints: { tsop: resolve(cliDir, "main.js") },
+  outdir: cliDir,
+  chunkNames: "tsop-[name]-[hash]",
   bundle: true,
+  splitting: true,
   format: "esm",
   platform: "node",
   target: "node20",
   logLevel: "warning",
   plugins: [
     {
-      name: "cli-shell-only",
+      name: "tsop-chunks",
       setup(builder) {
+        // A bundled CommonJS package's require() of a Node built-in ("process", "buffer" in yaml):
+        // an ES module chunk has no require, so the built-in comes from process.getBuiltinModule
+        // (Node ≥ 20.16; package.json asks for ≥ 20.19).
+        builder.onResolve({ filter: /.*/ }, (args) =>
+          args.kind === "require-call" && isBuiltin(args.path)
+            ? { path: args.path, namespace: "node-builtin" }
+            : undefined,
+        );
+        builder.onLoad({ filter: /.*/, namespace: "node-builtin" }, (args) => ({
+          contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)});`,
+          loader: "js",
+        }));
         builder.onResolve({ filter: /.*/ }, (args) => {
           if (args.kind === "entry-point") return undefined;
-          const local = args.path.startsWith(".");
-          const inCli = local && dirname(resolve(args.resolveDir, args.path)) === cliDir;
-          if (inCli && args.kind === "import-statement") return undefined;
+          if (args.path.startsWith(".")) return undefined;
+          const name = args.path.startsWith("@")
+            ? args.path.split("/").slice(0, 2).join("/")
+            : args.path.split("/")[0];
+          if (BUNDLED_PACKAGES.has(name)) return undefined;
           return { external: true, path: args.path };
         });
       },

@@ -67,9 +67,20 @@ Module._load = function (request, parent, isMain) {
   const urls = readFileSync(trace, "utf8").split("\n").filter(Boolean);
   const names = urls.flatMap((url) => {
     const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
-    return match?.[1] ? [match[1]] : [];
+    return match?.[1] ? [match[1]] : [...bundledPackages(url)];
   });
   return [...new Set(names)].sort();
+}
+
+/**
+ * Packages bundled into a loaded CLI chunk (scripts/bundle-cli.mjs bundles yaml and semver into
+ * the chunk of each command that uses them): esbuild heads each bundled file with a comment naming
+ * its path.
+ */
+function bundledPackages(url: string): string[] {
+  if (!/\/dist\/cli\/tsop[^/]*\.js$/.test(url)) return [];
+  const code = readFileSync(new URL(url), "utf8");
+  return [...code.matchAll(/^\s*\/\/ .*node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)].map((m) => m[1]!);
 }
 
 describe("lazy imports", () => {

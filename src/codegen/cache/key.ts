@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { tsopVersion } from "../../common/version.js";
 
@@ -17,12 +17,20 @@ const require = createRequire(import.meta.url);
 /** The directory of the TypeScript compiler's lib files (lib.es5.d.ts…). */
 export const TYPESCRIPT_LIB_DIR = dirname(require.resolve("typescript"));
 
-const INSTALLED = /[\\/]node_modules[\\/]/.test(fileURLToPath(import.meta.url));
+const HERE = dirname(fileURLToPath(import.meta.url));
+const INSTALLED = /[\\/]node_modules[\\/]/.test(HERE);
 
-/** The modules generate runs: src/ (or dist/) codegen, common and project. */
-const CODE_DIRS = ["codegen", "common", "project"].map((name) =>
-  fileURLToPath(new URL(`../../${name}/`, import.meta.url)),
-);
+/**
+ * The modules generate runs: in the CLI's bundle (scripts/bundle-cli.mjs) this module is part of
+ * dist/cli/tsop*.js, which then hold all of them; else src/ (or dist/) codegen, common and project.
+ */
+const CODE =
+  basename(HERE) === "cli"
+    ? { dirs: [HERE], file: /^tsop.*\.js$/ }
+    : {
+        dirs: ["codegen", "common", "project"].map((name) => join(HERE, "../..", name)),
+        file: /^(?!.*\.d\.ts$).*\.(js|ts|json)$/,
+      };
 
 export function toolIdentity(): Record<string, string> {
   return {
@@ -40,9 +48,9 @@ function packageVersion(name: string): string {
 
 function codeFingerprint(): string {
   const hash = createHash("sha256");
-  for (const dir of CODE_DIRS) {
+  for (const dir of CODE.dirs) {
     for (const name of readdirSync(dir, { recursive: true, encoding: "utf8" }).sort()) {
-      if (!/\.(js|ts|json)$/.test(name) || name.endsWith(".d.ts")) continue;
+      if (!CODE.file.test(name)) continue;
       hash
         .update(`${name}\0`)
         .update(readFileSync(join(dir, name)))
