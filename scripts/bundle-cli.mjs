@@ -13,7 +13,7 @@ import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
 import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { isBuiltin } from "node:module";
-import { dirname, resolve } from "node:path";
+import { dirname, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -34,7 +34,7 @@ await build({
   splitting: true,
   format: "esm",
   platform: "node",
-  target: "node20",
+  target: "node20.19",
   logLevel: "warning",
   plugins: [
     {
@@ -54,6 +54,11 @@ await build({
         }));
         builder.onResolve({ filter: /.*/ }, (args) => {
           if (args.kind === "entry-point") return undefined;
+          // Data files stay JSON (Node's JSON.parse reads them faster than V8 compiles the same
+          // data as a JavaScript literal: 0.9 MB of built-in Kubernetes schemas in codegen).
+          if (args.path.startsWith(".") && args.path.endsWith(".json")) {
+            return { external: true, path: `./${relative(cliDir, resolve(args.resolveDir, args.path))}` };
+          }
           if (args.path.startsWith(".")) return undefined;
           const name = args.path.startsWith("@")
             ? args.path.split("/").slice(0, 2).join("/")
