@@ -196,10 +196,13 @@ let packageSystem: Pick<ObservedSystem, "fileExists" | "readFile"> = {
   readFile: (path) => readFileSync(path, "utf8"),
 };
 const packageNameCache = new Map<string, string | undefined>();
+// isTsopFile's answers: the checker asks for every symbol's declarations, thousands of times per file.
+const tsopFileCache = new Map<string, boolean>();
 
 function startAnalysis(system: ObservedSystem): void {
   packageSystem = system;
   packageNameCache.clear();
+  tsopFileCache.clear();
 }
 
 /** The `name` of the nearest package.json at or above dir. */
@@ -225,7 +228,12 @@ const RUNTIME_FILE = /[\\/](src|dist)[\\/]runtime[\\/][^\\/]+\.(d\.ts|ts)$/;
 
 /** Whether a file is tsop's runtime declaration surface (src/runtime/*.ts or dist/runtime/*.d.ts of the tsop package). */
 export function isTsopFile(fileName: string): boolean {
-  return RUNTIME_FILE.test(fileName) && packageNameOf(dirname(fileName)) === "tsop";
+  let answer = tsopFileCache.get(fileName);
+  if (answer === undefined) {
+    answer = RUNTIME_FILE.test(fileName) && packageNameOf(dirname(fileName)) === "tsop";
+    tsopFileCache.set(fileName, answer);
+  }
+  return answer;
 }
 
 /** Whether a symbol (after following imports) is tsop's export called `name`. */
