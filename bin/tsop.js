@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Launcher only: all logic lives in dist/cli/tsop.js (src/cli/main.ts, bundled by scripts/bundle-cli.mjs);
-// --help, --version and `version` are answered by dist/cli/fast-path.js without loading it.
-import { answeredWithoutCli } from "../dist/cli/fast-path.js";
+// --help, --version and `version` are answered by dist/cli/tsop-fast-path.js (src/cli/fast-path.ts,
+// bundled by scripts/bundle-cli.mjs) without loading it.
+import { answeredWithoutCli } from "../dist/cli/tsop-fast-path.js";
 
 // A reader that stops early (`tsop … | head`) closes the pipe: stop quietly instead of crashing.
 for (const stream of [process.stdout, process.stderr]) {

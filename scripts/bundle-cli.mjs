@@ -71,7 +71,19 @@ await build({
   ],
 });
 
-// The start-up fast path (src/cli/fast-path.ts) answers `tsop --help` from this file: the help the
+// The start-up fast path (src/cli/fast-path.ts, which bin/tsop.js imports first) as one file too:
+// `tsop --help` and `--version` then load two modules (bin/tsop.js and this) instead of five.
+await build({
+  entryPoints: [resolve(cliDir, "fast-path.js")],
+  outfile: resolve(cliDir, "tsop-fast-path.js"),
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20.19",
+  logLevel: "warning",
+});
+
+// The start-up fast path answers `tsop --help` from this file: the help the
 // CLI just built prints with stdout not a terminal (the only case where the file is used). Removed
 // first, so the fast path cannot answer its own question.
 const helpFile = resolve(cliDir, "help.txt");
