@@ -20,7 +20,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const cliDir = resolve(root, "dist/cli");
 
 /** Packages bundled into the chunks: pure JavaScript, no files of their own read at run time. */
-const BUNDLED_PACKAGES = new Set(["yaml", "semver"]);
+const BUNDLED_PACKAGES = new Set(["commander", "yaml", "semver"]);
 
 for (const name of readdirSync(cliDir)) {
   if (/^tsop(-.*)?\.js$/.test(name)) rmSync(resolve(cliDir, name));
