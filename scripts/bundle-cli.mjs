@@ -12,7 +12,7 @@
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
 import { readdirSync, rmSync, writeFileSync } from "node:fs";
-import { isBuiltin } from "node:module";
+import { createRequire, isBuiltin } from "node:module";
 import { dirname, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -21,6 +21,16 @@ const cliDir = resolve(root, "dist/cli");
 
 /** Packages bundled into the chunks: pure JavaScript, no files of their own read at run time. */
 const BUNDLED_PACKAGES = new Set(["commander", "yaml", "semver"]);
+
+const requireHere = createRequire(import.meta.url);
+
+/** "yaml" of "yaml/util", "@scope/pkg" of "@scope/pkg/x". */
+function packageName(specifier) {
+  return specifier
+    .split("/")
+    .slice(0, specifier.startsWith("@") ? 2 : 1)
+    .join("/");
+}
 
 for (const name of readdirSync(cliDir)) {
   if (/^tsop(-.*)?\.js$/.test(name)) rmSync(resolve(cliDir, name));
@@ -52,6 +62,27 @@ await build({
           contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)});`,
           loader: "js",
         }));
+        // `await import("yaml")` of a bundled CommonJS package would give a chunk with only a
+        // default export (esbuild), where Node gives the named exports too: such an import gets an
+        // ES module facade that re-exports the package's names one by one.
+        builder.onResolve({ filter: /.*/ }, (args) =>
+          args.kind === "dynamic-import" && BUNDLED_PACKAGES.has(packageName(args.path))
+            ? { path: args.path, namespace: "esm-facade" }
+            : undefined,
+        );
+        builder.onLoad({ filter: /.*/, namespace: "esm-facade" }, (args) => {
+          const names = Object.keys(requireHere(args.path)).filter((n) => /^[A-Za-z_$][\w$]*$/.test(n));
+          const lines = names.filter((n) => n !== "default").map((n) => `export const ${n} = pkg.${n};`);
+          return {
+            contents: [
+              `import * as pkg from ${JSON.stringify(args.path)};`,
+              ...lines,
+              "export default pkg.default;",
+            ].join("\n"),
+            loader: "js",
+            resolveDir: root,
+          };
+        });
         builder.onResolve({ filter: /.*/ }, (args) => {
           if (args.kind === "entry-point") return undefined;
           // Data files stay JSON (Node's JSON.parse reads them faster than V8 compiles the same
@@ -60,10 +91,7 @@ await build({
             return { external: true, path: `./${relative(cliDir, resolve(args.resolveDir, args.path))}` };
           }
           if (args.path.startsWith(".")) return undefined;
-          const name = args.path.startsWith("@")
-            ? args.path.split("/").slice(0, 2).join("/")
-            : args.path.split("/")[0];
-          if (BUNDLED_PACKAGES.has(name)) return undefined;
+          if (BUNDLED_PACKAGES.has(packageName(args.path))) return undefined;
           return { external: true, path: args.path };
         });
       },

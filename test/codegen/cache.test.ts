@@ -3,7 +3,7 @@
 // unchanged project must be answered without the compiler. Whether the compiler was loaded is
 // observed from outside tsop: a preloaded script reports every read of typescript.js, which both
 // ways of loading it (require(), and compiling it with V8's code cache) start with.
-import { cp, mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { appendFile, cp, mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
@@ -263,6 +263,13 @@ describe("the generate cache", { timeout: 300_000 }, () => {
     const bin = join(install, "bin/tsop.js");
     const same = await fromScratch(dir, [], bin);
     expect(same.run.cache).toMatch(/^generate cache: hit/);
+
+    // A rebuild with other code and the same version (a checkout is keyed by a hash of its code:
+    // the CLI's bundled chunks, dist/cli/tsop*.js).
+    await appendFile(join(install, "dist/cli/tsop.js"), "\n// rebuilt\n");
+    const rebuilt = await fromScratch(dir, [], bin);
+    expect(rebuilt.run.cache).toMatch(/^generate cache: no entry/);
+    expect(rebuilt.tree).toEqual(same.tree);
 
     const pkg = JSON.parse(await readFile(join(install, "package.json"), "utf8")) as { version: string };
     await writeFile(join(install, "package.json"), JSON.stringify({ ...pkg, version: "9.9.9-test" }));
