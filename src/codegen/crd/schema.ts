@@ -7,7 +7,7 @@ import type TS from "typescript";
 import { ts } from "../compiler.js";
 import type { Diagnostics } from "../diagnostics.js";
 import { applyMarkers, collectMarkers, descriptionOf, type FoundMarker } from "../jsdoc.js";
-import type { SchemaKind } from "../markers.js";
+import type { SchemaKind } from "../marker-apply.js";
 import { msg } from "../messages.js";
 import { isTsopFile, resolveAlias } from "../program.js";
 import { builtinDefinition, definitionOfClientNodeModel, shortDefinitionName } from "../k8s/builtins.js";
