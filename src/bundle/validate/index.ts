@@ -11,7 +11,6 @@ import { CHECKS, OPTIONAL_SUITES } from "./registry.js";
 
 export { CHECKS, OPTIONAL_SUITES } from "./registry.js";
 export type { Check } from "./check.js";
-export type { Finding, LoadedBundle } from "../load/types.js";
 
 export interface ValidateOptions extends LoadOptions {
   /** Optional suites or operator-sdk selectors (e.g. "operatorhub", "suite=operatorframework"). */
