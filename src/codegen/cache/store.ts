@@ -12,7 +12,7 @@ import type { Facts } from "./inputs.js";
 
 /** A message the analysis printed besides diagnostics, replayed on a cache hit. */
 export interface Note {
-  level: "warn" | "debug";
+  level: "info" | "warn" | "debug";
   message: string;
 }
 
