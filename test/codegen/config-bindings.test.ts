@@ -6,31 +6,11 @@ import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { describe, expect, test } from "vitest";
-import { readYaml, scaffoldWithNamespacedRbac, tsop } from "../bundle/helpers.js";
+import { goBinding, readYaml, scaffoldWithNamespacedRbac, tsop } from "../bundle/helpers.js";
 import { testdir } from "../support/testdir.js";
 
-/** A RoleBinding as Go projects keep it (the name kubebuilder gives the manager's binding). */
-export function goBinding(opts: { name?: string; role?: string; subject?: string } = {}): string {
-  return [
-    "apiVersion: rbac.authorization.k8s.io/v1",
-    "kind: RoleBinding",
-    "metadata:",
-    `  name: ${opts.name ?? "manager-rolebinding"}`,
-    "  namespace: system",
-    "roleRef:",
-    "  apiGroup: rbac.authorization.k8s.io",
-    "  kind: Role",
-    `  name: ${opts.role ?? "manager-role"}`,
-    "subjects:",
-    "- kind: ServiceAccount",
-    `  name: ${opts.subject ?? "controller-manager"}`,
-    "  namespace: system",
-    "",
-  ].join("\n");
-}
-
 /** A scaffolded project with a namespaced @Rbac rule and the user's binding file listed in config/rbac. */
-export async function portedProject(binding: string): Promise<string> {
+async function portedProject(binding: string): Promise<string> {
   const dir = await testdir();
   await scaffoldWithNamespacedRbac(dir);
   await writeFile(join(dir, "config/rbac/namespaced_role_binding.yaml"), binding);
