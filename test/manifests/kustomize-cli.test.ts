@@ -51,9 +51,10 @@ describe("strategic merge patches", () => {
     const run = await bundle(dir);
     expect(run.exitCode, run.stderr).toBe(0);
     const service = await manifest(dir, "demo-metrics_v1_service.yaml");
+    // kustomize build gives this order too: the patch's items first, then the base's others.
     expect(service.spec.ports).toEqual([
-      { name: "https", port: 8443, targetPort: 8443 },
       { name: "metrics", port: 8080, targetPort: 8080 },
+      { name: "https", port: 8443, targetPort: 8443 },
     ]);
   });
 });
