@@ -244,7 +244,7 @@ function refuseDuplicateIds(resources: Resource[], file: string): void {
       continue;
     }
     throw new InvalidInputError(
-      `${file}: may not add resource with an already registered id: ${id} (in ${first.origin.file} and in ${r.origin.file})`,
+      `may not add resource with an already registered id: ${id} (in ${first.origin.file} and in ${r.origin.file})`,
       {
         location: { file },
         hint: "keep one of the two objects: remove the other file from resources, or rename its object",
