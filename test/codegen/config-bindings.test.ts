@@ -45,22 +45,17 @@ describe("tsop generate and the config tree's own RoleBindings", { timeout: 180_
     const check = await tsop(dir, ["generate", "--check"]);
     expect(check.exitCode, check.stdout + check.stderr).toBe(0);
 
-    const bundle = await tsop(dir, ["bundle"]);
-    expect(bundle.exitCode, bundle.stderr).toBe(0);
-    const manager = (await csvPermissions(dir)).find(
-      (p) => p.serviceAccountName === "nsperm-operator-controller-manager",
-    );
-    expect(manager?.rules).toContainEqual(CONFIGMAPS);
-
-    // The user drops their file: the next run (from the generate cache) binds the Role itself.
+    // The user drops their file from the kustomization: the generate cache notices (the files
+    // read are its inputs) and the Role gets its binding back; and the other way round.
     const kustomization = join(dir, "config/rbac/kustomization.yaml");
-    await writeFile(
-      kustomization,
-      (await readFile(kustomization, "utf8")).replace("- namespaced_role_binding.yaml\n", ""),
+    const listed = await readFile(kustomization, "utf8");
+    await writeFile(kustomization, listed.replace("- namespaced_role_binding.yaml\n", ""));
+    const dropped = await tsop(dir, ["generate", "--verbose"]);
+    expect(dropped.exitCode, dropped.stderr).toBe(0);
+    expect(dropped.stderr).toContain(
+      `generate cache: changed since the last analysis: read:${kustomization}`,
     );
-    const again = await tsop(dir, ["generate"]);
-    expect(again.exitCode, again.stderr).toBe(0);
-    expect(again.stdout + again.stderr).not.toContain("namespaced_role_binding.yaml");
+    expect(dropped.stdout + dropped.stderr).not.toContain("namespaced_role_binding.yaml binds");
     expect(await roleYamlKinds(dir)).toEqual([
       "ClusterRole/manager-role",
       "Role/manager-role",
@@ -68,6 +63,18 @@ describe("tsop generate and the config tree's own RoleBindings", { timeout: 180_
     ]);
     const check2 = await tsop(dir, ["generate", "--check"]);
     expect(check2.exitCode, check2.stdout + check2.stderr).toBe(0);
+    await writeFile(kustomization, listed);
+    const back = await tsop(dir, ["generate", "--verbose"]);
+    expect(back.stderr).toContain(`generate cache: changed since the last analysis: read:${kustomization}`);
+    expect(await roleYamlKinds(dir)).toEqual(["ClusterRole/manager-role", "Role/manager-role"]);
+
+    // The bundle takes the manager's namespaced permissions from the user's binding.
+    const bundle = await tsop(dir, ["bundle"]);
+    expect(bundle.exitCode, bundle.stderr).toBe(0);
+    const manager = (await csvPermissions(dir)).find(
+      (p) => p.serviceAccountName === "nsperm-operator-controller-manager",
+    );
+    expect(manager?.rules).toContainEqual(CONFIGMAPS);
   });
 
   test("the user's binding takes the generated binding's name for another subject: refused, naming both files", async () => {
