@@ -4,21 +4,20 @@ import { Command, Option } from "./commander.js";
 import { CATALOG_INIT_IMAGE, OPM_IMAGE } from "../common/pins.js";
 import { parseDuration } from "../common/duration.js";
 import { type CliContext, cliContext } from "./context.js";
-import { addClusterFlags, type ClusterFlags, clusterOptions, durationArg, timeoutOption } from "./flags.js";
+import {
+  addClusterFlags,
+  addRegistryFlags,
+  type ClusterFlags,
+  clusterOptions,
+  durationArg,
+  type RegistryFlags,
+  registryOptions,
+  timeoutOption,
+} from "./flags.js";
 import { renderData } from "./output.js";
 import { runLocalCommand } from "./devloop.js";
 
-interface PullFlags {
-  skipTlsVerify?: boolean;
-  /** operator-sdk's spelling of --skip-tls-verify. */
-  skipTls?: boolean;
-  plainHttp?: boolean | string;
-  /** operator-sdk's spelling of --plain-http. */
-  useHttp?: boolean;
-  registryConfig?: string;
-}
-
-interface SharedFlags extends ClusterFlags, PullFlags {
+interface SharedFlags extends ClusterFlags, RegistryFlags {
   timeout: number;
   pullSecretName?: string;
   serviceAccount?: string;
@@ -43,6 +42,11 @@ interface UpgradeFlags extends SharedFlags {
 
 function sharedFlags(command: Command): Command {
   addClusterFlags(command);
+  addRegistryFlags(command, {
+    scope: "tsop's own pull only, not the cluster's",
+    caFile: false,
+    operatorSdkNames: true,
+  });
   return command
     .addOption(timeoutOption("10m", "how long the whole run may take"))
     .option(
@@ -66,20 +70,6 @@ function sharedFlags(command: Command): Command {
         .choices(["restricted", "legacy"])
         .default("restricted"),
     )
-    .option(
-      "--skip-tls-verify",
-      "skip TLS verification when tsop pulls the bundle image, not for the cluster's pulls (operator-sdk: --skip-tls)",
-    )
-    .addOption(new Option("--skip-tls", "operator-sdk's name for --skip-tls-verify").hideHelp())
-    .option(
-      "--plain-http [registries]",
-      "pull the bundle image over plain HTTP: from every registry, or only the comma-separated host[:port] list (operator-sdk: --use-http)",
-    )
-    .addOption(new Option("--use-http", "operator-sdk's name for --plain-http").hideHelp())
-    .option(
-      "--registry-config <file>",
-      "registry credentials file for tsop's pull (default: docker/podman auth files)",
-    )
     .addOption(
       new Option(
         "--csv-failed-grace <duration>",
@@ -95,17 +85,6 @@ const RUN_ROLLBACK = {
   leftoverHint: "tsop cleanup <package>",
 };
 
-/** --plain-http alone (every registry), --plain-http=<hosts>, or operator-sdk's --use-http. */
-function plainHttpOf(flags: PullFlags): boolean | string[] | undefined {
-  if (typeof flags.plainHttp === "string") {
-    return flags.plainHttp
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean);
-  }
-  return flags.plainHttp ?? flags.useHttp;
-}
-
 function baseOptions(flags: SharedFlags, ctx: CliContext, signal: AbortSignal) {
   return {
     ...clusterOptions(flags, ctx),
@@ -114,9 +93,7 @@ function baseOptions(flags: SharedFlags, ctx: CliContext, signal: AbortSignal) {
     serviceAccount: flags.serviceAccount,
     initImage: flags.initImage,
     securityContext: flags.securityContextConfig,
-    skipTlsVerify: flags.skipTlsVerify ?? flags.skipTls,
-    plainHttp: plainHttpOf(flags),
-    registryConfig: flags.registryConfig,
+    ...registryOptions(flags, ctx.cwd),
     csvFailedGraceMs: flags.csvFailedGrace,
     signal,
   };
