@@ -2,6 +2,7 @@
 // receive (the domain modules are mocked here and only here; commander and the flag parsers run).
 import { resolve } from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
+import { parseInProcess } from "../support/wiring.js";
 
 const calls = vi.hoisted(() => ({
   bundle: [] as Array<Record<string, unknown>>,
@@ -25,25 +26,8 @@ vi.mock("../../src/images/index.js", () => ({
 
 const { buildProgram } = await import("../../src/cli/main.js");
 
-/** Runs `tsop <argv>` in-process (process.argv as bin/tsop would see it); returns stdout. */
-async function parse(argv: string[]): Promise<string> {
-  const program = buildProgram({ versionFlag: false });
-  const processArgv = process.argv;
-  process.argv = [process.execPath, "/usr/bin/tsop", ...argv];
-  const write = process.stdout.write;
-  let stdout = "";
-  process.stdout.write = ((chunk: unknown) => {
-    stdout += String(chunk);
-    return true;
-  }) as typeof process.stdout.write;
-  try {
-    await program.parseAsync(argv, { from: "user" });
-  } finally {
-    process.stdout.write = write;
-    process.argv = processArgv;
-  }
-  return stdout;
-}
+/** `tsop <argv>` in-process; returns stdout. */
+const parse = (argv: string[]) => parseInProcess(buildProgram({ versionFlag: false }), argv);
 
 /** What `tsop bundle` passes with no flags beyond the ones under test. */
 const DEFAULTS = {

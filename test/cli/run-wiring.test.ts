@@ -3,6 +3,7 @@
 // image reference checks and withInterrupt run).
 import { resolve } from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
+import { parseInProcess } from "../support/wiring.js";
 import { CATALOG_INIT_IMAGE, OPM_IMAGE } from "../../src/common/pins.js";
 
 const calls = vi.hoisted(() => [] as Array<{ fn: string; options: Record<string, unknown> }>);
@@ -20,21 +21,8 @@ vi.mock("../../src/olm/run/index.js", () => ({
 
 const { buildProgram } = await import("../../src/cli/main.js");
 
-async function parse(argv: string[]): Promise<string> {
-  const program = buildProgram({ versionFlag: false });
-  const write = process.stdout.write;
-  let stdout = "";
-  process.stdout.write = ((chunk: unknown) => {
-    stdout += String(chunk);
-    return true;
-  }) as typeof process.stdout.write;
-  try {
-    await program.parseAsync(argv, { from: "user" });
-  } finally {
-    process.stdout.write = write;
-  }
-  return stdout;
-}
+/** `tsop <argv>` in-process; returns stdout. */
+const parse = (argv: string[]) => parseInProcess(buildProgram({ versionFlag: false }), argv);
 
 /** Every run flag's value when none is given. */
 const SHARED_DEFAULTS = {
