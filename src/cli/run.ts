@@ -17,6 +17,8 @@ import {
 import { renderData } from "./output.js";
 import { runLocalCommand } from "./devloop.js";
 
+type Output = "text" | "json" | "yaml";
+
 interface SharedFlags extends ClusterFlags, RegistryFlags {
   timeout: number;
   pullSecretName?: string;
@@ -24,7 +26,7 @@ interface SharedFlags extends ClusterFlags, RegistryFlags {
   initImage: string;
   securityContextConfig: "restricted" | "legacy";
   csvFailedGrace: number;
-  output: "text" | "json" | "yaml";
+  output: Output;
 }
 
 interface BundleFlags extends SharedFlags {
@@ -117,11 +119,7 @@ export function runCommand(): Command {
     .option("--index-image <image>", "image that serves the catalog (opm)", OPM_IMAGE)
     .option("--dry-run", "print every object the run would create and change nothing")
     .option("--keep-on-failure", "leave what this run created in the cluster when it fails (for debugging)")
-    .addOption(
-      new Option("-o, --output <format>", "output format (with --dry-run: the objects as yaml or json)")
-        .choices(["text", "yaml", "json"])
-        .default("text"),
-    );
+    .addOption(runOutputOption());
   bundle.action(async (image: string, flags: BundleFlags, command: Command) => {
     await checkImages([
       [image, "<bundle-image>"],
@@ -142,11 +140,12 @@ export function runCommand(): Command {
         keepOnFailure: flags.keepOnFailure,
       }),
     );
-    if (result.dryRun) return ctx.out(await renderObjects(result.objects, flags.output));
-    const { objects: _objects, ...summary } = result;
-    if (flags.output !== "text") return ctx.out(await renderData(summary, flags.output));
-    ctx.out(
-      `${result.csv} installed in namespace ${result.namespace} (CatalogSource ${result.catalogSource}, Subscription ${result.subscription}, InstallPlan ${result.installPlan ?? "-"})`,
+    await printResult(
+      ctx,
+      result,
+      flags.output,
+      (r) =>
+        `${r.csv} installed in namespace ${r.namespace} (CatalogSource ${r.catalogSource}, Subscription ${r.subscription}, InstallPlan ${r.installPlan ?? "-"})`,
     );
   });
 
@@ -160,11 +159,7 @@ export function runCommand(): Command {
       "if the upgrade fails, point the catalog back to the previous bundle set",
     )
     .option("--dry-run", "print every object the upgrade would create or change; the cluster is only read")
-    .addOption(
-      new Option("-o, --output <format>", "output format (with --dry-run: the objects as yaml or json)")
-        .choices(["text", "yaml", "json"])
-        .default("text"),
-    );
+    .addOption(runOutputOption());
   upgrade.action(async (image: string, flags: UpgradeFlags, command: Command) => {
     await checkImages([[image, "<bundle-image>"]]);
     const ctx = await cliContext(command);
@@ -178,19 +173,37 @@ export function runCommand(): Command {
         dryRun: flags.dryRun,
       }),
     );
-    if (result.dryRun) return ctx.out(await renderObjects(result.objects, flags.output));
-    const { objects: _objects, ...summary } = result;
-    if (flags.output !== "text") return ctx.out(await renderData(summary, flags.output));
-    ctx.out(
-      `${result.packageName} upgraded from ${result.from.csv} to ${result.to.csv} in namespace ${result.namespace}`,
+    await printResult(
+      ctx,
+      result,
+      flags.output,
+      (r) => `${r.packageName} upgraded from ${r.from.csv} to ${r.to.csv} in namespace ${r.namespace}`,
     );
   });
 
   return run.addCommand(runLocalCommand()).addCommand(bundle).addCommand(upgrade);
 }
 
+function runOutputOption(): Option {
+  return new Option("-o, --output <format>", "output format (with --dry-run: the objects as yaml or json)")
+    .choices(["text", "yaml", "json"])
+    .default("text");
+}
+
+/** --dry-run's objects; else the result without them as data (-o json|yaml), or one line of text. */
+async function printResult<R extends { dryRun: boolean; objects: unknown[] }>(
+  ctx: CliContext,
+  result: R,
+  output: Output,
+  line: (result: R) => string,
+): Promise<void> {
+  if (result.dryRun) return ctx.out(await renderObjects(result.objects, output));
+  const { objects: _objects, ...summary } = result;
+  ctx.out(output === "text" ? line(result) : await renderData(summary, output));
+}
+
 /** --dry-run output: a v1 List for json, else YAML documents (both `kubectl apply -f -` reads). */
-async function renderObjects(objects: unknown[], output: "text" | "json" | "yaml"): Promise<string> {
+async function renderObjects(objects: unknown[], output: Output): Promise<string> {
   if (output === "json") return renderData({ apiVersion: "v1", kind: "List", items: objects }, "json");
   const docs = await Promise.all(objects.map((o) => renderData(o, "yaml")));
   return docs.map((d) => `---\n${d}`).join("");

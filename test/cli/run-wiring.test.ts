@@ -11,11 +11,19 @@ const calls = vi.hoisted(() => [] as Array<{ fn: string; options: Record<string,
 vi.mock("../../src/olm/run/index.js", () => ({
   runBundle: async (options: Record<string, unknown>) => {
     calls.push({ fn: "runBundle", options });
-    return { dryRun: true, objects: [{ kind: "CatalogSource" }] };
+    const done = {
+      csv: "p.v1",
+      namespace: "ns",
+      catalogSource: "cs",
+      subscription: "sub",
+      installPlan: "ip",
+    };
+    return { dryRun: Boolean(options.dryRun), objects: [{ kind: "CatalogSource" }], ...done };
   },
   bundleUpgrade: async (options: Record<string, unknown>) => {
     calls.push({ fn: "bundleUpgrade", options });
-    return { dryRun: true, objects: [{ kind: "Subscription" }] };
+    const done = { packageName: "p", from: { csv: "p.v1" }, to: { csv: "p.v2" }, namespace: "ns" };
+    return { dryRun: Boolean(options.dryRun), objects: [{ kind: "Subscription" }], ...done };
   },
 }));
 
@@ -120,6 +128,21 @@ describe("tsop run bundle wiring", () => {
     expect(JSON.parse(json)).toEqual({ apiVersion: "v1", kind: "List", items: [{ kind: "CatalogSource" }] });
   });
 
+  it("prints what was installed as a line, or as data without the objects", async () => {
+    expect(await parse(["run", "bundle", "q.io/p-bundle:v1"])).toBe(
+      "p.v1 installed in namespace ns (CatalogSource cs, Subscription sub, InstallPlan ip)\n",
+    );
+    const json = await parse(["run", "bundle", "q.io/p-bundle:v1", "-o", "json"]);
+    expect(JSON.parse(json)).toEqual({
+      dryRun: false,
+      csv: "p.v1",
+      namespace: "ns",
+      catalogSource: "cs",
+      subscription: "sub",
+      installPlan: "ip",
+    });
+  });
+
   it("refuses a bad image reference, duration or choice before calling anything", async () => {
     await expect(parse(["run", "bundle", "Q.IO/Bad"])).rejects.toThrow(/<bundle-image>/);
     await expect(parse(["run", "bundle", "q.io/b:1", "--index-image", "bad ref"])).rejects.toThrow(
@@ -148,5 +171,16 @@ describe("tsop run bundle-upgrade wiring", () => {
   ])("%j", async (flags, expected) => {
     await parse(["run", "bundle-upgrade", "q.io/p-bundle:v1", ...flags]);
     expect(onlyCall("bundleUpgrade")).toEqual({ ...SHARED_DEFAULTS, ...expected });
+  });
+
+  it("prints the upgrade as a line, as YAML data, or --dry-run's objects", async () => {
+    const image = "q.io/p-bundle:v2";
+    expect(await parse(["run", "bundle-upgrade", image])).toBe(
+      "p upgraded from p.v1 to p.v2 in namespace ns\n",
+    );
+    const yaml = await parse(["run", "bundle-upgrade", image, "-o", "yaml"]);
+    expect(yaml).toContain("packageName: p\n");
+    expect(yaml).not.toContain("Subscription");
+    expect(await parse(["run", "bundle-upgrade", image, "--dry-run"])).toBe("---\nkind: Subscription\n");
   });
 });
