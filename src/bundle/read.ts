@@ -1,7 +1,8 @@
 // Stage 3 of `tsop bundle` (see index.ts): read the inputs — the manifests (config/ rendered
-// without kustomize, or -f), the base CSV and the previous bundle. The one write before stage 8:
-// answers typed at a prompt are saved to the base CSV at once (base.ts: they cost typing, a later
-// failure must not lose them); any other new or changed base goes out with the output set.
+// without kustomize, or -f), the base CSV and the previous bundle. It writes one thing (the only
+// write between stage 2's `tsop generate` and stage 8): answers typed at a prompt are saved to the
+// base CSV at once (base.ts: they cost typing, a later failure must not lose them); any other new
+// or changed base goes out with the output set.
 import { UsageError } from "../common/errors.js";
 import type { Reporter } from "../common/reporter.js";
 import {
