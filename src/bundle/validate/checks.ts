@@ -1,7 +1,7 @@
 // The check table: every validation tsop runs, each with a stable id, its suite and level. The
 // default suite mirrors operator-framework's default validators (format, content, CSV, CRD,
 // bundle); the optional suites mirror operatorhub, good-practices, deprecated APIs and community,
-// plus an OLM v1 compatibility suite. Ids are stable: tests and users match on them.
+// plus an OLM v1 compatibility suite (olm-v1.ts). Ids are stable: tests and users match on them.
 import semver from "semver";
 import {
   asArray,
@@ -21,6 +21,7 @@ import type { Check, CheckContext, Finding, LoadedBundle } from "./types.js";
 import { imageReferenceProblem } from "../../images/reference.js";
 import { csvView, finding, kubeVersion, nameProblem, strictSemver, validPullSpec } from "./util.js";
 import { webhookDefinitionFindings } from "./webhooks.js";
+import { OLM_V1_CHECKS } from "./olm-v1.js";
 
 const MAX_COMPRESSED = 1 << 20;
 const REQUIRED_ANNOTATIONS = [
@@ -1637,99 +1638,8 @@ export const CHECKS: Check[] = [
       },
     ),
   },
-  // Optional: OLM v1 compatibility.
-  {
-    suite: "olm-v1",
-    ...csvChecks(
-      "V1-01",
-      "error",
-      "AllNamespaces install mode is supported (OLM v1 installs cluster-wide)",
-      (v) =>
-        asRecords(v.spec.installModes).some((m) => m.type === "AllNamespaces" && m.supported === true)
-          ? []
-          : [
-              finding(
-                "V1-01",
-                "error",
-                "OLM v1 only supports operators that support the AllNamespaces install mode",
-                v.file.file,
-                "spec.installModes",
-              ),
-            ],
-    ),
-  },
-  {
-    suite: "olm-v1",
-    ...csvChecks(
-      "V1-02",
-      "error",
-      "no webhook definitions (OLM v1 does not manage webhook certificates)",
-      (v) =>
-        asRecords(v.spec.webhookdefinitions).length === 0
-          ? []
-          : [
-              finding(
-                "V1-02",
-                "error",
-                "OLM v1 does not support bundles with webhookdefinitions",
-                v.file.file,
-                "spec.webhookdefinitions",
-              ),
-            ],
-    ),
-  },
-  {
-    id: "V1-03",
-    suite: "olm-v1",
-    level: "error",
-    description: "no dependencies (OLM v1 does not resolve them)",
-    run: (b) => {
-      const out: Finding[] = [];
-      const deps = isRecord(b.dependencies) ? asArray(b.dependencies.dependencies) : [];
-      if (deps.length > 0)
-        out.push(
-          finding(
-            "V1-03",
-            "error",
-            "OLM v1 does not support bundle dependencies (metadata/dependencies.yaml)",
-            b.dependenciesFile,
-            "dependencies",
-          ),
-        );
-      const v = csvView(b);
-      const required =
-        v && isRecord(v.spec.customresourcedefinitions)
-          ? asRecords(v.spec.customresourcedefinitions.required)
-          : [];
-      if (v && required.length > 0)
-        out.push(
-          finding(
-            "V1-03",
-            "error",
-            "OLM v1 does not support required CRDs (spec.customresourcedefinitions.required)",
-            v.file.file,
-            "spec.customresourcedefinitions.required",
-          ),
-        );
-      return out;
-    },
-  },
-  {
-    suite: "olm-v1",
-    ...csvChecks("V1-04", "error", "no API service definitions", (v) =>
-      isRecord(v.spec.apiservicedefinitions) && asRecords(v.spec.apiservicedefinitions.owned).length > 0
-        ? [
-            finding(
-              "V1-04",
-              "error",
-              "OLM v1 does not support bundles that own APIServices",
-              v.file.file,
-              "spec.apiservicedefinitions.owned",
-            ),
-          ]
-        : [],
-    ),
-  },
+  // Optional: OLM v1 compatibility (its own module).
+  ...OLM_V1_CHECKS,
 ];
 
 /** Suite names accepted by --select-optional, and the operator-sdk label spellings they replace. */
