@@ -11,6 +11,8 @@ export const OPM_VERSION = "v1.47.0";
 export const OPERATOR_SDK_VERSION = "v1.42.2";
 export const CONTROLLER_GEN_VERSION = "v0.19.0";
 export const KUSTOMIZE_VERSION = "v5.7.1";
+/** OLM v1 (operator-controller, with catalogd merged in); only its catalogd builds here (docs/olm-v1.md). */
+export const OPERATOR_CONTROLLER_VERSION = "v1.11.0";
 
 // The k8s.io/* staging modules that k8s.io/kubernetes requires as v0.0.0 and replaces with
 // relative paths; a wrapper module replaces them with their published versions instead.
@@ -133,6 +135,19 @@ export const COMPONENTS = [
   olm("package-server", "cmd/package-server"),
   // The copy tool OLM's bundle-unpack Job runs inside the bundle image (util/cpb in OLM's image).
   olm("cpb", "util/cpb"),
+  {
+    name: "catalogd",
+    version: OPERATOR_CONTROLLER_VERSION,
+    // A wrapper module for the same reason as opm (the proxy refuses the module's version list).
+    wrapper: {
+      require: { "github.com/operator-framework/operator-controller": OPERATOR_CONTROLLER_VERSION },
+    },
+    package: "github.com/operator-framework/operator-controller/cmd/catalogd",
+    tags: ["containers_image_openpgp"],
+    ldflags: `-X github.com/operator-framework/operator-controller/internal/shared/version.version=${OPERATOR_CONTROLLER_VERSION}`,
+    // The release's install manifest: the ClusterCatalog CRD, catalogd's RBAC and webhook configuration.
+    files: { "olmv1-standard.yaml": "manifests/standard.yaml" },
+  },
   {
     name: "operator-sdk",
     version: OPERATOR_SDK_VERSION,
