@@ -1,7 +1,7 @@
 // The broken-bundle corpus: each case breaks the valid memcached bundle in one way, for one check
 // id. validate-corpus.test.ts holds tsop to each case's message, file and path;
 // validate-oracle.real.test.ts compares tsop's verdict on each with operator-sdk's.
-import { cp, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { testdir } from "../support/testdir.js";
@@ -658,19 +658,6 @@ export const CASES: Case[] = [
   },
   {
     id: "V1-07",
-    what: "manifests elsewhere",
-    breakIt: async (b) => {
-      await rename(join(b.dir, "manifests"), join(b.dir, "deploy"));
-      await b.ann((a) => (a[`${K}.manifests.v1`] = "deploy/"));
-    },
-    message:
-      "OLM v1 reads a bundle's objects from manifests/ only, but the manifests annotation points at deploy/; move the files to manifests/",
-    file: "metadata/annotations.yaml",
-    path: `annotations.${K}.manifests.v1`,
-    optional: ["olm-v1"],
-  },
-  {
-    id: "V1-08",
     what: "deployment name twice",
     breakIt: (b) =>
       b.csv((c) => {

@@ -154,7 +154,7 @@ describe("bundle validate --select-optional olm-v1", () => {
     ]);
   });
 
-  test("V1-08: a deployment name that is not a DNS-1123 subdomain", async () => {
+  test("V1-07: a deployment name that is not a DNS-1123 subdomain", async () => {
     const b = await validBundle();
     await b.csv((c) => {
       c.spec.install.spec.deployments[0].name = "Controller_Manager";
@@ -163,7 +163,7 @@ describe("bundle validate --select-optional olm-v1", () => {
     const { findings } = await v1Findings(b);
     expect(findings).toEqual([
       {
-        id: "V1-08",
+        id: "V1-07",
         level: "error",
         message:
           'deployment name "Controller_Manager" is not a DNS-1123 subdomain (lowercase letters, digits, "-" and ".", starting and ending with a letter or digit); OLM v1 refuses it',

@@ -51,7 +51,6 @@ const DIFFERENCES: Record<string, { sdk: Verdict; why: string }> = {
   "V1-05": { sdk: "ok", why: "operator-sdk has no OLM v1 validator" },
   "V1-06": { sdk: "ok", why: "operator-sdk has no OLM v1 validator" },
   "V1-07": { sdk: "ok", why: "operator-sdk has no OLM v1 validator" },
-  "V1-08": { sdk: "ok", why: "operator-sdk has no OLM v1 validator" },
 };
 
 /** Cases whose finding the unbroken sample already has: judged against operator-sdk's default suite. */

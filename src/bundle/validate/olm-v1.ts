@@ -2,11 +2,11 @@
 // ignores in a registry+v1 bundle, beyond what the default suite already holds every bundle to.
 // Sources: its documented limits (AllNamespaces, no dependencies, no OperatorConditions), the
 // install-time checks of its manifest provider (no owned APIServices, AllNamespaces unless an alpha
-// gate is on), the bundle loader (objects read from manifests/ only), the catalog validation that
-// refuses olm.gvk.required, olm.package.required and olm.constraint, and the registry+v1 bundle
-// validator (deployment names; webhook rules and conversion CRDs). Checks OLM v1 shares with OLM v0
-// (supported kinds, owned CRDs present, conversion webhooks only for AllNamespaces-only operators,
-// webhook names and deployments) are the default suite's CNT-01, BDL-02, CSV-09 and CSV-16.
+// gate is on), the catalog validation that refuses olm.gvk.required, olm.package.required and
+// olm.constraint, and the registry+v1 bundle validator (deployment names; webhook rules and
+// conversion CRDs). What OLM v1 shares with OLM v0 (objects in manifests/, supported kinds, owned
+// CRDs present, conversion webhooks only for AllNamespaces-only operators, webhook names and
+// deployments) is the default suite's FMT-09, CNT-01, BDL-02, CSV-09 and CSV-16.
 import { asArray, asRecords, isRecord, str } from "../../manifests/index.js";
 import type { Check, Finding, LoadedBundle } from "./types.js";
 import { type CsvView, csvView, finding } from "./util.js";
@@ -227,19 +227,6 @@ function operatorConditions(v: CsvView): Finding[] {
   return out;
 }
 
-function manifestsDirectory(b: LoadedBundle): Finding[] {
-  if (!b.hasManifestsDir || b.manifestsDir === "manifests") return [];
-  return [
-    finding(
-      "V1-07",
-      "error",
-      `OLM v1 reads a bundle's objects from manifests/ only, but the manifests annotation points at ${b.manifestsDir}/; move the files to manifests/`,
-      b.annotationsFile,
-      "annotations.operators.operatorframework.io.bundle.manifests.v1",
-    ),
-  ];
-}
-
 function deploymentNames(v: CsvView): Finding[] {
   const out: Finding[] = [];
   const seen = new Set<string>();
@@ -249,7 +236,7 @@ function deploymentNames(v: CsvView): Finding[] {
     if (name.length > 253 || !DNS_SUBDOMAIN.test(name))
       out.push(
         finding(
-          "V1-08",
+          "V1-07",
           "error",
           `deployment name "${name}" is not a DNS-1123 subdomain (lowercase letters, digits, "-" and ".", starting and ending with a letter or digit); OLM v1 refuses it`,
           v.file.file,
@@ -259,7 +246,7 @@ function deploymentNames(v: CsvView): Finding[] {
     else if (seen.has(name))
       out.push(
         finding(
-          "V1-08",
+          "V1-07",
           "error",
           `deployment name "${name}" is used twice; OLM v1 refuses a bundle whose install strategy repeats a deployment name`,
           v.file.file,
@@ -306,15 +293,8 @@ export const OLM_V1_CHECKS: Check[] = [
     "no use of the OperatorCondition API (OLM v1 does not provide it)",
     operatorConditions,
   ),
-  {
-    id: "V1-07",
-    suite: SUITE,
-    level: "error",
-    description: "the bundle's objects are in manifests/ (OLM v1 reads no other directory)",
-    run: manifestsDirectory,
-  },
   csvCheck(
-    "V1-08",
+    "V1-07",
     "error",
     "install strategy deployment names are unique DNS-1123 subdomains",
     deploymentNames,
