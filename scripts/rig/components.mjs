@@ -11,8 +11,13 @@ export const OPM_VERSION = "v1.47.0";
 export const OPERATOR_SDK_VERSION = "v1.42.2";
 export const CONTROLLER_GEN_VERSION = "v0.19.0";
 export const KUSTOMIZE_VERSION = "v5.7.1";
-/** OLM v1 (operator-controller, with catalogd merged in); only its catalogd builds here (docs/olm-v1.md). */
+/** OLM v1 (operator-controller, with catalogd merged in): catalogd from this release (docs/olm-v1.md). */
 export const OPERATOR_CONTROLLER_VERSION = "v1.11.0";
+/**
+ * operator-controller's own controller (ClusterExtension) from the newest release that builds here:
+ * v1.3.0 and later need pkg.package-operator.run/boxcutter or are not served by the module proxy.
+ */
+export const CLUSTER_EXTENSION_CONTROLLER_VERSION = "v1.2.0";
 
 // The k8s.io/* staging modules that k8s.io/kubernetes requires as v0.0.0 and replaces with
 // relative paths; a wrapper module replaces them with their published versions instead.
@@ -147,6 +152,21 @@ export const COMPONENTS = [
     ldflags: `-X github.com/operator-framework/operator-controller/internal/shared/version.version=${OPERATOR_CONTROLLER_VERSION}`,
     // The release's install manifest: the ClusterCatalog CRD, catalogd's RBAC and webhook configuration.
     files: { "olmv1-standard.yaml": "manifests/standard.yaml" },
+  },
+  {
+    name: "operator-controller",
+    version: CLUSTER_EXTENSION_CONTROLLER_VERSION,
+    wrapper: {
+      require: { "github.com/operator-framework/operator-controller": CLUSTER_EXTENSION_CONTROLLER_VERSION },
+    },
+    package: "github.com/operator-framework/operator-controller/cmd/operator-controller",
+    tags: ["containers_image_openpgp"],
+    ldflags: `-X github.com/operator-framework/operator-controller/internal/shared/version.version=${CLUSTER_EXTENSION_CONTROLLER_VERSION}`,
+    // The ClusterExtension CRD of the same release.
+    files: {
+      "clusterextensions.crd.yaml":
+        "config/base/operator-controller/crd/bases/olm.operatorframework.io_clusterextensions.yaml",
+    },
   },
   {
     name: "operator-sdk",

@@ -4,14 +4,20 @@
 // image to a TLS registry on 127.0.0.1; a ClusterCatalog names it by tag; catalogd's webhook labels
 // the ClusterCatalog, catalogd pulls the image (verifying the registry's certificate), unpacks it,
 // reports the digest it resolved and Serving, and its HTTPS API returns the catalog's blobs.
-// No OLM v0 and no pod runner: catalogd is a local process on its own ports.
+// Then operator-controller (the newest release that builds here, v1.2.0) installs a bundle that
+// `tsop bundle push` pushed, from a catalog catalogd serves: OLM v1 end to end, as far as it builds.
+// No OLM v0 and no pod runner: catalogd and operator-controller are local processes on their own
+// ports; nothing runs the installed operator's pods (the test asserts what OLM v1 applied).
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { probe } from "../../src/testing/real/net.js";
 import { type RealTestCluster, startTestCluster } from "../../src/testing/index.js";
+import { pushBundle, withoutRequiredApis } from "../run/bed.js";
+import { tsop } from "../bundle/helpers.js";
 import { type Catalogd, startCatalogd } from "../support/catalogd.js";
+import { type OperatorController, startOperatorController } from "../support/operator-controller.js";
 import { opmValidate } from "../support/opm.js";
 import { pushTestImage, skopeoInspect, startRegistry, type TestRegistry } from "../support/registry.js";
 import { testdir } from "../support/testdir.js";
@@ -22,6 +28,7 @@ let cluster: RealTestCluster;
 let registry: TestRegistry;
 let catalogd: Catalogd;
 let caDir: string;
+let operatorController: OperatorController | undefined;
 
 /** A directory holding only the registry's CA (containers/image reads every file of a cert dir). */
 async function registryCaDir(): Promise<string> {
@@ -39,6 +46,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await operatorController?.stop();
   await catalogd?.stop();
   await cluster?.stop();
   await registry?.stop();
@@ -72,6 +80,53 @@ function catalogBlobs(): Array<Record<string, unknown>> {
   ];
 }
 
+/** A catalog image holding `blobs` as /configs/<package>/catalog.json, pushed as <repository>:v1. */
+async function pushCatalog(repository: string, blobs: Array<Record<string, unknown>>): Promise<string> {
+  const catalogJson = blobs.map((b) => JSON.stringify(b)).join("\n") + "\n";
+  const pkg = String(blobs.find((b) => b.schema === "olm.package")?.name);
+  const configs = await testdir({ [`${pkg}/catalog.json`]: catalogJson });
+  const validated = await opmValidate(configs);
+  expect(validated.exitCode, validated.output).toBe(0);
+  await pushTestImage(
+    registry,
+    repository,
+    "v1",
+    {
+      layers: [
+        [
+          { path: "configs/", type: "directory" },
+          { path: `configs/${pkg}/`, type: "directory" },
+          { path: `configs/${pkg}/catalog.json`, content: catalogJson },
+        ],
+      ],
+      labels: { [INDEX_LABEL]: "/configs" },
+    },
+    { caDir },
+  );
+  return `${registry.host}/${repository}:v1`;
+}
+
+async function clusterCatalogServing(name: string, ref: string): Promise<void> {
+  const created = await kubectl(
+    ["apply", "-f", "-"],
+    JSON.stringify({
+      apiVersion: "olm.operatorframework.io/v1",
+      kind: "ClusterCatalog",
+      metadata: { name },
+      spec: { source: { type: "Image", image: { ref } } },
+    }),
+  );
+  expect(created.exitCode, created.all).toBe(0);
+  const served = await kubectl([
+    "wait",
+    `clustercatalog/${name}`,
+    "--for=condition=Serving=True",
+    "--timeout=120s",
+  ]);
+  const log = await readFile(catalogd.logFile, "utf8").catch(() => "");
+  expect(served.exitCode, `${served.all}\ncatalogd log:\n${log.slice(-4000)}`).toBe(0);
+}
+
 async function kubectl(args: string[], input?: string) {
   return execa("kubectl", ["--kubeconfig", cluster.kubeconfigPath, ...args], {
     ...(input !== undefined ? { input } : {}),
@@ -82,49 +137,11 @@ async function kubectl(args: string[], input?: string) {
 
 test("catalogd unpacks a catalog image named by a ClusterCatalog and serves it over HTTPS", async () => {
   const blobs = catalogBlobs();
-  const catalogJson = blobs.map((b) => JSON.stringify(b)).join("\n") + "\n";
-  const configs = await testdir({ "demo-operator/catalog.json": catalogJson });
-  const validated = await opmValidate(configs);
-  expect(validated.exitCode, validated.output).toBe(0);
-
-  await pushTestImage(
-    registry,
-    "demo-catalog",
-    "v1",
-    {
-      layers: [
-        [
-          { path: "configs/", type: "directory" },
-          { path: "configs/demo-operator/", type: "directory" },
-          { path: "configs/demo-operator/catalog.json", content: catalogJson },
-        ],
-      ],
-      labels: { [INDEX_LABEL]: "/configs" },
-    },
-    { caDir },
-  );
+  const ref = await pushCatalog("demo-catalog", blobs);
   const pushed = await skopeoInspect(registry, "demo-catalog:v1", { caDir });
   expect(pushed.Labels?.[INDEX_LABEL]).toBe("/configs");
-
-  const created = await kubectl(
-    ["apply", "-f", "-"],
-    JSON.stringify({
-      apiVersion: "olm.operatorframework.io/v1",
-      kind: "ClusterCatalog",
-      metadata: { name: "demo" },
-      spec: { source: { type: "Image", image: { ref: `${registry.host}/demo-catalog:v1` } } },
-    }),
-  );
-  expect(created.exitCode, created.all).toBe(0);
-  const served = await kubectl([
-    "wait",
-    "clustercatalog/demo",
-    "--for=condition=Serving=True",
-    "--timeout=120s",
-  ]);
+  await clusterCatalogServing("demo", ref);
   const status = await kubectl(["get", "clustercatalog/demo", "-o", "json"]);
-  const log = await readFile(catalogd.logFile, "utf8").catch(() => "");
-  expect(served.exitCode, `${served.all}\n${status.stdout}\ncatalogd log:\n${log.slice(-4000)}`).toBe(0);
 
   const catalog = JSON.parse(status.stdout) as {
     metadata: { labels?: Record<string, string> };
@@ -150,4 +167,124 @@ test("catalogd unpacks a catalog image named by a ClusterCatalog and serves it o
   // A catalog catalogd does not have is a 404, not an empty answer.
   const missing = await probe(`${catalogd.url}/catalogs/absent/api/v1/all`, { ca });
   expect(missing.status).toBe(404);
+});
+
+test("operator-controller installs a bundle tsop pushed, from a catalog catalogd serves", async () => {
+  // The bundle of fixtures/run without the API it requires: a dependency OLM v1 refuses (V1-03).
+  const bundle = await pushBundle(registry, "memcached-operator-bundle", "0.0.1", withoutRequiredApis, [
+    "--ca-file",
+    registry.caFile!,
+  ]);
+  // tsop's olm-v1 suite finds nothing OLM v1 would refuse in it.
+  const validated = await tsop(registry.dir, [
+    "bundle",
+    "validate",
+    bundle,
+    "--select-optional",
+    "olm-v1",
+    "--ca-file",
+    registry.caFile!,
+  ]);
+  expect(validated.exitCode, validated.stdout + validated.stderr).toBe(0);
+  expect(validated.stdout).not.toContain("V1-");
+
+  const catalog = await pushCatalog("memcached-catalog", [
+    { schema: "olm.package", name: "memcached-operator", defaultChannel: "alpha" },
+    {
+      schema: "olm.channel",
+      name: "alpha",
+      package: "memcached-operator",
+      entries: [{ name: "memcached-operator.v0.0.1" }],
+    },
+    {
+      schema: "olm.bundle",
+      name: "memcached-operator.v0.0.1",
+      package: "memcached-operator",
+      image: bundle,
+      properties: [
+        { type: "olm.gvk", value: { group: "cache.example.com", kind: "Memcached", version: "v1alpha1" } },
+        { type: "olm.package", value: { packageName: "memcached-operator", version: "0.0.1" } },
+      ],
+    },
+  ]);
+  await clusterCatalogServing("memcached", catalog);
+
+  operatorController = await startOperatorController(cluster, {
+    catalogdCaFile: catalogd.caFile,
+    pullCaDir: caDir,
+  });
+  // The ServiceAccount OLM v1 installs with (cluster-admin here: the test is about the install).
+  for (const args of [
+    ["create", "namespace", "memcached-system"],
+    ["create", "serviceaccount", "installer", "-n", "memcached-system"],
+    [
+      "create",
+      "clusterrolebinding",
+      "memcached-installer",
+      "--clusterrole=cluster-admin",
+      "--serviceaccount=memcached-system:installer",
+    ],
+  ]) {
+    const done = await kubectl(args);
+    expect(done.exitCode, done.all).toBe(0);
+  }
+  const created = await kubectl(
+    ["apply", "-f", "-"],
+    JSON.stringify({
+      apiVersion: "olm.operatorframework.io/v1",
+      kind: "ClusterExtension",
+      metadata: { name: "memcached" },
+      spec: {
+        namespace: "memcached-system",
+        serviceAccount: { name: "installer" },
+        source: { sourceType: "Catalog", catalog: { packageName: "memcached-operator" } },
+      },
+    }),
+  );
+  expect(created.exitCode, created.all).toBe(0);
+  const installed = await kubectl([
+    "wait",
+    "clusterextension/memcached",
+    "--for=condition=Installed=True",
+    "--timeout=150s",
+  ]);
+  const status = await kubectl(["get", "clusterextension/memcached", "-o", "json"]);
+  const log = await readFile(operatorController.logFile, "utf8").catch(() => "");
+  expect(
+    installed.exitCode,
+    `${installed.all}\n${status.stdout}\noperator-controller log:\n${log.slice(-4000)}`,
+  ).toBe(0);
+  const extension = JSON.parse(status.stdout) as {
+    status: { install: { bundle: { name: string; version: string } } };
+  };
+  expect(extension.status.install.bundle).toEqual({ name: "memcached-operator.v0.0.1", version: "0.0.1" });
+
+  // What OLM v1 applied from the bundle, seen by kubectl.
+  const crd = await kubectl([
+    "get",
+    "crd/memcacheds.cache.example.com",
+    "-o",
+    "jsonpath={.status.conditions[?(@.type=='Established')].status}",
+  ]);
+  expect(crd.stdout).toBe("True");
+  const deployment = await kubectl([
+    "get",
+    "deployment/memcached-operator-controller-manager",
+    "-n",
+    "memcached-system",
+    "-o",
+    "json",
+  ]);
+  expect(deployment.exitCode, deployment.all).toBe(0);
+  const spec = JSON.parse(deployment.stdout) as {
+    spec: { template: { spec: { serviceAccountName: string } } };
+  };
+  expect(spec.spec.template.spec.serviceAccountName).toBe("memcached-operator-controller-manager");
+  const account = await kubectl([
+    "get",
+    "serviceaccount/memcached-operator-controller-manager",
+    "-n",
+    "memcached-system",
+  ]);
+  expect(account.exitCode, account.all).toBe(0);
 });

@@ -2,8 +2,8 @@
 // installed as its release manifest installs it, as far as a bed without pods needs: the
 // ClusterCatalog CRD, the olmv1-system namespace, catalogd's ServiceAccount and RBAC, and its
 // mutating webhook. catalogd runs as a local process under its own ServiceAccount (a TokenRequest
-// token: its kubeconfig, and the in-pod token file it reads its identity from, mounted in a private
-// mount namespace), serving catalogs over HTTPS and its webhook with a certificate from a test CA.
+// token: its kubeconfig, and the in-pod token file it reads its identity from: pod-identity.ts),
+// serving catalogs over HTTPS and its webhook with a certificate from a test CA.
 // The webhook configuration points at it by URL instead of the Service cert-manager would sign.
 import { realpath, readFile, mkdir, mkdtemp, rm, copyFile, writeFile } from "node:fs/promises";
 import { connect } from "node:net";
@@ -12,9 +12,10 @@ import { dirname, join } from "node:path";
 import { execa } from "execa";
 import { parseAllDocuments, stringify } from "yaml";
 import { freePort, probe } from "../../src/testing/real/net.js";
-import { Component, waitUntilReady } from "../../src/testing/real/process.js";
+import { type Component, waitUntilReady } from "../../src/testing/real/process.js";
 import { Reaper } from "../../src/testing/real/reaper.js";
 import type { RealTestCluster } from "../../src/testing/index.js";
+import { startPodProcess } from "./pod-identity.js";
 import { generateTlsCertificates } from "./registry.js";
 import { rigBinary } from "./rig.js";
 
@@ -67,7 +68,7 @@ function pick(docs: Doc[], kind: string, name: string): Doc {
   return found;
 }
 
-async function kubectl(cluster: RealTestCluster, args: string[], input?: string): Promise<string> {
+export async function kubectl(cluster: RealTestCluster, args: string[], input?: string): Promise<string> {
   const run = await execa("kubectl", ["--kubeconfig", cluster.kubeconfigPath, ...args], {
     ...(input !== undefined ? { input } : {}),
     reject: false,
@@ -105,18 +106,6 @@ const listening = (port: number) =>
     socket.once("error", () => resolve(false));
   });
 
-/**
- * The shell run in a private mount namespace: an empty /run (so nothing of the host's shows) with
- * the ServiceAccount files where a pod has them, then catalogd itself.
- */
-const SANDBOX = [
-  "set -e",
-  "mount -t tmpfs tmpfs /run",
-  "mkdir -p /run/secrets/kubernetes.io/serviceaccount",
-  'cp "$CATALOGD_SA_DIR"/* /run/secrets/kubernetes.io/serviceaccount/',
-  'exec "$@"',
-].join("\n");
-
 export async function startCatalogd(cluster: RealTestCluster, options: CatalogdOptions): Promise<Catalogd> {
   const dir = await mkdtemp(join(tmpdir(), "tsop-catalogd-"));
   const reaper = Reaper.start();
@@ -141,11 +130,6 @@ export async function startCatalogd(cluster: RealTestCluster, options: CatalogdO
       await kubectl(cluster, ["create", "token", SERVICE_ACCOUNT, "-n", CATALOGD_NAMESPACE, "--duration=1h"])
     ).trim();
 
-    const saDir = join(dir, "serviceaccount");
-    await mkdir(saDir);
-    await writeFile(join(saDir, "token"), token);
-    await writeFile(join(saDir, "namespace"), CATALOGD_NAMESPACE);
-    await writeFile(join(saDir, "ca.crt"), cluster.caCertificate);
     await writeFile(join(dir, "kubeconfig"), kubeconfigWithToken(cluster, token));
 
     const { ca, server } = await generateTlsCertificates(dir);
@@ -161,43 +145,26 @@ export async function startCatalogd(cluster: RealTestCluster, options: CatalogdO
       await freePort(),
       await freePort(),
     ];
-    const logFile = join(dir, "catalogd.log");
-    component = Component.start(
-      {
-        name: "catalogd",
-        binary: "unshare",
-        args: [
-          "--mount",
-          "--propagation",
-          "private",
-          "--fork",
-          "--",
-          "sh",
-          "-c",
-          SANDBOX,
-          "sh",
-          await realpath(rigBinary("catalogd")),
-          `--system-namespace=${CATALOGD_NAMESPACE}`,
-          `--catalogs-server-addr=127.0.0.1:${catalogPort}`,
-          `--external-address=127.0.0.1:${catalogPort}`,
-          `--tls-cert=${server.certPath}`,
-          `--tls-key=${server.keyPath}`,
-          `--metrics-bind-address=127.0.0.1:${metricsPort}`,
-          `--health-probe-bind-address=127.0.0.1:${probePort}`,
-          `--webhook-server-port=${webhookPort}`,
-          `--cache-dir=${join(dir, "cache")}`,
-          `--pull-cas-dir=${options.pullCaDir}`,
-        ],
-        logFile,
-        env: {
-          ...process.env,
-          KUBECONFIG: join(dir, "kubeconfig"),
-          TMPDIR: join(dir, "tmp"),
-          CATALOGD_SA_DIR: saDir,
-        },
-      },
+    component = await startPodProcess({
+      name: "catalogd",
+      binary: await realpath(rigBinary("catalogd")),
+      args: [
+        `--system-namespace=${CATALOGD_NAMESPACE}`,
+        `--catalogs-server-addr=127.0.0.1:${catalogPort}`,
+        `--external-address=127.0.0.1:${catalogPort}`,
+        `--tls-cert=${server.certPath}`,
+        `--tls-key=${server.keyPath}`,
+        `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+        `--health-probe-bind-address=127.0.0.1:${probePort}`,
+        `--webhook-server-port=${webhookPort}`,
+        `--cache-dir=${join(dir, "cache")}`,
+        `--pull-cas-dir=${options.pullCaDir}`,
+      ],
+      dir,
+      identity: { namespace: CATALOGD_NAMESPACE, token, caCertificate: cluster.caCertificate },
+      env: { ...process.env, KUBECONFIG: join(dir, "kubeconfig"), TMPDIR: join(dir, "tmp") },
       reaper,
-    );
+    });
     const started = component;
     await waitUntilReady(
       started,
@@ -218,7 +185,12 @@ export async function startCatalogd(cluster: RealTestCluster, options: CatalogdO
         caBundle: Buffer.from(await readFile(ca.certPath)).toString("base64"),
       };
     await kubectl(cluster, ["apply", "-f", "-"], stringify(webhook));
-    return { caFile: ca.certPath, url: `https://127.0.0.1:${catalogPort}`, logFile, stop };
+    return {
+      caFile: ca.certPath,
+      url: `https://127.0.0.1:${catalogPort}`,
+      logFile: started.spec.logFile,
+      stop,
+    };
   } catch (error) {
     const log = component ? `\ncatalogd's log ends with:\n${component.logTail()}` : "";
     await stop();
