@@ -19,6 +19,8 @@ import { tsop } from "../bundle/helpers.js";
 import { type Catalogd, startCatalogd } from "../support/catalogd.js";
 import { type OperatorController, startOperatorController } from "../support/operator-controller.js";
 import { opmValidate } from "../support/opm.js";
+import { rigBinary } from "../support/rig.js";
+import type { KubeObject } from "../../src/kube/objects.js";
 import { pushTestImage, skopeoInspect, startRegistry, type TestRegistry } from "../support/registry.js";
 import { testdir } from "../support/testdir.js";
 
@@ -169,60 +171,66 @@ test("catalogd unpacks a catalog image named by a ClusterCatalog and serves it o
   expect(missing.status).toBe(404);
 });
 
-test("operator-controller installs a bundle tsop pushed, from a catalog catalogd serves", async () => {
-  // The bundle of fixtures/run without the API it requires: a dependency OLM v1 refuses (V1-03).
-  const bundle = await pushBundle(registry, "memcached-operator-bundle", "0.0.1", withoutRequiredApis, [
-    "--ca-file",
-    registry.caFile!,
+const MEMCACHED = "memcached-operator";
+
+/** fixtures/run's memcached 0.0.1 with `edit` applied to its CSV, pushed by `tsop bundle push`. */
+function pushMemcached(repository: string, edit: (csv: KubeObject) => void): Promise<string> {
+  return pushBundle(registry, repository, "0.0.1", edit, ["--ca-file", registry.caFile!]);
+}
+
+/** The olm.bundle blob `opm render` derives from the bundle image (the rig's opm, trusting the registry's CA). */
+async function opmRenderBundle(image: string): Promise<Record<string, unknown>> {
+  const rendered = await execa(rigBinary("opm"), ["render", image, "-o", "json"], {
+    env: { SSL_CERT_FILE: registry.caFile! },
+    reject: false,
+    all: true,
+  });
+  expect(rendered.exitCode, rendered.all).toBe(0);
+  return JSON.parse(rendered.stdout) as Record<string, unknown>;
+}
+
+/** A catalog of one package with the bundle as its only entry, served by catalogd as ClusterCatalog `name`. */
+async function serveBundle(name: string, image: string): Promise<void> {
+  const bundle = await opmRenderBundle(image);
+  const ref = await pushCatalog(`${name}-catalog`, [
+    { schema: "olm.package", name: MEMCACHED, defaultChannel: "alpha" },
+    { schema: "olm.channel", name: "alpha", package: MEMCACHED, entries: [{ name: bundle.name }] },
+    bundle,
   ]);
-  // tsop's olm-v1 suite finds nothing OLM v1 would refuse in it.
-  const validated = await tsop(registry.dir, [
+  await clusterCatalogServing(name, ref);
+}
+
+/** The ids of tsop's olm-v1 findings on a bundle image. */
+async function olmV1Findings(image: string): Promise<string[]> {
+  const run = await tsop(registry.dir, [
     "bundle",
     "validate",
-    bundle,
+    image,
     "--select-optional",
     "olm-v1",
     "--ca-file",
     registry.caFile!,
+    "-o",
+    "json",
   ]);
-  expect(validated.exitCode, validated.stdout + validated.stderr).toBe(0);
-  expect(validated.stdout).not.toContain("V1-");
+  const report = JSON.parse(run.stdout) as { findings: Array<{ id: string }> };
+  return report.findings.map((f) => f.id).filter((id) => id.startsWith("V1-"));
+}
 
-  const catalog = await pushCatalog("memcached-catalog", [
-    { schema: "olm.package", name: "memcached-operator", defaultChannel: "alpha" },
-    {
-      schema: "olm.channel",
-      name: "alpha",
-      package: "memcached-operator",
-      entries: [{ name: "memcached-operator.v0.0.1" }],
-    },
-    {
-      schema: "olm.bundle",
-      name: "memcached-operator.v0.0.1",
-      package: "memcached-operator",
-      image: bundle,
-      properties: [
-        { type: "olm.gvk", value: { group: "cache.example.com", kind: "Memcached", version: "v1alpha1" } },
-        { type: "olm.package", value: { packageName: "memcached-operator", version: "0.0.1" } },
-      ],
-    },
-  ]);
-  await clusterCatalogServing("memcached", catalog);
-
-  operatorController = await startOperatorController(cluster, {
-    catalogdCaFile: catalogd.caFile,
-    pullCaDir: caDir,
-  });
-  // The ServiceAccount OLM v1 installs with (cluster-admin here: the test is about the install).
+/**
+ * A ClusterExtension `name` for the package, from ClusterCatalog `name` only (selected by the label
+ * catalogd's webhook sets), installed into namespace `name` by a ServiceAccount bound to cluster-admin.
+ */
+async function createExtension(name: string): Promise<void> {
   for (const args of [
-    ["create", "namespace", "memcached-system"],
-    ["create", "serviceaccount", "installer", "-n", "memcached-system"],
+    ["create", "namespace", name],
+    ["create", "serviceaccount", "installer", "-n", name],
     [
       "create",
       "clusterrolebinding",
-      "memcached-installer",
+      `${name}-installer`,
       "--clusterrole=cluster-admin",
-      "--serviceaccount=memcached-system:installer",
+      `--serviceaccount=${name}:installer`,
     ],
   ]) {
     const done = await kubectl(args);
@@ -233,31 +241,61 @@ test("operator-controller installs a bundle tsop pushed, from a catalog catalogd
     JSON.stringify({
       apiVersion: "olm.operatorframework.io/v1",
       kind: "ClusterExtension",
-      metadata: { name: "memcached" },
+      metadata: { name },
       spec: {
-        namespace: "memcached-system",
+        namespace: name,
         serviceAccount: { name: "installer" },
-        source: { sourceType: "Catalog", catalog: { packageName: "memcached-operator" } },
+        source: {
+          sourceType: "Catalog",
+          catalog: {
+            packageName: MEMCACHED,
+            selector: { matchLabels: { "olm.operatorframework.io/metadata.name": name } },
+          },
+        },
       },
     }),
   );
   expect(created.exitCode, created.all).toBe(0);
+}
+
+async function extensionStatus(name: string) {
+  const got = await kubectl(["get", `clusterextension/${name}`, "-o", "json"]);
+  expect(got.exitCode, got.all).toBe(0);
+  return JSON.parse(got.stdout) as {
+    status?: {
+      conditions?: Array<{ type: string; status: string; message: string }>;
+      install?: { bundle: { name: string; version: string } };
+    };
+  };
+}
+
+async function operatorControllerLog(): Promise<string> {
+  return (await readFile(operatorController!.logFile, "utf8").catch(() => "")).slice(-4000);
+}
+
+test("operator-controller installs a bundle tsop pushed, from a catalog catalogd serves", async () => {
+  // The bundle of fixtures/run without the API it requires (a dependency: V1-03).
+  const image = await pushMemcached("memcached-bundle", withoutRequiredApis);
+  expect(await olmV1Findings(image)).toEqual([]);
+  await serveBundle("memcached", image);
+
+  operatorController = await startOperatorController(cluster, {
+    catalogdCaFile: catalogd.caFile,
+    pullCaDir: caDir,
+  });
+  await createExtension("memcached");
   const installed = await kubectl([
     "wait",
     "clusterextension/memcached",
     "--for=condition=Installed=True",
     "--timeout=150s",
   ]);
-  const status = await kubectl(["get", "clusterextension/memcached", "-o", "json"]);
-  const log = await readFile(operatorController.logFile, "utf8").catch(() => "");
+  const extension = await extensionStatus("memcached");
   expect(
     installed.exitCode,
-    `${installed.all}\n${status.stdout}\noperator-controller log:\n${log.slice(-4000)}`,
+    `${installed.all}\n${JSON.stringify(extension.status)}\noperator-controller log:\n${await operatorControllerLog()}`,
   ).toBe(0);
-  const extension = JSON.parse(status.stdout) as {
-    status: { install: { bundle: { name: string; version: string } } };
-  };
-  expect(extension.status.install.bundle).toEqual({ name: "memcached-operator.v0.0.1", version: "0.0.1" });
+  expect(extension.status?.install?.bundle).toEqual({ name: "memcached-operator.v0.0.1", version: "0.0.1" });
 
   // What OLM v1 applied from the bundle, seen by kubectl.
   const crd = await kubectl([
@@ -271,7 +309,7 @@ test("operator-controller installs a bundle tsop pushed, from a catalog catalogd
     "get",
     "deployment/memcached-operator-controller-manager",
     "-n",
-    "memcached-system",
+    "memcached",
     "-o",
     "json",
   ]);
@@ -284,7 +322,73 @@ test("operator-controller installs a bundle tsop pushed, from a catalog catalogd
     "get",
     "serviceaccount/memcached-operator-controller-manager",
     "-n",
-    "memcached-system",
+    "memcached",
   ]);
   expect(account.exitCode, account.all).toBe(0);
+});
+
+/** Bundles the olm-v1 suite refuses, and what operator-controller says when asked to install each. */
+const REFUSED: Array<{ id: string; name: string; edit: (csv: KubeObject) => void; refusal: string }> = [
+  {
+    id: "V1-01",
+    name: "own-namespace",
+    edit: (csv) => {
+      withoutRequiredApis(csv);
+      for (const mode of (csv.spec as { installModes: Array<{ type: string; supported: boolean }> })
+        .installModes)
+        if (mode.type === "AllNamespaces") mode.supported = false;
+    },
+    refusal: "do not support targeting all namespaces",
+  },
+  {
+    // The fixture's required CRD becomes olm.gvk.required in the catalog (opm render).
+    id: "V1-03",
+    name: "required-api",
+    edit: () => undefined,
+    refusal: 'has a dependency declared via property "olm.gvk.required"',
+  },
+  {
+    id: "V1-04",
+    name: "apiservice",
+    edit: (csv) => {
+      withoutRequiredApis(csv);
+      (csv.spec as Record<string, unknown>).apiservicedefinitions = {
+        owned: [
+          {
+            group: "metrics.example.com",
+            version: "v1",
+            kind: "Usage",
+            name: "usages",
+            displayName: "Usage",
+            deploymentName: "memcached-operator-controller-manager",
+            containerPort: 8443,
+          },
+        ],
+      };
+    },
+    refusal: "apiServiceDefintions are not supported",
+  },
+];
+
+test("what the olm-v1 suite refuses, operator-controller refuses too", async () => {
+  expect(operatorController, "runs after the install test, on its operator-controller").toBeDefined();
+  for (const c of REFUSED) {
+    const image = await pushMemcached(`${c.name}-bundle`, c.edit);
+    expect(await olmV1Findings(image), c.name).toContain(c.id);
+    await serveBundle(c.name, image);
+    await createExtension(c.name);
+  }
+  // operator-controller reports each refusal on the ClusterExtension's conditions.
+  for (const c of REFUSED) {
+    let messages: string[] = [];
+    for (let i = 0; i < 240 && !messages.some((m) => m.includes(c.refusal)); i++) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 500));
+      messages = ((await extensionStatus(c.name)).status?.conditions ?? []).map((x) => x.message);
+    }
+    expect(
+      messages.join("\n"),
+      `${c.id} (${c.name}); operator-controller log:\n${await operatorControllerLog()}`,
+    ).toContain(c.refusal);
+    expect((await extensionStatus(c.name)).status?.install).toBeUndefined();
+  }
 });
