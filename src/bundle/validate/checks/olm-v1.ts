@@ -1,4 +1,4 @@
-// The olm-v1 suite: what OLM v1 (operator-controller v1.11.0, standard feature set) refuses or
+// Optional suite "olm-v1" (V1-01…07): what OLM v1 (operator-controller v1.11.0, standard feature set) refuses or
 // ignores in a registry+v1 bundle, beyond what the default suite already holds every bundle to.
 // Sources: its documented limits (AllNamespaces, no dependencies, no OperatorConditions), the
 // install-time checks of its manifest provider (no owned APIServices, AllNamespaces unless an alpha
@@ -7,9 +7,10 @@
 // conversion CRDs). What OLM v1 shares with OLM v0 (objects in manifests/, supported kinds, owned
 // CRDs present, conversion webhooks only for AllNamespaces-only operators, webhook names and
 // deployments) is the default suite's FMT-09, CNT-01, BDL-02, CSV-09 and CSV-16.
-import { asArray, asRecords, isRecord, str } from "../../manifests/index.js";
-import type { Check, Finding, LoadedBundle } from "./types.js";
-import { type CsvView, csvView, finding } from "./util.js";
+import { asArray, asRecords, isRecord, str } from "../../../manifests/index.js";
+import type { Finding, LoadedBundle } from "../../load/types.js";
+import type { Check } from "../check.js";
+import { allRules, type CsvView, csvChecks, csvView, deploymentsOf, finding } from "../util.js";
 
 const SUITE = "olm-v1";
 /** Catalog properties OLM v1's resolver refuses (resolve.NoDependencyValidation). */
@@ -30,34 +31,12 @@ const FORBIDDEN_ADMISSION_RESOURCES = new Set([
 ]);
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
-function installSpec(v: CsvView): Record<string, unknown> {
-  return isRecord(v.spec.install) && isRecord(v.spec.install.spec) ? v.spec.install.spec : {};
-}
-
 function definitions(v: CsvView, field: string, which: "owned" | "required") {
   const defs = v.spec[field];
   return isRecord(defs) ? asRecords(defs[which]) : [];
 }
 
 const gvkText = (group: string, version: string, kind: string) => `${group}/${version} ${kind}`;
-
-function csvCheck(
-  id: string,
-  level: Check["level"],
-  description: string,
-  run: (v: CsvView) => Finding[],
-): Check {
-  return {
-    id,
-    suite: SUITE,
-    level,
-    description,
-    run: (b) => {
-      const v = csvView(b);
-      return v ? run(v) : [];
-    },
-  };
-}
 
 function allNamespaces(v: CsvView): Finding[] {
   if (asRecords(v.spec.installModes).some((m) => m.type === "AllNamespaces" && m.supported === true))
@@ -203,34 +182,27 @@ function labelDependencies(b: LoadedBundle): Finding[] {
 }
 
 function operatorConditions(v: CsvView): Finding[] {
-  const install = installSpec(v);
-  const out: Finding[] = [];
-  for (const key of ["permissions", "clusterPermissions"]) {
-    asRecords(install[key]).forEach((p, i) => {
-      asRecords(p.rules).forEach((rule, j) => {
-        const groups = asArray(rule.apiGroups).map(String);
-        const resources = asArray(rule.resources).map(String);
-        if (!groups.includes("operators.coreos.com")) return;
-        if (!resources.some((r) => r === "operatorconditions" || r.startsWith("operatorconditions/"))) return;
-        out.push(
-          finding(
-            "V1-06",
-            "warning",
-            "the operator may use the OperatorCondition API (its RBAC grants operatorconditions), which OLM v1 does not provide: it creates no OperatorCondition and sets no OPERATOR_CONDITION_NAME",
-            v.file.file,
-            `spec.install.spec.${key}[${i}].rules[${j}]`,
-          ),
-        );
-      });
-    });
-  }
-  return out;
+  return allRules(v).flatMap(({ rule, path }) => {
+    const groups = asArray(rule.apiGroups).map(String);
+    const resources = asArray(rule.resources).map(String);
+    if (!groups.includes("operators.coreos.com")) return [];
+    if (!resources.some((r) => r === "operatorconditions" || r.startsWith("operatorconditions/"))) return [];
+    return [
+      finding(
+        "V1-06",
+        "warning",
+        "the operator may use the OperatorCondition API (its RBAC grants operatorconditions), which OLM v1 does not provide: it creates no OperatorCondition and sets no OPERATOR_CONDITION_NAME",
+        v.file.file,
+        path,
+      ),
+    ];
+  });
 }
 
 function deploymentNames(v: CsvView): Finding[] {
   const out: Finding[] = [];
   const seen = new Set<string>();
-  asRecords(installSpec(v).deployments).forEach((d, i) => {
+  deploymentsOf(v).forEach((d, i) => {
     const name = str(d.name);
     const at = `spec.install.spec.deployments[${i}].name`;
     if (name.length > 253 || !DNS_SUBDOMAIN.test(name))
@@ -259,18 +231,24 @@ function deploymentNames(v: CsvView): Finding[] {
 }
 
 export const OLM_V1_CHECKS: Check[] = [
-  csvCheck(
-    "V1-01",
-    "error",
-    "AllNamespaces install mode is supported (OLM v1 installs cluster-wide)",
-    allNamespaces,
-  ),
-  csvCheck(
-    "V1-02",
-    "error",
-    "webhooks within OLM v1's limits: no rules on all groups, on olm.operatorframework.io or on webhook configurations; one conversion webhook per CRD",
-    webhookLimits,
-  ),
+  {
+    suite: SUITE,
+    ...csvChecks(
+      "V1-01",
+      "error",
+      "AllNamespaces install mode is supported (OLM v1 installs cluster-wide)",
+      allNamespaces,
+    ),
+  },
+  {
+    suite: SUITE,
+    ...csvChecks(
+      "V1-02",
+      "error",
+      "webhooks within OLM v1's limits: no rules on all groups, on olm.operatorframework.io or on webhook configurations; one conversion webhook per CRD",
+      webhookLimits,
+    ),
+  },
   {
     id: "V1-03",
     suite: SUITE,
@@ -279,7 +257,7 @@ export const OLM_V1_CHECKS: Check[] = [
       "no dependencies: olm.gvk.required, olm.package.required or olm.constraint (OLM v1 refuses them)",
     run: dependencies,
   },
-  csvCheck("V1-04", "error", "no owned APIServices", ownedApiServices),
+  { suite: SUITE, ...csvChecks("V1-04", "error", "no owned APIServices", ownedApiServices) },
   {
     id: "V1-05",
     suite: SUITE,
@@ -287,16 +265,22 @@ export const OLM_V1_CHECKS: Check[] = [
     description: "no olm.label dependencies (OLM v1 ignores them)",
     run: labelDependencies,
   },
-  csvCheck(
-    "V1-06",
-    "warning",
-    "no use of the OperatorCondition API (OLM v1 does not provide it)",
-    operatorConditions,
-  ),
-  csvCheck(
-    "V1-07",
-    "error",
-    "install strategy deployment names are unique DNS-1123 subdomains",
-    deploymentNames,
-  ),
+  {
+    suite: SUITE,
+    ...csvChecks(
+      "V1-06",
+      "warning",
+      "no use of the OperatorCondition API (OLM v1 does not provide it)",
+      operatorConditions,
+    ),
+  },
+  {
+    suite: SUITE,
+    ...csvChecks(
+      "V1-07",
+      "error",
+      "install strategy deployment names are unique DNS-1123 subdomains",
+      deploymentNames,
+    ),
+  },
 ];
