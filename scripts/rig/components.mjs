@@ -14,8 +14,9 @@ export const KUSTOMIZE_VERSION = "v5.7.1";
 /** OLM v1 (operator-controller, with catalogd merged in): catalogd from this release (docs/olm-v1.md). */
 export const OPERATOR_CONTROLLER_VERSION = "v1.11.0";
 /**
- * operator-controller's own controller (ClusterExtension) from the newest release that builds here:
- * v1.3.0 and later need pkg.package-operator.run/boxcutter or are not served by the module proxy.
+ * operator-controller's own controller (ClusterExtension) from the newest release that built here: of
+ * the later ones tried, v1.10.0 and v1.11.0 need pkg.package-operator.run/boxcutter, which the module
+ * proxy refuses, and v1.3.0–v1.8.0 are not served at all (docs/olm-v1.md).
  */
 export const CLUSTER_EXTENSION_CONTROLLER_VERSION = "v1.2.0";
 
