@@ -18,10 +18,10 @@ import {
   groupOf,
   isRecord,
   kindOf,
-  type LoadedObject,
   metadataOf,
   nameOf,
   namespaceOf,
+  type Resource,
   str,
   versionOf,
 } from "./object.js";
@@ -30,14 +30,6 @@ import { contentHash } from "./hash.js";
 import { KustomizationFiles, type LoadRestrictor } from "./load-restrictor.js";
 import { mergeMap } from "./smp.js";
 import { parseDocuments, parseYaml, readDocuments } from "./yaml.js";
-
-/** A resource during a build: its object plus every name and namespace it had before. */
-export interface Resource extends LoadedObject {
-  names: string[];
-  namespaces: string[];
-  /** A generated ConfigMap/Secret that takes its content hash as a name suffix. */
-  hash?: boolean;
-}
 
 const KUSTOMIZATION_FILES = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 /** Every kustomization field the reader applies; any other field is refused by name. */
