@@ -1,7 +1,6 @@
 // `tsop catalog validate` over a corpus of upgrade graphs (graph-corpus.ts): each defective graph is
 // caught by its check id, names the entries involved and says what to change, exits 1 on errors;
 // the sound graphs pass with no finding. Also the Mermaid output and the error for a missing dir.
-import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { runTsop } from "../support/cli.js";
 import { testdir } from "../support/testdir.js";

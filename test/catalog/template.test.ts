@@ -23,7 +23,9 @@ afterAll(() => registry?.stop());
 
 const tsop = (cwd: string, args: string[]) => runTsop([...args, `--plain-http=${registry.host}`], { cwd });
 const TEMPLATE = "catalog/template.yaml";
-const blobs = (text: string) => parseAllDocuments(text).map((d) => d.toJS() as Record<string, any>);
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- blobs are read field by field below
+type Blob = Record<string, any>;
+const blobs = (text: string) => parseAllDocuments(text).map((d) => d.toJS() as Blob);
 
 describe("tsop catalog add + render, basic template", () => {
   test("each add appends an entry replacing the head; render writes deterministic, valid FBC", async () => {
