@@ -1,7 +1,7 @@
 // `tsop catalog image`: the rendered catalog as an image, without a container engine and
 // reproducibly (as `tsop bundle push`): one layer holding /configs/<package>/catalog.yaml (sorted,
 // fixed mtimes from SOURCE_DATE_EPOCH or 0, uid/gid 0) on an opm base read by digest, whose
-// entrypoint serves it (`opm serve /configs --cache-dir=/tmp/cache`), labelled
+// entrypoint serves it (`opm serve /configs`), labelled
 // operators.operatorframework.io.index.configs.v1=/configs. A multi-platform base gives one image
 // per platform and an index. Pushed to a registry, or written to an OCI image layout.
 import { resolve } from "node:path";
@@ -23,7 +23,9 @@ export const CONFIGS_LABEL = "operators.operatorframework.io.index.configs.v1";
 export const CONFIGS_DIR = "/configs";
 /** The default base: opm's image at the version tsop pins, resolved to its digest at build time. */
 export const DEFAULT_CATALOG_BASE = OPM_IMAGE;
-const SERVE = { Entrypoint: ["/bin/opm"], Cmd: ["serve", CONFIGS_DIR, "--cache-dir=/tmp/cache"] };
+// No --cache-dir: opm (v1.4x) then insists on a cache built into the image ("integrity check
+// failed") and refuses to start; without it, opm builds its cache in a temp dir when it starts.
+const SERVE = { Entrypoint: ["/bin/opm"], Cmd: ["serve", CONFIGS_DIR] };
 
 export interface CatalogImageOptions extends RegistryClientOptions {
   /** The rendered FBC directory (<package>/catalog.yaml). */

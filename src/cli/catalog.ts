@@ -177,7 +177,8 @@ function imageCommand(): Command {
     .addHelpText(
       "after",
       "\nOne layer on the base: /configs/<package>/catalog.yaml (sorted, fixed mtimes from\n" +
-        "SOURCE_DATE_EPOCH or 0, uid/gid 0); entrypoint `opm serve /configs --cache-dir=/tmp/cache`;\n" +
+        "SOURCE_DATE_EPOCH or 0, uid/gid 0); entrypoint `opm serve /configs` (opm builds\n" +
+        "its cache when it starts);\n" +
         "label operators.operatorframework.io.index.configs.v1=/configs and the base's digest. The same\n" +
         "catalog and base give the same digest. Prints image@digest.\n\nExamples:\n" +
         "  tsop catalog image quay.io/me/op-catalog:v0.0.2\n" +

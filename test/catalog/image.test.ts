@@ -54,7 +54,7 @@ describe("tsop catalog image", () => {
       (await execa("skopeo", ["inspect", "--config", "--tls-verify=false", `docker://${ref}`])).stdout,
     );
     expect(config.config.Entrypoint).toEqual(["/bin/opm"]);
-    expect(config.config.Cmd).toEqual(["serve", "/configs", "--cache-dir=/tmp/cache"]);
+    expect(config.config.Cmd).toEqual(["serve", "/configs"]);
     expect(config.config.User).toBe("65532:65532");
     expect(config.rootfs.diff_ids).toHaveLength(2);
 
