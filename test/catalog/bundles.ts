@@ -20,6 +20,8 @@ export interface BundleSpec {
   minKubeVersion?: string;
   /** Served CRD versions of widgets.example.com (default ["v1"]). */
   crdVersions?: string[];
+  /** spec.relatedImages of the CSV. */
+  relatedImages?: Array<{ name: string; image: string }>;
   /** The operator image (default: 127.0.0.1:5000/widget-operator:v<version>). */
   operatorImage?: string;
 }
@@ -59,6 +61,7 @@ export async function writeBundleDir(dir: string, spec: BundleSpec): Promise<str
       maintainers: [{ name: "Example", email: "ops@example.com" }],
       links: [{ name: "Source", url: "https://example.com/widget-operator" }],
       keywords: ["widgets"],
+      ...(spec.relatedImages ? { relatedImages: spec.relatedImages } : {}),
       installModes: MODES.map((type) => ({ type, supported: modes.includes(type) })),
       customresourcedefinitions: {
         owned: versions.map((v) => ({

@@ -20,7 +20,7 @@ const images: Record<string, string> = {};
 beforeAll(async () => {
   registry = await startRegistry();
   const specs = [
-    { version: "0.0.1" },
+    { version: "0.0.1", relatedImages: [{ name: "tool", image: "quay.io/zz/tool:1" }] },
     { version: "0.0.2", replaces: csvName("0.0.1") },
     { version: "0.1.0", replaces: csvName("0.0.2"), skipRange: ">=0.0.1 <0.1.0" },
     { version: "0.1.1", replaces: csvName("0.1.0"), skips: [csvName("0.0.2")] },
