@@ -5,7 +5,7 @@
 // name ("" when the CSV gives none).
 import { InvalidInputError } from "../common/errors.js";
 import { bundleProperties, bundleRelatedImages, goJson } from "../bundle/fbc-properties.js";
-import type { LoadedBundle } from "../bundle/validate/types.js";
+import type { LoadedBundle } from "../bundle/load/types.js";
 import { isRecord, type ManifestObject, str } from "../manifests/index.js";
 import type { BundleBlob, Property } from "./fbc.js";
 
