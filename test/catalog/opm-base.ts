@@ -4,7 +4,7 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { skopeoCopyLayout, type TestRegistry, writeOciLayout } from "../support/registry.js";
+import { pushTestImage, skopeoCopyLayout, type TestRegistry, writeOciLayout } from "../support/registry.js";
 import { rigBinary } from "../support/rig.js";
 
 export const OPM_BASE_REPOSITORY = "mirror/opm";
@@ -32,4 +32,25 @@ export async function pushOpmBase(registry: TestRegistry): Promise<string> {
     await rm(dir, { recursive: true, force: true });
   }
   return `${registry.host}/${OPM_BASE_REPOSITORY}:v1.47.0`;
+}
+
+/**
+ * A stand-in opm base for tests that build a catalog image but never run it (the README replay):
+ * one small layer with a placeholder /bin/opm, entrypoint /bin/opm. Returns the reference.
+ */
+export async function pushStandInOpmBase(
+  registry: TestRegistry,
+  repository = "opm",
+  tag = "v1.47.0",
+): Promise<string> {
+  await pushTestImage(registry, repository, tag, {
+    layers: [
+      [
+        { path: "bin/", type: "directory" },
+        { path: "bin/opm", content: "#!/bin/sh\necho 'a stand-in: this image is never run'\n", mode: 0o755 },
+      ],
+    ],
+    runConfig: { Entrypoint: ["/bin/opm"], User: "65532:65532" },
+  });
+  return `${registry.host}/${repository}:${tag}`;
 }
