@@ -16,6 +16,7 @@ import { epochFrom } from "../images/bundle-image.js";
 import { RegistryClient, type RegistryClientOptions } from "../images/client.js";
 import { RegistryError } from "../images/errors.js";
 import { MediaType } from "../images/media-types.js";
+import { checkLayoutDir } from "../images/push.js";
 import { familiarReference, parseReference } from "../images/reference.js";
 import { readCatalogDir } from "./fbc.js";
 
@@ -74,6 +75,7 @@ export async function buildCatalogImage(options: CatalogImageOptions): Promise<C
     throw new InvalidInputError(`${options.image} has a digest; push to a tag (the digest is printed)`, {
       exitCode: 2,
     });
+  if (options.ociLayout) await checkLayoutDir(options.ociLayout);
   const dir = resolve(options.dir);
   const catalog = await readCatalogDir(dir);
   const packages = [...new Set(catalog.packages.map((p) => p.name))].sort();

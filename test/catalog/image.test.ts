@@ -102,13 +102,18 @@ describe("tsop catalog image", () => {
     expect(`${content}\n`).toBe(CATALOG);
   });
 
-  test("refusals: an empty catalog, an unreadable base", async () => {
+  test("refusals: an empty catalog, a layout dir holding other files, an unreadable base", async () => {
     const empty = await testdir({ "catalog/configs/.keep": "" });
     const none = await image(empty, [`${registry.host}/x:v1`, "--base", base()]);
     expect(none.exitCode).toBe(1);
     expect(none.stderr).toContain("holds no olm.package blob");
 
     const dir = await testdir({ "catalog/configs/widget/catalog.yaml": CATALOG });
+    const layout = await image(dir, ["x:v1", "--base", base(), "--oci-layout", "catalog"]);
+    expect(layout.exitCode).toBe(2);
+    expect(layout.stderr).toContain("--oci-layout");
+    expect(Object.keys(await readTree(join(dir, "catalog")))).toEqual(["configs/widget/catalog.yaml"]);
+
     const missing = await image(dir, [`${registry.host}/x:v1`, "--base", `${registry.host}/no-such-base:v1`]);
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr).toContain("cannot read the catalog's base image");
