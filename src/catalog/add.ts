@@ -4,12 +4,12 @@
 // channel's current head unless the CSV names its own replaces; skips and skipRange come from the CSV.
 // Semver template: the image in the candidate/fast/stable list, kept in version order; channels and
 // edges are generated from versions when the template is rendered.
-import { writeFile } from "node:fs/promises";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { type Document, parseDocument } from "yaml";
 import { SemVer } from "semver";
 import { InvalidInputError, UsageError } from "../common/errors.js";
+import { writeFileAtomic } from "../common/fs.js";
 import { isRecord, str } from "../manifests/index.js";
 import type { BundleInfo, BundleReader } from "./bundle-source.js";
 import type { ChannelEntry } from "./fbc.js";
@@ -135,7 +135,6 @@ export async function addToTemplate(
   read: BundleReader,
   options: AddOptions = {},
 ): Promise<AddResult> {
-  const { readFile } = await import("node:fs/promises");
   const current = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return undefined;
     throw error;
@@ -156,7 +155,7 @@ export async function addToTemplate(
   const out = doc.toString({ lineWidth: 0 });
   parseTemplate(out, file);
   await mkdir(dirname(file), { recursive: true });
-  if (out !== current) await writeFile(file, out);
+  if (out !== current) await writeFileAtomic(file, out);
   return {
     template: file,
     bundle: info.blob.name,

@@ -67,17 +67,18 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-const byName = (a: Blob, b: Blob) =>
-  String(a.name) < String(b.name) ? -1 : String(a.name) > String(b.name) ? 1 : 0;
+const by = (key: string) => (a: Blob, b: Blob) =>
+  String(a[key]) < String(b[key]) ? -1 : String(a[key]) > String(b[key]) ? 1 : 0;
 
 /** The blobs of one package in opm's order. */
 export function packageBlobs(catalog: Catalog, pkg: string): Blob[] {
   const of = <T extends Blob>(list: T[]) => list.filter((b) => b.package === pkg);
   return [
     ...catalog.packages.filter((p) => p.name === pkg),
-    ...of(catalog.channels).sort(byName),
-    ...of(catalog.bundles).sort(byName),
-    ...of(catalog.others).sort((a, b) => (String(a.schema) < String(b.schema) ? -1 : 0)),
+    ...of(catalog.channels).sort(by("name")),
+    ...of(catalog.bundles).sort(by("name")),
+    // Stable: blobs of one schema keep their order, as opm's sort.SliceStable keeps them.
+    ...of(catalog.others).sort(by("schema")),
   ];
 }
 
