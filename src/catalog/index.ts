@@ -5,7 +5,8 @@
 //   render.ts           template → catalog (semver-channels.ts: the semver template's channels)
 //   fbc.ts              the catalog in memory, read from / written to a directory as opm writes it
 //   add.ts              `catalog add`: a released bundle into the template
-//   graph.ts            the upgrade graph; checks.ts its checks (CAT-nn); mermaid.ts its picture
+//   graph.ts            the upgrade graph; checks.ts its checks (CAT-nn), previous.ts CAT-15 against
+//                       the catalog users have today; mermaid.ts its picture
 //   image.ts            the catalog image on an opm base, pushed or as an OCI layout
 import type { RegistryAccess } from "../bundle/load/index.js";
 import type { Reporter } from "../common/reporter.js";
@@ -14,6 +15,7 @@ import { type CatalogFinding, checkCatalogGraph } from "./checks.js";
 import { type Catalog, readCatalogDir, serializeCatalog, writeCatalogDir } from "./fbc.js";
 import { catalogGraph } from "./graph.js";
 import { mermaidGraph } from "./mermaid.js";
+import { checkAgainstPrevious } from "./previous.js";
 import { renderTemplate } from "./render.js";
 import { readTemplate } from "./template.js";
 
@@ -46,10 +48,20 @@ export interface ValidateResult {
   mermaid: string;
 }
 
-/** The checks over a catalog (read from a rendered directory, or rendered from a template first). */
-export async function validateCatalog(source: { dir: string } | RenderOptions): Promise<ValidateResult> {
+/**
+ * The checks over a catalog (read from a rendered directory, or rendered from a template first);
+ * with `previous` (the FBC directory users have today), also what the change does to their upgrades.
+ */
+export async function validateCatalog(
+  source: { dir: string } | RenderOptions,
+  previous?: string,
+): Promise<ValidateResult> {
   const catalog = "dir" in source ? await readCatalogDir(source.dir) : (await renderCatalog(source)).catalog;
-  const findings = checkCatalogGraph(catalogGraph(catalog));
+  const graph = catalogGraph(catalog);
+  const findings = [
+    ...checkCatalogGraph(graph),
+    ...(previous ? checkAgainstPrevious(catalogGraph(await readCatalogDir(previous)), graph) : []),
+  ];
   return {
     findings,
     errors: findings.filter((f) => f.level === "error").length,

@@ -102,13 +102,17 @@ function validateCommand(): Command {
     .description("check the catalog's upgrade graph (ids CAT-01…, docs/catalog.md); exit 1 on errors")
     .argument("[dir]", "the rendered FBC directory", CONFIGS)
     .option("--template <file>", "render this template first and check the result instead of [dir]")
+    .option(
+      "--previous <dir>",
+      "the FBC users have today (e.g. the last release's render): check nobody on it is stranded (CAT-15)",
+    )
     .option("--graph", "also print the graph as Mermaid")
     .addOption(outputOption(["text", "json"]));
   addRegistryFlags(command);
   return command.action(
     async (
       dir: string,
-      flags: RegistryFlags & { template?: string; graph?: boolean; output: string },
+      flags: RegistryFlags & { template?: string; previous?: string; graph?: boolean; output: string },
       cmd: Command,
     ) => {
       const ctx = await cliContext(cmd);
@@ -122,6 +126,7 @@ function validateCommand(): Command {
               reporter: ctx.reporter,
             }
           : { dir: resolve(ctx.cwd, dir) },
+        flags.previous ? resolve(ctx.cwd, flags.previous) : undefined,
       );
       if (flags.output === "json")
         ctx.out(

@@ -4,7 +4,7 @@
 import { describe, expect, test } from "vitest";
 import { runTsop } from "../support/cli.js";
 import { testdir } from "../support/testdir.js";
-import { CORPUS } from "./graph-corpus.js";
+import { CORPUS, PREVIOUS } from "./graph-corpus.js";
 
 interface Finding {
   id: string;
@@ -24,6 +24,23 @@ describe("tsop catalog validate: the graph corpus", () => {
       const text = findings.map((f) => `${f.message} ${f.fix} ${f.entries.join(" ")}`).join("\n");
       for (const name of c.names ?? []) expect(text).toContain(name);
       for (const f of findings) expect(f.fix.length).toBeGreaterThan(10);
+      expect(run.exitCode, run.stderr).toBe(findings.some((f) => f.level === "error") ? 1 : 0);
+    });
+  }
+
+  for (const c of PREVIOUS) {
+    test(`--previous: ${c.label}`, async () => {
+      const dir = await testdir({
+        "configs/widget/catalog.yaml": c.catalog,
+        "released/widget/catalog.yaml": c.previous,
+      });
+      const run = await runTsop(["catalog", "validate", "configs", "--previous", "released", "-o", "json"], {
+        cwd: dir,
+      });
+      const { findings } = JSON.parse(run.stdout) as { findings: Finding[] };
+      expect([...new Set(findings.map((f) => f.id))].sort()).toEqual(c.ids);
+      const text = findings.map((f) => `${f.message} ${f.fix}`).join("\n");
+      for (const name of c.names ?? []) expect(text).toContain(name);
       expect(run.exitCode, run.stderr).toBe(findings.some((f) => f.level === "error") ? 1 : 0);
     });
   }

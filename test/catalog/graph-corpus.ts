@@ -267,3 +267,52 @@ export const CORPUS: CorpusCase[] = [
     names: [name("0.2.0")],
   },
 ];
+
+export interface PreviousCase {
+  label: string;
+  previous: string;
+  catalog: string;
+  ids: string[];
+  names?: string[];
+}
+
+const released = fbc({
+  channels: { stable: [e("0.1.0"), e("0.2.0", r("0.1.0"))] },
+  bundles: three.slice(0, 2),
+});
+const withoutTwo = (head: Entry) =>
+  fbc({ channels: { stable: [e("0.1.0"), head] }, bundles: [three[0]!, three[2]!] });
+
+/** `validate --previous`: the catalog users have today against the new one (CAT-15). */
+export const PREVIOUS: PreviousCase[] = [
+  {
+    label: "0.2.0 dropped and nothing upgrades from it: its users are stranded",
+    previous: released,
+    catalog: withoutTwo(e("0.3.0", r("0.1.0"))),
+    ids: ["CAT-15"],
+    names: [name("0.2.0"), "skips"],
+  },
+  {
+    label: "0.2.0 dropped, the head skips it: fine (the skip to a pruned bundle is only a warning)",
+    previous: released,
+    catalog: withoutTwo(e("0.3.0", { ...r("0.1.0"), skips: [name("0.2.0")] })),
+    ids: ["CAT-04"],
+  },
+  {
+    label: "0.2.0 dropped, the head's skipRange covers its version: fine",
+    previous: released,
+    catalog: withoutTwo(e("0.3.0", { ...r("0.1.0"), skipRange: ">=0.1.0 <0.3.0" })),
+    ids: [],
+  },
+  {
+    label: "a whole channel dropped",
+    previous: fbc({
+      defaultChannel: "stable",
+      channels: { fast: [e("0.2.0")], stable: [e("0.1.0"), e("0.2.0", r("0.1.0"))] },
+      bundles: three.slice(0, 2),
+    }),
+    catalog: released,
+    ids: ["CAT-15"],
+    names: ["channel fast is gone"],
+  },
+];
