@@ -168,10 +168,23 @@ it(
     await apply([catalogSource(second)]);
     await servingPod(second);
     await succeeded(csvName("0.0.2"));
-    const sub = await kubectlJson(env, ["get", "subscription", PKG, "-n", NS]);
-    expect((sub.status as { installedCSV?: string }).installedCSV).toBe(csvName("0.0.2"));
-    const old = await kubectl(env, ["get", "csv", csvName("0.0.1"), "-n", NS]);
-    expect(old.exitCode, "the replaced CSV is removed after the upgrade").not.toBe(0);
+    // OLM records the upgrade on the Subscription and deletes the replaced CSV after the new one
+    // succeeded, each in its own later sync: wait for those states, as a user's `kubectl wait` would.
+    await eventually(
+      "the Subscription's installedCSV to be v0.0.2",
+      async () => {
+        const sub = await kubectlJson(env, ["get", "subscription", PKG, "-n", NS]);
+        return (sub.status as { installedCSV?: string } | undefined)?.installedCSV === csvName("0.0.2");
+      },
+      120_000,
+      describeState,
+    );
+    await eventually(
+      "the replaced CSV v0.0.1 to be deleted",
+      async () => (await kubectl(env, ["get", "csv", csvName("0.0.1"), "-n", NS])).exitCode !== 0,
+      120_000,
+      describeState,
+    );
 
     // v0.0.3 skips v0.0.2 but replaces nothing: v0.0.1 falls off the replaces chain. Refused before
     // any image is built; the serving catalog stays the v0.0.2 one.
