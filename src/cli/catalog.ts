@@ -3,7 +3,7 @@
 // check its upgrade graph, draw it, and build the catalog image. Domain code: src/catalog.
 import { resolve } from "node:path";
 import { ExitCode } from "../common/errors.js";
-import { addRegistryFlags, type RegistryFlags, registryOptions } from "./bundle-push.js";
+import { addRegistryFlags, type RegistryFlags, registryOptions } from "./flags.js";
 import { Command } from "./commander.js";
 import { cliContext } from "./context.js";
 import { outputOption } from "./output.js";
@@ -29,7 +29,7 @@ function addCommand(): Command {
     )
     .option("--semver", "create an olm.semver template when there is none (default: olm.template.basic)");
   templateOption(command);
-  addRegistryFlags(command);
+  addRegistryFlags(command, { scope: "for reading the bundle image" });
   return command
     .addHelpText(
       "after",
@@ -70,7 +70,7 @@ function renderCommand(): Command {
     .description("render the template into a file-based catalog (<out>/<package>/catalog.yaml)")
     .option("--out <dir>", "where to write the FBC ('-': print the YAML stream instead)", CONFIGS);
   templateOption(command);
-  addRegistryFlags(command);
+  addRegistryFlags(command, { scope: "for reading the bundle images" });
   return command
     .addHelpText(
       "after",
@@ -108,7 +108,7 @@ function validateCommand(): Command {
     )
     .option("--graph", "also print the graph as Mermaid")
     .addOption(outputOption(["text", "json"]));
-  addRegistryFlags(command);
+  addRegistryFlags(command, { scope: "for reading the bundle images (--template)" });
   return command.action(
     async (
       dir: string,
@@ -176,7 +176,7 @@ function imageCommand(): Command {
       "opm base image (default: $TSOP_CATALOG_BASE, else quay.io/operator-framework/opm:v1.47.0, resolved to its digest)",
     )
     .option("--oci-layout <dir>", "write an OCI image layout to <dir> instead of pushing");
-  addRegistryFlags(command);
+  addRegistryFlags(command, { scope: "for reading the base and pushing" });
   return command
     .addOption(outputOption(["text", "json"]))
     .addHelpText(
