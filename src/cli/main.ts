@@ -7,6 +7,7 @@ import { ExitCode, formatLocation, isTsopError } from "../common/errors.js";
 import { writeError } from "../common/output/write-error.js";
 import { tsopVersion } from "../common/version.js";
 import { bundleCommand } from "./bundle.js";
+import { catalogCommand } from "./catalog.js";
 import { completionCommand } from "./completion.js";
 import { generateCommand } from "./generate.js";
 import { imageCommand } from "./image.js";
@@ -45,6 +46,7 @@ export function buildProgram({ versionFlag = true }: { versionFlag?: boolean } =
   program.addCommand(olmCommand());
   program.addCommand(imageCommand());
   program.addCommand(bundleCommand());
+  program.addCommand(catalogCommand());
   program.addCommand(runCommand());
   program.addCommand(deployCommand());
   program.addCommand(undeployCommand());

@@ -53,7 +53,6 @@ export function buildPlatformImage(
   labels: Record<string, string>,
   created: string,
 ): PlatformImage {
-  const docker = isDockerManifest(base.mediaType);
   const runConfig = { ...((base.config.config as Record<string, unknown> | undefined) ?? {}) };
   delete runConfig.Cmd;
   runConfig.Entrypoint = [nodeCommand(base.config), ...OPERATOR_NODE_FLAGS, "dist/main.js"];
@@ -61,6 +60,21 @@ export function buildPlatformImage(
   runConfig.WorkingDir = APP_DIR;
   runConfig.Env = withEnv(runConfig.Env, "NODE_ENV", "production");
   runConfig.Labels = { ...((runConfig.Labels as Record<string, string> | undefined) ?? {}), ...labels };
+  return derivePlatformImage(base, appLayers, runConfig, created, "tsop image build");
+}
+
+/**
+ * An image on a base platform image: the base's layers and config kept, `layers` appended (each
+ * with a history entry `<createdBy>: <what>`), and `runConfig` as what runs (entrypoint, labels, ...).
+ */
+export function derivePlatformImage(
+  base: BasePlatformImage,
+  appLayers: readonly AppLayer[],
+  runConfig: Record<string, unknown>,
+  created: string,
+  createdBy: string,
+): PlatformImage {
+  const docker = isDockerManifest(base.mediaType);
   const rootfs = base.config.rootfs as { diff_ids?: string[] } | undefined;
   const history = Array.isArray(base.config.history) ? base.config.history : [];
   const configJson = {
@@ -75,8 +89,8 @@ export function buildPlatformImage(
       ...history,
       ...appLayers.map((l) => ({
         created,
-        created_by: `tsop image build: ${l.what}`,
-        comment: "tsop image build",
+        created_by: `${createdBy}: ${l.what}`,
+        comment: createdBy,
       })),
     ],
   };

@@ -107,7 +107,7 @@ export interface BundlePushResult {
 
 /** `tsop bundle push`: builds the bundle image and pushes it (or writes an OCI layout). */
 /** --oci-layout: the output-dir rule (never the project, nothing but a layout in it), before any work. */
-async function checkLayoutDir(dir: string): Promise<void> {
+export async function checkLayoutDir(dir: string): Promise<void> {
   const root = await findProjectRoot(resolve(dir));
   await assertOutputDir(dir, {
     shown: `--oci-layout ${dir}`,

@@ -19,6 +19,7 @@ import { startRegistry, type TestRegistry } from "../support/registry.js";
 import { type OlmBed, startOlmBed } from "../support/rig/olm-bed.js";
 import { testdir } from "../support/testdir.js";
 import { pushNodeBase } from "../image/node-base.js";
+import { pushStandInOpmBase } from "../catalog/opm-base.js";
 import { added, leftovers, snapshot } from "../run/bed.js";
 import { workflowLines } from "./readme-workflow-lines.js";
 
@@ -28,6 +29,9 @@ let bed: OlmBed;
 beforeAll(async () => {
   registry = await startRegistry({ tls: true });
   await pushNodeBase(registry, "node", "20");
+  // `tsop catalog image` cannot reach quay.io either: its opm base comes from TSOP_CATALOG_BASE (a
+  // stand-in; the catalog image is not run here).
+  await pushStandInOpmBase(registry);
   bed = await startOlmBed({ olm: false });
 }, 900_000);
 
@@ -184,6 +188,7 @@ async function userShell(): Promise<{ home: string; bin: string; env: Env }> {
     NO_COLOR: "1",
     SSL_CERT_FILE: registry.caFile!,
     TSOP_IMAGE_BASE: `${registry.host}/node:20`,
+    TSOP_CATALOG_BASE: `${registry.host}/opm:v1.47.0`,
     KUBECONFIG: bed.cluster.kubeconfigPath,
   };
   return { home, bin, env };

@@ -15,6 +15,7 @@ import { runOnTerminal, tail } from "../support/pty.js";
 import { startRegistry, type TestRegistry } from "../support/registry.js";
 import { testdir } from "../support/testdir.js";
 import { pushNodeBase } from "../image/node-base.js";
+import { pushStandInOpmBase } from "../catalog/opm-base.js";
 import { CLUSTER_COMMANDS, workflowLines } from "./readme-workflow-lines.js";
 
 let registry: TestRegistry;
@@ -23,6 +24,9 @@ beforeAll(async () => {
   // `tsop image build` cannot reach gcr.io here: its default base comes from TSOP_IMAGE_BASE, as a
   // user behind a mirror sets it, so the README line runs unchanged.
   await pushNodeBase(registry, "node", "20");
+  // `tsop catalog image` cannot reach quay.io either: its opm base comes from TSOP_CATALOG_BASE (a
+  // stand-in; the catalog image is not run here).
+  await pushStandInOpmBase(registry);
 }, 120_000);
 afterAll(async () => {
   await registry?.stop();
@@ -40,6 +44,7 @@ it("runs the README's workflow as written (no terminal, then the bundle step on 
     NO_COLOR: "1",
     SSL_CERT_FILE: registry.caFile!,
     TSOP_IMAGE_BASE: `${registry.host}/node:20`,
+    TSOP_CATALOG_BASE: `${registry.host}/opm:v1.47.0`,
   };
 
   const lines = await workflowLines();

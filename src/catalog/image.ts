@@ -1,0 +1,137 @@
+// `tsop catalog image`: the rendered catalog as an image, without a container engine and
+// reproducibly (as `tsop bundle push`): one layer holding /configs/<package>/catalog.yaml (sorted,
+// fixed mtimes from SOURCE_DATE_EPOCH or 0, uid/gid 0) on an opm base read by digest, whose
+// entrypoint serves it (`opm serve /configs`), labelled
+// operators.operatorframework.io.index.configs.v1=/configs. A multi-platform base gives one image
+// per platform and an index. Pushed to a registry, or written to an OCI image layout.
+import { resolve } from "node:path";
+import { InvalidInputError } from "../common/errors.js";
+import { OPM_IMAGE } from "../common/pins.js";
+import type { Reporter } from "../common/reporter.js";
+import { readBaseImage } from "../image/base.js";
+import { buildIndex, derivePlatformImage } from "../image/image-config.js";
+import { type BuiltApp, pushApp, writeAppLayout } from "../image/ship.js";
+import { buildTreeLayer } from "../image/tree-layer.js";
+import { epochFrom } from "../images/bundle-image.js";
+import { RegistryClient, type RegistryClientOptions } from "../images/client.js";
+import { RegistryError } from "../images/errors.js";
+import { MediaType } from "../images/media-types.js";
+import { checkLayoutDir } from "../images/push.js";
+import { familiarReference, parseReference } from "../images/reference.js";
+import { readCatalogDir } from "./fbc.js";
+
+export const CONFIGS_LABEL = "operators.operatorframework.io.index.configs.v1";
+export const CONFIGS_DIR = "/configs";
+/** The default base: opm's image at the version tsop pins, resolved to its digest at build time. */
+export const DEFAULT_CATALOG_BASE = OPM_IMAGE;
+// No --cache-dir: opm (v1.4x) then insists on a cache built into the image ("integrity check
+// failed") and refuses to start; without it, opm builds its cache in a temp dir when it starts.
+const SERVE = { Entrypoint: ["/bin/opm"], Cmd: ["serve", CONFIGS_DIR] };
+
+export interface CatalogImageOptions extends RegistryClientOptions {
+  /** The rendered FBC directory (<package>/catalog.yaml). */
+  dir: string;
+  /** Where to push (a tag); with ociLayout, only its tag names the image in the layout. */
+  image: string;
+  base?: string;
+  ociLayout?: string;
+  reporter: Reporter;
+}
+
+export interface CatalogImageResult {
+  digest: string;
+  /** image@digest (pushed) or <layout>:<tag>. */
+  destination: string;
+  base: { reference: string; digest: string };
+  labels: Record<string, string>;
+  packages: string[];
+  files: string[];
+}
+
+function assemble(base: Awaited<ReturnType<typeof readBaseImage>>, app: BuiltApp["images"]): BuiltApp {
+  const index = base.mediaType === MediaType.ociIndex || base.mediaType === MediaType.dockerManifestList;
+  if (!index && app.length === 1)
+    return { images: app, index: undefined, top: app[0]!.manifestDescriptor, topBody: app[0]!.manifest };
+  const built = buildIndex(app, base.mediaType === MediaType.dockerManifestList);
+  return { images: app, index: built, top: built.descriptor, topBody: built.body };
+}
+
+/** A base that cannot be read (no internet to quay.io, a mirror wanting credentials): say how to pick another. */
+function baseUnreadable(error: unknown, name: string): unknown {
+  if (!(error instanceof RegistryError) || error.kind === "protocol" || error.kind === "digest-mismatch")
+    return error;
+  const other = `The catalog's base is ${name}; to build on a mirror of opm's image (or one with the same /bin/opm), pass --base <ref> or set TSOP_CATALOG_BASE.`;
+  return new RegistryError(error.kind, `cannot read the catalog's base image: ${error.message}`, {
+    hint: error.hint ? `${error.hint}\n${other}` : other,
+    cause: error,
+    ...(error.status === undefined ? {} : { status: error.status }),
+  });
+}
+
+export async function buildCatalogImage(options: CatalogImageOptions): Promise<CatalogImageResult> {
+  const { reporter } = options;
+  const target = parseReference(options.image);
+  if (target.digest && !options.ociLayout)
+    throw new InvalidInputError(`${options.image} has a digest; push to a tag (the digest is printed)`, {
+      exitCode: 2,
+    });
+  if (options.ociLayout) await checkLayoutDir(options.ociLayout);
+  const dir = resolve(options.dir);
+  const catalog = await readCatalogDir(dir);
+  const packages = [...new Set(catalog.packages.map((p) => p.name))].sort();
+  if (packages.length === 0)
+    throw new InvalidInputError(`${options.dir} holds no olm.package blob; nothing to serve`, {
+      hint: "Render the catalog first: tsop catalog render",
+    });
+  const epoch = epochFrom({ ...(options.env ? { env: options.env } : {}) }) ?? 0;
+  const layer = await buildTreeLayer([{ from: dir, to: "configs" }], epoch);
+  const baseRef = parseReference(options.base ?? DEFAULT_CATALOG_BASE);
+  const client = new RegistryClient({ ...options, reporter });
+  try {
+    const base = await readBaseImage(client, baseRef, undefined).catch((error: unknown) => {
+      throw baseUnreadable(error, familiarReference(baseRef));
+    });
+    const baseName = `${baseRef.registry}/${baseRef.repository}`;
+    const labels = {
+      [CONFIGS_LABEL]: CONFIGS_DIR,
+      "org.opencontainers.image.base.digest": base.digest,
+      "org.opencontainers.image.base.name": baseName,
+    };
+    const created = new Date(epoch * 1000).toISOString().replace(".000Z", "Z");
+    const images = base.images.map((platform) => {
+      const run: Record<string, unknown> = {
+        ...((platform.config.config as Record<string, unknown> | undefined) ?? {}),
+        ...SERVE,
+      };
+      run.Labels = { ...((run.Labels as Record<string, string> | undefined) ?? {}), ...labels };
+      return derivePlatformImage(platform, [{ what: "configs", layer }], run, created, "tsop catalog image");
+    });
+    const app = assemble(base, images);
+    const result = {
+      digest: app.top.digest,
+      base: { reference: `${baseName}@${base.digest}`, digest: base.digest },
+      labels,
+      packages,
+      files: layer.files,
+    };
+    if (options.ociLayout) {
+      const layout = resolve(options.ociLayout);
+      const tag = target.tag ?? "latest";
+      await writeAppLayout(client, app, layout, tag, baseRef);
+      reporter.success(`Wrote the catalog image ${app.top.digest} to the OCI layout ${layout} (tag ${tag})`);
+      return { ...result, destination: `${layout}:${tag}` };
+    }
+    const progress = reporter.progress(`Pushing ${familiarReference(target)}`);
+    try {
+      await pushApp(client, app, target, baseRef, reporter);
+    } catch (error) {
+      progress.fail(`Could not push ${familiarReference(target)}`);
+      throw error;
+    }
+    const pinned = `${target.writtenName}@${app.top.digest}`;
+    progress.succeed(`Pushed ${pinned}`);
+    return { ...result, destination: pinned };
+  } finally {
+    client.close();
+  }
+}
