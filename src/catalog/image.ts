@@ -14,7 +14,7 @@ import { type BuiltApp, pushApp, writeAppLayout } from "../image/ship.js";
 import { buildTreeLayer } from "../image/tree-layer.js";
 import { epochFrom } from "../images/bundle-image.js";
 import { RegistryClient, type RegistryClientOptions } from "../images/client.js";
-import { RegistryError } from "../images/errors.js";
+import { unreadableBase } from "../images/errors.js";
 import { MediaType } from "../images/media-types.js";
 import { checkLayoutDir } from "../images/push.js";
 import { familiarReference, parseReference } from "../images/reference.js";
@@ -56,18 +56,6 @@ function assemble(base: Awaited<ReturnType<typeof readBaseImage>>, app: BuiltApp
   return { images: app, index: built, top: built.descriptor, topBody: built.body };
 }
 
-/** A base that cannot be read (no internet to quay.io, a mirror wanting credentials): say how to pick another. */
-function baseUnreadable(error: unknown, name: string): unknown {
-  if (!(error instanceof RegistryError) || error.kind === "protocol" || error.kind === "digest-mismatch")
-    return error;
-  const other = `The catalog's base is ${name}; to build on a mirror of opm's image (or one with the same /bin/opm), pass --base <ref> or set TSOP_CATALOG_BASE.`;
-  return new RegistryError(error.kind, `cannot read the catalog's base image: ${error.message}`, {
-    hint: error.hint ? `${error.hint}\n${other}` : other,
-    cause: error,
-    ...(error.status === undefined ? {} : { status: error.status }),
-  });
-}
-
 export async function buildCatalogImage(options: CatalogImageOptions): Promise<CatalogImageResult> {
   const { reporter } = options;
   const target = parseReference(options.image);
@@ -89,7 +77,11 @@ export async function buildCatalogImage(options: CatalogImageOptions): Promise<C
   const client = new RegistryClient({ ...options, reporter });
   try {
     const base = await readBaseImage(client, baseRef, undefined).catch((error: unknown) => {
-      throw baseUnreadable(error, familiarReference(baseRef));
+      throw unreadableBase(
+        error,
+        "the catalog's base image",
+        `The catalog's base is ${familiarReference(baseRef)}; to build on a mirror of opm's image (or one with the same /bin/opm), pass --base <ref> or set TSOP_CATALOG_BASE.`,
+      );
     });
     const baseName = `${baseRef.registry}/${baseRef.repository}`;
     const labels = {

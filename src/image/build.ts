@@ -10,7 +10,7 @@ import { epochFrom } from "../images/bundle-image.js";
 import { RegistryClient, type RegistryClientOptions } from "../images/client.js";
 import { MediaType } from "../images/media-types.js";
 import { familiarReference, type ImageReference, parseReference } from "../images/reference.js";
-import { RegistryError } from "../images/errors.js";
+import { unreadableBase } from "../images/errors.js";
 import { type BaseImage, type Platform, parsePlatforms, platformName, readBaseImage } from "./base.js";
 import { DEFAULT_BASE_IMAGE } from "./defaults.js";
 import { type AppLayer, buildIndex, buildPlatformImage } from "./image-config.js";
@@ -106,21 +106,11 @@ function assemble(
   return { images, index, top: index.descriptor, topBody: index.body };
 }
 
-/**
- * A base that cannot be read (no internet to gcr.io, a registry that wants credentials): the error
- * as it was, with the way to another base added to its hint.
- */
-function baseUnreadable(error: unknown, name: string, isDefault: boolean): unknown {
-  if (!(error instanceof RegistryError) || error.kind === "protocol" || error.kind === "digest-mismatch")
-    return error;
-  const other = isDefault
+/** How to build on another base, for the message when the base cannot be read. */
+function otherBase(name: string, isDefault: boolean): string {
+  return isDefault
     ? `tsop's default base is ${name}; to build on another Node.js 20 image in a registry you can reach, pass --base <ref> or set TSOP_IMAGE_BASE.`
     : "To build on another Node.js 20 image, pass another --base <ref> (or set TSOP_IMAGE_BASE without --base).";
-  return new RegistryError(error.kind, `cannot read the base image: ${error.message}`, {
-    hint: error.hint ? `${error.hint}\n${other}` : other,
-    cause: error,
-    ...(error.status === undefined ? {} : { status: error.status }),
-  });
 }
 
 export async function buildImage(options: ImageBuildOptions): Promise<ImageBuildResult> {
@@ -135,7 +125,11 @@ export async function buildImage(options: ImageBuildOptions): Promise<ImageBuild
   const client = new RegistryClient({ ...options, reporter });
   try {
     const base = await readBaseImage(client, baseRef, wanted).catch((error: unknown) => {
-      throw baseUnreadable(error, familiarReference(baseRef), options.base === undefined);
+      throw unreadableBase(
+        error,
+        "the base image",
+        otherBase(familiarReference(baseRef), options.base === undefined),
+      );
     });
     reporter.debug(
       `base ${familiarReference(baseRef)} is ${base.digest} (${base.images.map((i) => platformName(i.platform)).join(", ")})`,

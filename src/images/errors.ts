@@ -42,6 +42,21 @@ export class RegistryError extends TsopError {
   }
 }
 
+/**
+ * A base image that cannot be read (no internet to its registry, one that wants credentials): the
+ * registry's error as it was, as "cannot read <what>", its hint extended with how to pick another
+ * base. Other errors (a protocol fault, a digest mismatch) pass through unchanged.
+ */
+export function unreadableBase(error: unknown, what: string, otherBase: string): unknown {
+  if (!(error instanceof RegistryError) || error.kind === "protocol" || error.kind === "digest-mismatch")
+    return error;
+  return new RegistryError(error.kind, `cannot read ${what}: ${error.message}`, {
+    hint: error.hint ? `${error.hint}\n${otherBase}` : otherBase,
+    cause: error,
+    ...(error.status === undefined ? {} : { status: error.status }),
+  });
+}
+
 /** Unpacking refused an archive entry (path traversal, escaping link, device file, size limit). */
 export class UnsafeArchiveError extends TsopError {
   /** The archive entry refused, when one entry was (not for a bomb or bad gzip). */
