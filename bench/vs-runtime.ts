@@ -87,7 +87,7 @@ async function runOne(operator: Operator, n: number, options: RunOptions): Promi
 main(async () => {
   const { sizes, tsop, options } = plan();
   const go = goTwin();
-  const ts = tsTwin(tsop);
+  const ts = await tsTwin(tsop);
   const tsopCommit = commit(tsop);
   console.log(
     `vs-runtime: tsop ${tsopCommit}; ${sizes.map((s) => `N=${s.n}×${s.pairs}`).join(", ")}, idle ${options.idleMs / 1000} s (${machine()})`,

@@ -16,6 +16,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import { fail } from "../side-by-side.js";
 
@@ -75,7 +76,7 @@ export function goTwin(): Operator {
 }
 
 /** The tsop twin: main.ts transpiled next to a node_modules/tsop link to `tsop` (a built checkout). */
-export function tsTwin(tsop = REPO): Operator {
+export async function tsTwin(tsop = REPO): Promise<Operator> {
   if (!existsSync(join(tsop, "dist/runtime/index.js")))
     fail(`tsop in ${tsop} is not built: run \`npm run build\` there first`);
   const dir = mkdtempSync(join(tmpdir(), "tsop-runtime-twin-"));
@@ -91,5 +92,14 @@ export function tsTwin(tsop = REPO): Operator {
   );
   mkdirSync(join(dir, "node_modules"));
   symlinkSync(resolve(tsop), join(dir, "node_modules/tsop"), "dir");
-  return { side: "tsop", command: process.execPath, args: [join(dir, "main.js")], cwd: dir };
+  // The flags the operator image runs node with, read from that checkout's build.
+  const { OPERATOR_NODE_FLAGS } = (await import(
+    pathToFileURL(join(tsop, "dist/image/defaults.js")).href
+  )) as { OPERATOR_NODE_FLAGS: readonly string[] };
+  return {
+    side: "tsop",
+    command: process.execPath,
+    args: [...OPERATOR_NODE_FLAGS, join(dir, "main.js")],
+    cwd: dir,
+  };
 }

@@ -24,7 +24,7 @@ import { memoryTree, readBundle } from "./load/index.js";
 import { runChecks } from "./validate/index.js";
 import { uiTextProblems } from "./ui-text.js";
 import { planBundleTree, type WriteResult } from "./write.js";
-import type { Finding } from "./validate/types.js";
+import type { Finding } from "./load/types.js";
 
 export interface Pinned {
   objects: ManifestObject[];

@@ -4,16 +4,9 @@ import type TS from "typescript";
 import { ts } from "./compiler.js";
 import type { Diagnostics } from "./diagnostics.js";
 import { type ConstValue, evaluate, NotConstant } from "./evaluate.js";
-import {
-  type ApplyContext,
-  FOREIGN_TAGS,
-  ParseFailure,
-  type Place,
-  suggest,
-  TAG_BY_DECORATOR,
-  TAG_BY_NAME,
-  type TagMarker,
-} from "./markers.js";
+import type { ApplyContext, Place, TagMarker } from "./marker-apply.js";
+import { ParseFailure } from "./marker-parse.js";
+import { FOREIGN_TAGS, suggest, TAG_BY_DECORATOR, TAG_BY_NAME } from "./markers.js";
 import { msg } from "./messages.js";
 import { isTsopSymbol } from "./program.js";
 import type { Schema } from "./schema-types.js";

@@ -1,310 +1,33 @@
 // The ONE table of tsop's markers: JSDoc tags (on fields and types), their class-property decorator
 // spellings, and the class decorators (resources, RBAC). Each entry has a name, where it is allowed,
-// a parse function, help text and how it applies. crd/ and rbac/ read only this table; so do
-// `tsop generate --list-markers` and docs/generate.md.
+// a parse function (marker-parse.ts), help text and how it applies (marker-apply.ts). crd/ and rbac/
+// read only this table; so do `tsop generate --list-markers` and docs/generate.md.
 import { re2Error } from "../common/re2.js";
-import type { Message } from "./diagnostics.js";
+import {
+  addRule,
+  type ApplyContext,
+  BOTH,
+  bound,
+  count,
+  type DecoratorMarker,
+  NUMERIC,
+  oneOfMarker,
+  requireKind,
+  setter,
+  type TagMarker,
+  TEXTUAL,
+} from "./marker-apply.js";
+import {
+  ParseFailure,
+  parseChoice,
+  parseFlag,
+  parseJsonOrString,
+  parseList,
+  parseString,
+  parseValidation,
+} from "./marker-parse.js";
 import { msg } from "./messages.js";
-import { type Schema, VALIDATIONS, type ValidationRule } from "./schema-types.js";
-
-/** Where a JSDoc tag may appear: on a property (field) or on an interface/type alias/class/enum (type). */
-export type Place = "field" | "type";
-
-/** The schema type a marker sees after the type itself is resolved. */
-export type SchemaKind =
-  "string" | "integer" | "number" | "boolean" | "array" | "object" | "int-or-string" | "any";
-
-export interface ApplyContext {
-  /** The resolved kind of a (possibly referenced) schema. */
-  kindOf(schema: Schema): SchemaKind;
-  /** Reports a problem at the tag. */
-  report(message: Message): void;
-  /** Present when the tag is on a property. */
-  field?: FieldContext;
-}
-
-export interface FieldContext {
-  name: string;
-  optional: boolean;
-  /** Rules the parent object gets (immutable-once-set), appended after its own. */
-  parentRules: ValidationRule[];
-  setRequired(required: boolean): void;
-}
-
-export interface TagMarker<V = unknown> {
-  name: string;
-  places: readonly Place[];
-  usage: string;
-  help: string;
-  /** The class-property decorator spelling (sugar), if any. */
-  decorator?: string;
-  repeatable?: boolean;
-  /** Lower runs first: type-changing markers before the markers that check the type. */
-  priority: number;
-  parse(text: string): V | ParseFailure;
-  apply(schema: Schema, value: V, ctx: ApplyContext): void;
-}
-
-export class ParseFailure {
-  constructor(readonly reason: string) {}
-}
-
-export interface DecoratorMarker {
-  name: string;
-  usage: string;
-  help: string;
-  repeatable?: boolean;
-}
-
-// ---------------------------------------------------------------- value parsers
-
-/** Strings may be bare or a JSON string (for spaces, a leading @, or `*` `/`). */
-function parseString(text: string): string | ParseFailure {
-  const t = text.trim();
-  if (t.startsWith('"')) {
-    try {
-      const v: unknown = JSON.parse(t);
-      return typeof v === "string" ? v : new ParseFailure(`expected a string, got ${t}`);
-    } catch {
-      return new ParseFailure(`invalid JSON string ${t}`);
-    }
-  }
-  return t === "" ? new ParseFailure("a value is required") : t;
-}
-
-function parseNumber(text: string): number | ParseFailure {
-  const t = text.trim();
-  const n = t === "" ? Number.NaN : Number(t);
-  return Number.isFinite(n) ? n : new ParseFailure(`expected a number, got '${t}'`);
-}
-
-function parseCount(text: string): number | ParseFailure {
-  const n = parseNumber(text);
-  if (n instanceof ParseFailure) return n;
-  return Number.isInteger(n) && n >= 0 ? n : new ParseFailure(`expected a non-negative integer, got ${n}`);
-}
-
-function parseFlag(text: string): boolean | ParseFailure {
-  const t = text.trim();
-  if (t === "" || t === "true") return true;
-  if (t === "false") return false;
-  return new ParseFailure(`expected nothing, true or false, got '${t}'`);
-}
-
-/** JSON, or a bare string when it is not JSON (`@default Allow`). */
-function parseJsonOrString(text: string): unknown | ParseFailure {
-  const t = text.trim();
-  if (t === "") return new ParseFailure("a value is required");
-  try {
-    return JSON.parse(t) as unknown;
-  } catch {
-    if (/^[[{"]/.test(t)) return new ParseFailure(`invalid JSON: ${t}`);
-    return t;
-  }
-}
-
-function parseList(text: string): string[] | ParseFailure {
-  const items = text
-    .split(/[;,\s]+/)
-    .map((s) => s.trim())
-    .filter(Boolean);
-  return items.length ? items : new ParseFailure("expected a list such as a;b");
-}
-
-function parseChoice<T extends string>(choices: readonly T[]) {
-  return (text: string): T | ParseFailure => {
-    const t = text.trim() as T;
-    return choices.includes(t)
-      ? t
-      : new ParseFailure(`must be one of ${choices.map((c) => `"${c}"`).join(", ")}, got '${text.trim()}'`);
-  };
-}
-
-/** `key=value` pairs; values bare, or double-quoted JSON strings. */
-export function parseKeyValues(text: string): Record<string, string> | ParseFailure {
-  const out: Record<string, string> = {};
-  const re = /\s*([A-Za-z]+)\s*=\s*("(?:[^"\\]|\\.)*"|'[^']*'|[^\s"']+)/y;
-  let rest = text.trim();
-  while (rest.length > 0) {
-    re.lastIndex = 0;
-    const m = re.exec(rest);
-    if (!m?.[1] || m[2] === undefined) return new ParseFailure(`cannot parse '${rest}' as key=value`);
-    let value = m[2];
-    if (value.startsWith('"')) {
-      try {
-        value = JSON.parse(value) as string;
-      } catch {
-        return new ParseFailure(`invalid quoted value ${value}`);
-      }
-    } else if (value.startsWith("'")) value = value.slice(1, -1);
-    out[m[1]] = value;
-    rest = rest.slice(m[0].length).trim();
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------- type checks
-
-const NUMERIC: readonly SchemaKind[] = ["integer", "number"];
-const TEXTUAL: readonly SchemaKind[] = ["string", "int-or-string"];
-
-function requireKind(
-  ctx: ApplyContext,
-  schema: Schema,
-  marker: string,
-  allowed: readonly SchemaKind[],
-  expected: string,
-): boolean {
-  const kind = ctx.kindOf(schema);
-  if (kind === "any" || allowed.includes(kind)) return true;
-  ctx.report(msg.markerTarget(marker, expected, kind));
-  return false;
-}
-
-function numericBound(key: "minimum" | "maximum" | "multipleOf") {
-  return (schema: Schema, value: number, ctx: ApplyContext) => {
-    if (!requireKind(ctx, schema, key, NUMERIC, "a numeric value")) return;
-    if (ctx.kindOf(schema) === "integer" && !Number.isInteger(value)) {
-      ctx.report(msg.nonIntegral(key, value));
-      return;
-    }
-    schema[key] = value;
-  };
-}
-
-function setter<K extends keyof Schema>(
-  key: K,
-  allowed: readonly SchemaKind[] | undefined,
-  expected: string,
-) {
-  return (schema: Schema, value: Schema[K], ctx: ApplyContext) => {
-    if (allowed && !requireKind(ctx, schema, String(key), allowed, expected)) return;
-    schema[key] = value;
-  };
-}
-
-function addRule(schema: Schema, rule: ValidationRule): void {
-  const rules = schema[VALIDATIONS] ?? [];
-  rules.push(rule);
-  schema[VALIDATIONS] = rules;
-}
-
-const REASONS = ["FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"];
-
-function parseValidation(text: string): ValidationRule | ParseFailure {
-  const kv = parseKeyValues(text);
-  if (kv instanceof ParseFailure) return kv;
-  const known = ["rule", "message", "messageExpression", "reason", "fieldPath", "optionalOldSelf"];
-  const unknown = Object.keys(kv).filter((k) => !known.includes(k));
-  if (unknown.length)
-    return new ParseFailure(`unknown key ${unknown.join(", ")} (known: ${known.join(", ")})`);
-  if (!kv.rule) return new ParseFailure("rule= is required");
-  const rule: ValidationRule = { rule: kv.rule };
-  if (kv.message !== undefined) rule.message = kv.message;
-  if (kv.messageExpression !== undefined) rule.messageExpression = kv.messageExpression;
-  if (kv.reason !== undefined) {
-    if (!REASONS.includes(kv.reason)) return new ParseFailure(msg.celReason(kv.reason));
-    rule.reason = kv.reason;
-  }
-  if (kv.fieldPath !== undefined) rule.fieldPath = kv.fieldPath;
-  if (kv.optionalOldSelf !== undefined) {
-    if (kv.optionalOldSelf !== "true" && kv.optionalOldSelf !== "false")
-      return new ParseFailure("optionalOldSelf is true or false");
-    rule.optionalOldSelf = kv.optionalOldSelf === "true";
-  }
-  return rule;
-}
-
-type OneOfKind = "atMostOneOf" | "exactlyOneOf" | "atLeastOneOf";
-
-function oneOfMarker(name: OneOfKind, priority: number, help: string): TagMarker<string[]> {
-  return {
-    name,
-    places: ["type"],
-    usage: `@${name} a;b[;c]`,
-    help,
-    repeatable: true,
-    priority,
-    parse: parseList,
-    apply(schema, fields, ctx) {
-      if (!requireKind(ctx, schema, name, ["object"], "an object")) return;
-      const nested = fields.filter((f) => f.includes("."));
-      if (nested.length) {
-        ctx.report(msg.oneOf(`@${name}: cannot reference nested fields: ${nested.join(",")}`));
-        return;
-      }
-      for (const f of fields) {
-        if (!schema.properties?.[f]) {
-          ctx.report(msg.oneOf(`@${name}: no field '${f}' in this type`));
-          return;
-        }
-        if (schema.required?.includes(f)) {
-          ctx.report(
-            msg.oneOf(`field ${f} is part of a OneOf constraint and cannot be required; declare it '${f}?'`),
-          );
-          return;
-        }
-      }
-      const list = fields.join(" ");
-      const count = fields.map((f) => `(has(self.${f})?1:0)`).join("+");
-      if (name === "atMostOneOf")
-        addRule(schema, {
-          message: `at most one of the fields in [${list}] may be set`,
-          rule: `${count} <= 1`,
-        });
-      else if (name === "exactlyOneOf")
-        addRule(schema, {
-          message: `exactly one of the fields in [${list}] must be set`,
-          rule: `${count} == 1`,
-        });
-      else
-        addRule(schema, {
-          message: `at least one of the fields in [${list}] must be set`,
-          rule: fields.map((f) => `has(self.${f})`).join("||"),
-        });
-    },
-  };
-}
-
-const BOTH: readonly Place[] = ["field", "type"];
-
-function bound(
-  name: "minimum" | "maximum" | "multipleOf",
-  decorator: string,
-  help: string,
-): TagMarker<number> {
-  return {
-    name,
-    places: BOTH,
-    usage: `@${name} <number>`,
-    help,
-    decorator,
-    priority: 10,
-    parse: parseNumber,
-    apply: numericBound(name),
-  };
-}
-
-function count(
-  name: "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties" | "maxProperties",
-  decorator: string,
-  kinds: readonly SchemaKind[],
-  expected: string,
-  help: string,
-): TagMarker<number> {
-  return {
-    name,
-    places: BOTH,
-    usage: `@${name} <n>`,
-    help,
-    decorator,
-    priority: 10,
-    parse: parseCount,
-    apply: setter(name, kinds, expected),
-  };
-}
-
-// ---------------------------------------------------------------- the table
+import type { Schema, ValidationRule } from "./schema-types.js";
 
 export const TAGS: readonly TagMarker<unknown>[] = [
   bound("minimum", "Minimum", "Smallest allowed value (numbers)."),

@@ -1,11 +1,13 @@
 // The app image's config and manifest, derived from a base platform image: the base's layers and
-// settings kept, the app layers appended, and what runs set here: `node dist/main.js` from /app as
+// settings kept, the app layers appended, and what runs set here: `node <OPERATOR_NODE_FLAGS>
+// dist/main.js` from /app as
 // the numeric non-root user 65532 (no name to resolve, admitted by Pod Security "restricted"),
 // NODE_ENV=production, and the OCI labels. Nothing from the build machine (env, user, paths) enters.
 import { posix } from "node:path";
 import { sha256Digest } from "../images/digest.js";
 import { type Descriptor, type ImageManifest, MediaType } from "../images/media-types.js";
 import type { BasePlatformImage } from "./base.js";
+import { OPERATOR_NODE_FLAGS } from "./defaults.js";
 import type { BuiltLayer } from "./tree-layer.js";
 
 export const APP_DIR = "/app";
@@ -54,7 +56,7 @@ export function buildPlatformImage(
   const docker = isDockerManifest(base.mediaType);
   const runConfig = { ...((base.config.config as Record<string, unknown> | undefined) ?? {}) };
   delete runConfig.Cmd;
-  runConfig.Entrypoint = [nodeCommand(base.config), "dist/main.js"];
+  runConfig.Entrypoint = [nodeCommand(base.config), ...OPERATOR_NODE_FLAGS, "dist/main.js"];
   runConfig.User = APP_USER;
   runConfig.WorkingDir = APP_DIR;
   runConfig.Env = withEnv(runConfig.Env, "NODE_ENV", "production");

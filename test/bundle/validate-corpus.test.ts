@@ -1,7 +1,7 @@
 // The broken-bundle corpus (corpus.ts): each case breaks the valid memcached bundle in one way and
 // expects its check to fire with the stable id, the message, and the file and field path.
 import { describe, expect, test } from "vitest";
-import { CHECKS } from "../../src/bundle/validate/checks.js";
+import { CHECKS } from "../../src/bundle/validate/registry.js";
 import { validateBundleDir } from "../../src/bundle/validate/index.js";
 import { CASES, CSV, validBundle } from "./corpus.js";
 import { tsop } from "./helpers.js";

@@ -111,7 +111,7 @@ describe("tsop image build", () => {
       const config = (await skopeoRaw("op:v1", true)) as { config: Record<string, unknown> };
       expect(config.config.User).toBe("65532:65532");
       expect(config.config.WorkingDir).toBe("/app");
-      expect(config.config.Entrypoint).toEqual([BASE_NODE, "dist/main.js"]);
+      expect(config.config.Entrypoint).toEqual([BASE_NODE, "--max-semi-space-size=1", "dist/main.js"]);
       expect(config.config.Cmd).toBeUndefined();
       expect(config.config.Env).toContain("NODE_ENV=production");
       const labels = config.config.Labels as Record<string, string>;

@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
+import { OPERATOR_NODE_FLAGS } from "../../src/image/defaults.js";
 import { resolveInitFlags } from "../../src/scaffold/resolve.js";
 import { runTsop } from "../support/cli.js";
 import { readTree, testdir } from "../support/testdir.js";
@@ -76,6 +77,16 @@ describe("tsop init", () => {
     ]);
     expect(tree["config/manager/manager.yaml"]).toMatch(/# {3}- name: RELATED_IMAGE_MEMCACHED/);
     expect(tree.Dockerfile).toMatch(/FROM .* AS build[\s\S]*FROM .*distroless.*:nonroot[\s\S]*USER 65532/);
+  });
+
+  it("runs node in the Dockerfile with the flags `tsop image build` gives the operator", async () => {
+    const tree = await readTree(await scaffoldProject());
+    const entrypoint = /^ENTRYPOINT (.*)$/m.exec(tree.Dockerfile ?? "")?.[1];
+    expect(JSON.parse(entrypoint ?? "null")).toEqual([
+      "/nodejs/bin/node",
+      ...OPERATOR_NODE_FLAGS,
+      "dist/main.js",
+    ]);
   });
 
   it("scaffolds a manager Deployment that passes Pod Security restricted", async () => {

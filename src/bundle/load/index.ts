@@ -7,7 +7,7 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { AggregateTsopError, InvalidInputError, UsageError } from "../../common/errors.js";
 import type { KubeObject } from "../../kube/objects.js";
-import type { Finding, LoadedBundle } from "../validate/types.js";
+import type { Finding, LoadedBundle } from "./types.js";
 import { ANNOTATION_PACKAGE, readBundle } from "./model.js";
 import { DEFAULT_TREE_LIMITS, directoryTree, type TreeLimits } from "./tree.js";
 

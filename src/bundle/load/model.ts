@@ -5,7 +5,7 @@ import { posix } from "node:path";
 import { gzipSync } from "node:zlib";
 import { isTsopError } from "../../common/errors.js";
 import { isRecord, kindOf, type ManifestObject, parseYamlDocuments } from "../../manifests/index.js";
-import type { BundleFile, Finding, LoadedBundle } from "../validate/types.js";
+import type { BundleFile, Finding, LoadedBundle } from "./types.js";
 import type { BundleTree } from "./tree.js";
 
 export const ANNOTATION_PACKAGE = "operators.operatorframework.io.bundle.package.v1";

@@ -1,15 +1,16 @@
-// Bundle validation. Stages: the bundle loader (../load: directory, OCI layout or image) → checks.ts
-// (the table of checks with stable ids: default suite always, optional suites on request) → a
-// sorted report.
+// Bundle validation. Stages: the bundle loader (../load: directory, OCI layout or image) → the checks
+// registry.ts lists (one module per family under checks/, stable ids: default suite always, optional
+// suites on request) → a sorted report.
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { InvalidInputError, UsageError } from "../../common/errors.js";
 import { type BundleTarget, loadBundle, type LoadOptions } from "../load/index.js";
-import { CHECKS, OPTIONAL_SUITES } from "./checks.js";
-import type { CheckContext, Finding, LoadedBundle } from "./types.js";
+import type { Finding, LoadedBundle } from "../load/types.js";
+import type { CheckContext } from "./check.js";
+import { CHECKS, OPTIONAL_SUITES } from "./registry.js";
 
-export { CHECKS, OPTIONAL_SUITES } from "./checks.js";
-export type { Check, Finding, LoadedBundle } from "./types.js";
+export { CHECKS, OPTIONAL_SUITES } from "./registry.js";
+export type { Check } from "./check.js";
 
 export interface ValidateOptions extends LoadOptions {
   /** Optional suites or operator-sdk selectors (e.g. "operatorhub", "suite=operatorframework"). */

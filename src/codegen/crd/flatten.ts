@@ -7,7 +7,7 @@ import type TS from "typescript";
 import type { Diagnostics } from "../diagnostics.js";
 import { msg } from "../messages.js";
 import { type Schema, VALIDATIONS } from "../schema-types.js";
-import type { NamedSchema } from "./schema.js";
+import type { NamedSchema } from "./named-schemas.js";
 import { checkValue } from "./validate-value.js";
 
 interface Frame {

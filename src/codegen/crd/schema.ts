@@ -1,16 +1,16 @@
 // Stage 2 of CRD generation: one schema per TypeScript type. Named declarations (interfaces,
 // classes, type aliases, enums, generic instantiations) become entries in `named` and are referenced
-// with `$ref`, so each is built once and recursion cannot loop here; flatten.ts inlines them.
+// with `$ref` (named-schemas.ts, which this walk extends), so each is built once and recursion cannot
+// loop here; flatten.ts inlines them. Markers are applied through schema-markers.ts.
 // The syntax (type nodes) is read where it carries facts the checker drops: alias chains with their
 // tags, literal-union order. The checker is used for everything else (generics, inheritance, mapped types).
 import type TS from "typescript";
 import { ts } from "../compiler.js";
 import type { Diagnostics } from "../diagnostics.js";
-import { applyMarkers, collectMarkers, descriptionOf, type FoundMarker } from "../jsdoc.js";
-import type { SchemaKind } from "../markers.js";
+import { collectMarkers, descriptionOf } from "../jsdoc.js";
 import { msg } from "../messages.js";
 import { isTsopFile, resolveAlias } from "../program.js";
-import { builtinDefinition, definitionOfClientNodeModel, shortDefinitionName } from "../k8s/builtins.js";
+import { definitionOfClientNodeModel } from "../k8s/builtins.js";
 import type { Schema, ValidationRule } from "../schema-types.js";
 import { VALIDATIONS } from "../schema-types.js";
 import {
@@ -19,16 +19,20 @@ import {
   brandSchema,
   fixedSchema,
   KIND_DESCRIPTION,
-  overlayCondition,
 } from "./known.js";
-
-export interface NamedSchema {
-  key: string;
-  /** Display name for messages (`MemcachedSpec`, `Wrapper<string>`). */
-  name: string;
-  schema: Schema;
-  decl: TS.Node;
-}
+import { NamedSchemas } from "./named-schemas.js";
+import { applyFieldMarkers, applyTypeMarkers, isOpaque, markersOf } from "./schema-markers.js";
+import {
+  fromClientNode,
+  fromDependency,
+  isDataProperty,
+  isErrorType,
+  isLibFile,
+  isNullOrUndefinedNode,
+  literalOfNode,
+  literalSchema,
+  refersToTypeParameter,
+} from "./type-facts.js";
 
 interface Site {
   /** Where problems are reported. */
@@ -37,36 +41,7 @@ interface Site {
   label: string;
 }
 
-export class SchemaBuilder {
-  readonly named = new Map<string, NamedSchema>();
-  /** The declaration each field schema came from (for checks made after flattening). */
-  readonly origins = new WeakMap<object, TS.Node>();
-  private readonly declKeys = new Map<TS.Node, string>();
-  /** Alias declarations being built: their own type must not be looked up as the alias again. */
-  private readonly building = new Set<TS.Node>();
-
-  constructor(
-    private readonly checker: TS.TypeChecker,
-    private readonly diags: Diagnostics,
-  ) {}
-
-  readonly kindOf = (schema: Schema, depth = 0): SchemaKind => {
-    if (schema.$ref !== undefined && schema.type === undefined) {
-      const target = this.named.get(schema.$ref);
-      return target && depth < 20 ? this.kindOf(target.schema, depth + 1) : "any";
-    }
-    if (schema["x-kubernetes-int-or-string"]) return "int-or-string";
-    const t = schema.type;
-    return t === "string" ||
-      t === "integer" ||
-      t === "number" ||
-      t === "boolean" ||
-      t === "array" ||
-      t === "object"
-      ? t
-      : "any";
-  };
-
+export class SchemaBuilder extends NamedSchemas {
   /** The root schema of a custom resource class: its instance type's properties. */
   rootSchema(cls: TS.ClassDeclaration, kind: string): Schema {
     const symbol = cls.name ? this.checker.getSymbolAtLocation(cls.name) : undefined;
@@ -75,7 +50,7 @@ export class SchemaBuilder {
     const description = descriptionOf(cls);
     if (description) root.description = description;
     const markers = collectMarkers(cls, "type", this.checker, this.diags);
-    this.applyTypeMarkers(root, markers.own, markers.items);
+    applyTypeMarkers(root, markers, this.kindOf, this.diags);
     return root;
   }
 
@@ -477,91 +452,7 @@ export class SchemaBuilder {
     return undefined;
   }
 
-  // ------------------------------------------------------------------ named schemas
-
-  /**
-   * A built-in Kubernetes type: its schema comes from the pinned Kubernetes OpenAPI (validations,
-   * list and map types, formats, defaults) instead of the client's .d.ts. The definitions it
-   * references become named schemas too; `decl` (the client-node declaration) positions messages.
-   */
-  private builtinRef(definition: string, decl: TS.Node): Schema {
-    const key = `k8s:${definition}`;
-    if (!this.named.has(key)) {
-      const entry: NamedSchema = { key, name: shortDefinitionName(definition), schema: {}, decl };
-      this.named.set(key, entry);
-      entry.schema = this.builtinRefs(builtinDefinition(definition) ?? {}, decl);
-    }
-    return { $ref: key };
-  }
-
-  /** Turns the `$ref`s of a built-in schema into references to (registered) named schemas. */
-  private builtinRefs(schema: Schema, decl: TS.Node): Schema {
-    if (schema.$ref !== undefined) {
-      const { $ref, ...rest } = schema;
-      return { ...this.builtinRef($ref, decl), ...rest };
-    }
-    if (schema.properties) {
-      for (const [name, child] of Object.entries(schema.properties))
-        schema.properties[name] = this.builtinRefs(child, decl);
-    }
-    if (schema.items) schema.items = this.builtinRefs(schema.items, decl);
-    if (schema.additionalProperties && typeof schema.additionalProperties === "object")
-      schema.additionalProperties = this.builtinRefs(schema.additionalProperties, decl);
-    return schema;
-  }
-
-  private refToDecl(decl: TS.Node, name: string, build: () => Schema): Schema {
-    let key = this.declKeys.get(decl);
-    if (key === undefined) {
-      const sf = decl.getSourceFile();
-      key = `${sf.fileName}:${decl.pos}`;
-      this.declKeys.set(decl, key);
-    }
-    return this.refTo(key, name, decl, build);
-  }
-
-  private refTo(key: string, name: string, decl: TS.Node, build: () => Schema): Schema {
-    if (!this.named.has(key)) {
-      const entry: NamedSchema = { key, name, schema: {}, decl };
-      this.named.set(key, entry);
-      const fromTsop = isTsopFile(decl.getSourceFile().fileName);
-      const markers = fromTsop ? undefined : collectMarkers(decl, "type", this.checker, this.diags);
-      // A @schemaless type is opaque: its members are never walked (nor checked).
-      const opaque = markers?.own.some((m) => m.marker.name === "schemaless" && m.value === true);
-      this.building.add(decl);
-      const schema = opaque ? {} : build();
-      this.building.delete(decl);
-      const description = descriptionOf(decl);
-      if (description) schema.description = description;
-      if (markers) {
-        this.applyTypeMarkers(schema, markers.own, markers.items);
-      } else if (name === "Condition") {
-        overlayCondition(schema);
-      }
-      entry.schema = schema;
-      this.origins.set(schema, decl);
-    }
-    return { $ref: key };
-  }
-
-  private applyTypeMarkers(schema: Schema, own: FoundMarker[], items: FoundMarker[]): void {
-    // Type rules come after the rules the type's fields put on it (immutable-once-set): keep those last.
-    const parentRules = schema[VALIDATIONS];
-    if (parentRules) delete schema[VALIDATIONS];
-    applyMarkers(schema, own, { kindOf: this.kindOf }, this.diags);
-    this.applyItemMarkers(schema, items);
-    if (parentRules) schema[VALIDATIONS] = [...(schema[VALIDATIONS] ?? []), ...parentRules];
-  }
-
-  private applyItemMarkers(schema: Schema, items: FoundMarker[]): void {
-    if (items.length === 0) return;
-    if (!schema.items) {
-      for (const m of items)
-        this.diags.at(m.node, msg.markerTarget("items", "an array", this.kindOf(schema)));
-      return;
-    }
-    applyMarkers(schema.items, items, { kindOf: this.kindOf }, this.diags);
-  }
+  // ------------------------------------------------------------------ enums
 
   private enumSchema(decl: TS.EnumDeclaration, site: Site): Schema {
     const values: Array<string | number> = [];
@@ -710,24 +601,14 @@ export class SchemaBuilder {
       !refersToTypeParameter(c, decl.type)
     )
       node = decl.type;
-    const fromTsop = isTsopFile(decl.getSourceFile().fileName);
-    const markers = fromTsop ? undefined : collectMarkers(decl, "field", c, this.diags);
-    const opaque = markers?.own.some((m) => m.marker.name === "schemaless" && m.value === true);
-    const schema = opaque ? {} : this.forType(type, node, site);
+    const markers = markersOf(decl, "field", c, this.diags);
+    const schema = isOpaque(markers) ? {} : this.forType(type, node, site);
     const description = descriptionOf(decl);
     if (description) schema.description = description;
     let required = !optional;
     if (markers) {
-      applyMarkers(
-        schema,
-        markers.own,
-        {
-          kindOf: this.kindOf,
-          field: { name: prop.name, optional, parentRules, setRequired: (v) => (required = v) },
-        },
-        this.diags,
-      );
-      this.applyItemMarkers(schema, markers.items);
+      const field = { name: prop.name, optional, parentRules, setRequired: (v: boolean) => (required = v) };
+      applyFieldMarkers(schema, markers, field, this.kindOf, this.diags);
     }
     this.origins.set(schema, decl);
     return { schema, required };
@@ -755,86 +636,4 @@ function typeText(site: Site): string {
   const n = site.at;
   if ((ts.isPropertySignature(n) || ts.isPropertyDeclaration(n)) && n.type) return n.type.getText();
   return site.label;
-}
-
-/** Declared in an installed package (not the project, not tsop). */
-function fromDependency(node: TS.Node): boolean {
-  const name = node.getSourceFile().fileName;
-  return /[\\/]node_modules[\\/]/.test(name) && !isTsopFile(name) && !isLibFile(node);
-}
-
-/** Declared by @kubernetes/client-node (its generated models). */
-function fromClientNode(node: TS.Node): boolean {
-  return /[\\/]node_modules[\\/]@kubernetes[\\/]client-node[\\/]/.test(node.getSourceFile().fileName);
-}
-
-function isErrorType(type: TS.Type): boolean {
-  return (type as { intrinsicName?: string }).intrinsicName === "error";
-}
-
-function isLibFile(decl: TS.Node): boolean {
-  const name = decl.getSourceFile().fileName;
-  return /[\\/]typescript[\\/]lib[\\/]lib\.[^\\/]*\.d\.ts$/.test(name);
-}
-
-function isDataProperty(symbol: TS.Symbol): boolean {
-  if (symbol.flags & (ts.SymbolFlags.Method | ts.SymbolFlags.Accessor | ts.SymbolFlags.Prototype))
-    return false;
-  const decl = symbol.valueDeclaration;
-  // `#secret` fields are not own enumerable properties: JSON.stringify never sends them.
-  if (decl && "name" in decl && decl.name && ts.isPrivateIdentifier(decl.name as TS.Node)) return false;
-  if (
-    decl &&
-    ts.canHaveModifiers(decl) &&
-    ts.getModifiers(decl)?.some((m) => m.kind === ts.SyntaxKind.StaticKeyword)
-  )
-    return false;
-  return true;
-}
-
-function isNullOrUndefinedNode(t: TS.TypeNode): boolean {
-  return (
-    t.kind === ts.SyntaxKind.UndefinedKeyword ||
-    (ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword)
-  );
-}
-
-function literalOfNode(n: TS.LiteralTypeNode): string | number | boolean | undefined {
-  const l = n.literal;
-  if (ts.isStringLiteral(l) || ts.isNoSubstitutionTemplateLiteral(l)) return l.text;
-  if (ts.isNumericLiteral(l)) return Number(l.text);
-  if (
-    ts.isPrefixUnaryExpression(l) &&
-    l.operator === ts.SyntaxKind.MinusToken &&
-    ts.isNumericLiteral(l.operand)
-  )
-    return -Number(l.operand.text);
-  if (l.kind === ts.SyntaxKind.TrueKeyword) return true;
-  if (l.kind === ts.SyntaxKind.FalseKeyword) return false;
-  return undefined;
-}
-
-function literalSchema(values: Array<string | number | boolean>): Schema {
-  const first = values[0];
-  if (typeof first === "string") return { type: "string", enum: values };
-  if (typeof first === "boolean") return { type: "boolean", enum: values };
-  return { type: values.every((v) => Number.isInteger(v)) ? "integer" : "number", enum: values };
-}
-
-/** Whether a type node mentions a type parameter (then the checker's instantiated type is used instead). */
-function refersToTypeParameter(checker: TS.TypeChecker, node: TS.Node): boolean {
-  let found = false;
-  const visit = (n: TS.Node): void => {
-    if (found) return;
-    if (ts.isTypeReferenceNode(n)) {
-      const sym = checker.getSymbolAtLocation(n.typeName);
-      if (sym && sym.flags & ts.SymbolFlags.TypeParameter) {
-        found = true;
-        return;
-      }
-    }
-    ts.forEachChild(n, visit);
-  };
-  visit(node);
-  return found;
 }

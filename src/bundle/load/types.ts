@@ -1,4 +1,5 @@
-// Shared shapes of the validator: a loaded bundle, a finding, a check.
+// The bundle model the loader returns: a loaded bundle, its objects, and findings (the loader's own,
+// from reading it; the validator's checks report the same shape).
 import type { ManifestObject } from "../../manifests/index.js";
 
 export type Level = "error" | "warning";
@@ -45,20 +46,4 @@ export interface LoadedBundle {
   size: { bytes: number; compressed: number };
   /** Problems met while loading (unparsable files, sub-directories, several CSVs). */
   loadFindings: Finding[];
-}
-
-export interface CheckContext {
-  /** --k8s-version for the deprecated-API checks. */
-  k8sVersion?: string;
-  /** Custom categories (OPERATOR_BUNDLE_CATEGORIES JSON file contents). */
-  categories?: string[];
-}
-
-export interface Check {
-  id: string;
-  /** "default" checks always run; the others belong to an optional suite. */
-  suite: string;
-  level: Level;
-  description: string;
-  run(bundle: LoadedBundle, ctx: CheckContext): Finding[];
 }

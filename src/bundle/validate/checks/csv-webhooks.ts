@@ -1,9 +1,9 @@
 // CSV-16: spec.webhookdefinitions that OLM can install. OLM creates one webhook configuration (or
 // CRD conversion) per entry, served by the named deployment; these are the conditions under which
 // it (or the API server, for the configuration it creates) refuses an entry.
-import { asRecords, isRecord, str } from "../../manifests/index.js";
-import type { Finding } from "./types.js";
-import { type CsvView, finding } from "./util.js";
+import { asRecords, isRecord, str } from "../../../manifests/index.js";
+import type { Finding } from "../../load/types.js";
+import { type CsvView, finding } from "../util.js";
 
 const TYPES = ["ValidatingAdmissionWebhook", "MutatingAdmissionWebhook", "ConversionWebhook"];
 const SIDE_EFFECTS = ["None", "NoneOnDryRun"];
