@@ -11,6 +11,14 @@ export const OPM_VERSION = "v1.47.0";
 export const OPERATOR_SDK_VERSION = "v1.42.2";
 export const CONTROLLER_GEN_VERSION = "v0.19.0";
 export const KUSTOMIZE_VERSION = "v5.7.1";
+/** OLM v1 (operator-controller, with catalogd merged in): catalogd from this release (docs/olm-v1.md). */
+export const OPERATOR_CONTROLLER_VERSION = "v1.11.0";
+/**
+ * operator-controller's own controller (ClusterExtension) from the newest release that built here: of
+ * the later ones tried, v1.10.0 and v1.11.0 need pkg.package-operator.run/boxcutter, which the module
+ * proxy refuses, and v1.3.0–v1.8.0 are not served at all (docs/olm-v1.md).
+ */
+export const CLUSTER_EXTENSION_CONTROLLER_VERSION = "v1.2.0";
 
 // The k8s.io/* staging modules that k8s.io/kubernetes requires as v0.0.0 and replaces with
 // relative paths; a wrapper module replaces them with their published versions instead.
@@ -133,6 +141,34 @@ export const COMPONENTS = [
   olm("package-server", "cmd/package-server"),
   // The copy tool OLM's bundle-unpack Job runs inside the bundle image (util/cpb in OLM's image).
   olm("cpb", "util/cpb"),
+  {
+    name: "catalogd",
+    version: OPERATOR_CONTROLLER_VERSION,
+    // A wrapper module for the same reason as opm (the proxy refuses the module's version list).
+    wrapper: {
+      require: { "github.com/operator-framework/operator-controller": OPERATOR_CONTROLLER_VERSION },
+    },
+    package: "github.com/operator-framework/operator-controller/cmd/catalogd",
+    tags: ["containers_image_openpgp"],
+    ldflags: `-X github.com/operator-framework/operator-controller/internal/shared/version.version=${OPERATOR_CONTROLLER_VERSION}`,
+    // The release's install manifest: the ClusterCatalog CRD, catalogd's RBAC and webhook configuration.
+    files: { "olmv1-standard.yaml": "manifests/standard.yaml" },
+  },
+  {
+    name: "operator-controller",
+    version: CLUSTER_EXTENSION_CONTROLLER_VERSION,
+    wrapper: {
+      require: { "github.com/operator-framework/operator-controller": CLUSTER_EXTENSION_CONTROLLER_VERSION },
+    },
+    package: "github.com/operator-framework/operator-controller/cmd/operator-controller",
+    tags: ["containers_image_openpgp"],
+    ldflags: `-X github.com/operator-framework/operator-controller/internal/shared/version.version=${CLUSTER_EXTENSION_CONTROLLER_VERSION}`,
+    // The ClusterExtension CRD of the same release.
+    files: {
+      "clusterextensions.crd.yaml":
+        "config/base/operator-controller/crd/bases/olm.operatorframework.io_clusterextensions.yaml",
+    },
+  },
   {
     name: "operator-sdk",
     version: OPERATOR_SDK_VERSION,

@@ -14,7 +14,7 @@
 // and build caches (GOMODCACHE, GOCACHE) make a rebuild after a version bump incremental.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { COMPONENTS } from "./components.mjs";
@@ -99,6 +99,25 @@ function writeWrapper(dir, c) {
   if (c.wrapper.main) writeFileSync(join(dir, "main.go"), c.wrapper.main);
 }
 
+/**
+ * Files of the component's module kept beside the binary (`files`: name → path in the module), e.g.
+ * the release manifests whose CRDs a test applies: the same version as the binary, without the
+ * module cache at test time.
+ */
+function copyModuleFiles(c, src, stage) {
+  const [module] = Object.keys(c.wrapper.require);
+  const entries = Object.entries(c.files ?? {});
+  if (entries.length === 0) return;
+  const r = spawnSync(GO, ["list", "-m", "-f", "{{.Dir}}", module], {
+    cwd: src,
+    env: goEnv(c),
+    encoding: "utf8",
+  });
+  if (r.error || r.status !== 0)
+    throw new Error(`\`go list -m ${module}\` failed: ${r.error?.message ?? r.stderr}`);
+  for (const [name, path] of entries) copyFileSync(join(r.stdout.trim(), path), join(stage, name));
+}
+
 /** Builds one component into a staging directory and moves it into place (atomic per binary). */
 function build(c) {
   const out = binaryPath(c);
@@ -122,6 +141,7 @@ function build(c) {
       mkdirSync(src);
       writeWrapper(src, c);
       run(GO, ["build", ...buildArgs(c), "-o", join(stage, c.name), c.package], { cwd: src, env: goEnv(c) });
+      copyModuleFiles(c, src, stage);
       rmSync(src, { recursive: true, force: true });
     }
     rmSync(finalDir, { recursive: true, force: true });

@@ -1,38 +1,15 @@
-// Stage 1 of `tsop bundle`: flags + bundle config + PROJECT facts → one resolved, checked set of
-// options. Pure (no I/O): every usage error about the options is raised here, before anything is
-// read, generated or written.
-import { basename, resolve } from "node:path";
+// Stage 1 of `tsop bundle` (see index.ts): flags + bundle config + PROJECT facts → one resolved,
+// checked set of options, the only options the later stages read. Pure (no I/O): the usage errors
+// about the options' values are raised here, before anything is read, generated or written.
+import { basename, relative, resolve } from "node:path";
 import semver from "semver";
 import { UsageError } from "../common/errors.js";
 import { checkImageReference } from "../images/reference.js";
-import type { BundleOptions } from "./index.js";
 import type { LoadedConfig } from "./config.js";
 import { msg } from "./messages.js";
+import type { BundleOptions, RegistryAccess, ResolvedBundle } from "./types.js";
 
 const CHANNEL = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-
-export interface ResolvedBundle {
-  cwd: string;
-  root: string;
-  env: NodeJS.ProcessEnv;
-  config: LoadedConfig;
-  packageName: string;
-  version: string | undefined;
-  channels: string[];
-  defaultChannel: string | undefined;
-  /** As given (for messages) and resolved. */
-  outputDir: string;
-  outDir: string;
-  /** The manager image to set (flag, config or PROJECT; not with -f unless --image). */
-  image: string | undefined;
-  replaces: string | undefined;
-  skipRange: string | undefined;
-  skips: string[] | undefined;
-  extraServiceAccounts: string[];
-  categories: string[] | undefined;
-  /** Where the FBC fragment goes, when asked for (as typed, relative to cwd). */
-  fbcDir: string | undefined;
-}
 
 export function checkPackage(name: string): string {
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) || name.length > 63) {
@@ -109,6 +86,7 @@ export function resolveBundleOptions(
   const skipRange = options.skipRange ?? (cv.skipRange as string | undefined);
   checkSkipRange(skipRange, options.skipRange !== undefined ? "--skip-range" : `skipRange in ${config.file}`);
   const outputDir = options.outputDir ?? (cv.outputDir as string | undefined) ?? "bundle";
+  const file = options.file === undefined ? undefined : userPath(options.file, cwd, root);
   return {
     cwd,
     root,
@@ -120,12 +98,45 @@ export function resolveBundleOptions(
     defaultChannel,
     outputDir,
     outDir: resolve(options.outputDir !== undefined ? cwd : root, outputDir),
+    outputDirShown:
+      options.outputDir !== undefined
+        ? `--output-dir ${outputDir}`
+        : cv.outputDir !== undefined
+          ? `outputDir in ${config.file}`
+          : "the bundle directory",
     image: managerImage(options, config),
     replaces: options.replaces ?? (cv.replaces as string | undefined),
+    replacesPrevious: Boolean(options.replacesPrevious),
     skipRange,
     skips: options.skips ?? listValue(cv.skips),
     extraServiceAccounts: options.extraServiceAccounts ?? listValue(cv.extraServiceAccounts) ?? [],
     categories: options.categories ?? listValue(cv.categories),
+    features: options.features,
     fbcDir: options.fbc,
+    bundleImage: options.bundleImage ?? (cv.bundleImage as string | undefined),
+    file,
+    stdin: options.stdin,
+    loadRestrictor: options.loadRestrictor,
+    generate: !options.skipGenerate && options.file === undefined,
+    overwrite: options.overwrite !== false,
+    base: {
+      fields: options.fields ?? {},
+      tty: Boolean(options.tty),
+      interactive: Boolean(options.interactive),
+      yes: Boolean(options.yes),
+      commandLine: options.commandLine,
+    },
+    digests: options.useImageDigests ? digestAccess(options.registry, cwd) : undefined,
   };
+}
+
+/** A path the user typed (relative to cwd), as seen from the project root; "-" stays stdin. */
+function userPath(path: string, cwd: string, root: string): string {
+  return path === "-" ? path : relative(root, resolve(cwd, path)) || ".";
+}
+
+/** --use-image-digests' registry access; --images-lock is relative to cwd. */
+function digestAccess(registry: RegistryAccess | undefined, cwd: string): RegistryAccess {
+  const lockFile = registry?.lockFile ? resolve(cwd, registry.lockFile) : undefined;
+  return { ...registry, ...(lockFile ? { lockFile } : {}) };
 }

@@ -1,11 +1,11 @@
-// Stages 4–6 of `tsop bundle` (see index.ts): pin images (nothing written), check the CSV, and
-// render the whole output set in memory — the bundle directory, bundle.Dockerfile, the FBC
-// fragment, the digest lock file and the base CSV — as OutputChanges for the sink.
+// Stages 5–7 of `tsop bundle` (see index.ts): pin images and stamp createdAt (nothing written),
+// check the CSV, and render the whole output set in memory — the bundle directory,
+// bundle.Dockerfile, the FBC fragment, the digest lock file and the base CSV — as OutputChanges
+// for the sink (stage 8).
 import { readFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { AggregateTsopError, TsopError, UsageError } from "../common/errors.js";
 import type { OutputChange } from "../common/output/sink.js";
-import type { Reporter } from "../common/reporter.js";
 import {
   isRecord,
   kindOf,
@@ -16,10 +16,10 @@ import {
 } from "../manifests/index.js";
 import { renderFbc } from "./fbc.js";
 import { bundleObject, csvFileName, renderManifests } from "./files.js";
-import type { BundleOptions, PinImagesOptions } from "./index.js";
 import { annotationsYaml, bundleDockerfile, type MetadataOptions } from "./metadata.js";
-import type { ResolvedBundle } from "./options.js";
-import type { BundleInputs, ComposedBundle } from "./stages.js";
+import type { ComposedBundle } from "./compose.js";
+import type { BundleInputs } from "./read.js";
+import type { BundleIO, ResolvedBundle } from "./types.js";
 import { memoryTree, readBundle } from "./load/index.js";
 import { runChecks } from "./validate/index.js";
 import { uiTextProblems } from "./ui-text.js";
@@ -32,26 +32,19 @@ export interface Pinned {
   lock?: { file: string; content: string };
 }
 
-async function defaultPinImages(objects: Array<Record<string, unknown>>, options: PinImagesOptions) {
-  const { pinBundleImages } = await import("../images/index.js");
-  return pinBundleImages(objects, options);
-}
-
 /** --use-image-digests: resolves digests; the lock file is only rendered here, not written. */
 export async function pinImages(
   plan: ResolvedBundle,
-  options: BundleOptions,
+  io: BundleIO,
   objects: ManifestObject[],
-  reporter: Reporter,
 ): Promise<Pinned> {
-  if (!options.useImageDigests) return { objects };
-  const pin = options.pinImages ?? defaultPinImages;
-  const lockFile = options.registry?.lockFile ? resolve(plan.cwd, options.registry.lockFile) : undefined;
-  const pinned = await pin(
+  if (!plan.digests) return { objects };
+  const lockFile = plan.digests.lockFile;
+  const pinned = await io.pinImages(
     objects.map((o) => structuredClone(o)),
-    { ...options.registry, ...(lockFile ? { lockFile } : {}), deferLockWrite: true, env: plan.env, reporter },
+    { ...plan.digests, deferLockWrite: true, env: plan.env, reporter: io.reporter },
   );
-  for (const p of pinned.pinned) reporter.debug(`pinned ${p.from} → ${p.to}`);
+  for (const p of pinned.pinned) io.reporter.debug(`pinned ${p.from} → ${p.to}`);
   const lock =
     lockFile && pinned.lockText !== undefined ? { lock: { file: lockFile, content: pinned.lockText } } : {};
   return { objects: pinned.objects as ManifestObject[], ...lock };
@@ -170,20 +163,12 @@ function metadataFile(previousTree: ReadonlyMap<string, string | Buffer>, name: 
 }
 
 /** --fbc: the catalog fragment; it needs the bundle image reference. */
-function fbcChange(
-  plan: ResolvedBundle,
-  options: BundleOptions,
-  objects: ManifestObject[],
-  inputs: BundleInputs,
-) {
+function fbcChange(plan: ResolvedBundle, objects: ManifestObject[], inputs: BundleInputs) {
   const csv = objects[0]!;
   const managerImage = inputs.managerImage;
   if (plan.fbcDir === undefined) return undefined;
   const version = str((csv.spec as Record<string, unknown>).version);
-  const bundleImage =
-    options.bundleImage ??
-    (plan.config.values.bundleImage as string | undefined) ??
-    deriveBundleImage(managerImage, version);
+  const bundleImage = plan.bundleImage ?? deriveBundleImage(managerImage, version);
   if (!bundleImage) {
     throw new UsageError("--fbc needs the bundle image reference", {
       hint: "pass --bundle-image <ref> (or --image, from which <repo>-bundle:v<version> is derived)",
@@ -222,12 +207,11 @@ export interface RenderedOutput {
 
 export async function renderOutput(
   plan: ResolvedBundle,
-  options: BundleOptions,
   inputs: BundleInputs,
   composed: ComposedBundle,
   pinned: Pinned,
 ): Promise<RenderedOutput> {
-  const overwrite = options.overwrite !== false;
+  const overwrite = plan.overwrite;
   const cv = plan.config.values;
   const meta: MetadataOptions = {
     packageName: plan.packageName,
@@ -243,7 +227,7 @@ export async function renderOutput(
     bundleFiles(plan, composed, pinned.objects, inputs, meta, overwrite),
     inputs.previousTree,
   );
-  const fbc = fbcChange(plan, options, pinned.objects, inputs);
+  const fbc = fbcChange(plan, pinned.objects, inputs);
   const changes: OutputChange[] = [];
   if (inputs.base.pending)
     changes.push({ op: "write", path: inputs.base.pending.file, content: inputs.base.pending.content });

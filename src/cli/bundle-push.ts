@@ -3,61 +3,8 @@
 import { resolve } from "node:path";
 import { Command } from "./commander.js";
 import { cliContext } from "./context.js";
+import { addRegistryFlags, type RegistryFlags, registryOptions } from "./flags.js";
 import { outputOption } from "./output.js";
-
-export interface RegistryFlags {
-  registryConfig?: string;
-  skipTlsVerify?: boolean;
-  plainHttp?: boolean | string;
-  caFile?: string;
-}
-
-/** The registry access flags (also usable by other image commands). */
-export function addRegistryFlags(command: Command): Command {
-  return command
-    .option("--registry-config <file>", "registry auth file (default: $REGISTRY_AUTH_FILE, podman, docker)")
-    .option("--skip-tls-verify", "do not verify registry TLS certificates (insecure)")
-    .option(
-      "--plain-http [registries]",
-      "use plain HTTP: for every registry, or only the comma-separated host[:port] list",
-    )
-    .option("--ca-file <pem>", "extra CA certificates to trust (also: SSL_CERT_FILE)");
-}
-
-export function registryOptions(flags: RegistryFlags, cwd: string) {
-  return {
-    ...(flags.registryConfig ? { registryConfig: resolve(cwd, flags.registryConfig) } : {}),
-    ...(flags.skipTlsVerify ? { skipTlsVerify: true } : {}),
-    ...(flags.plainHttp === true
-      ? { plainHttp: true }
-      : typeof flags.plainHttp === "string"
-        ? {
-            plainHttp: flags.plainHttp
-              .split(",")
-              .map((s) => s.trim())
-              .filter(Boolean),
-          }
-        : {}),
-    ...(flags.caFile ? { caFile: resolve(cwd, flags.caFile) } : {}),
-  };
-}
-
-/**
- * The parent `bundle` command defines some of the same flags (--registry-config, -o, ...) and
- * commander lets it claim them wherever they appear; hand those values to this subcommand.
- */
-function flagsWithParent<T extends object>(own: T, cmd: Command): T {
-  const parent = cmd.parent;
-  if (!parent) return own;
-  const out = { ...own } as Record<string, unknown>;
-  for (const option of cmd.options) {
-    const key = option.attributeName();
-    if (parent.getOptionValueSource(key) === "cli" && cmd.getOptionValueSource(key) !== "cli") {
-      out[key] = parent.opts()[key];
-    }
-  }
-  return out as T;
-}
 
 interface PushFlags extends RegistryFlags {
   dir: string;
@@ -83,9 +30,8 @@ export function bundlePushCommand(): Command {
         "  tsop bundle push localhost:5000/my-operator-bundle:v0.0.1 --plain-http=localhost:5000\n" +
         "  tsop bundle push my-operator-bundle:v0.0.1 --oci-layout ./bundle-oci",
     )
-    .action(async (image: string, own: PushFlags, cmd: Command) => {
+    .action(async (image: string, flags: PushFlags, cmd: Command) => {
       const ctx = await cliContext(cmd);
-      const flags = flagsWithParent(own, cmd);
       const { pushBundle } = await import("../images/index.js");
       const result = await pushBundle(image, {
         dir: resolve(ctx.cwd, flags.dir),

@@ -2,8 +2,10 @@
 // The bundle domain module is imported inside the actions, so `tsop --help` stays fast.
 import { Command, InvalidArgumentError, Option } from "./commander.js";
 import { ExitCode } from "../common/errors.js";
-import { addRegistryFlags, bundlePushCommand, type RegistryFlags, registryOptions } from "./bundle-push.js";
-import { cliContext } from "./context.js";
+import type { BundleOptions } from "../bundle/types.js";
+import { bundlePushCommand } from "./bundle-push.js";
+import { type CliContext, cliContext } from "./context.js";
+import { addRegistryFlags, reclaimSharedOptions, type RegistryFlags, registryOptions } from "./flags.js";
 import { outputOption } from "./output.js";
 
 interface BundleFlags extends RegistryFlags {
@@ -21,7 +23,8 @@ interface BundleFlags extends RegistryFlags {
   overwrite?: boolean;
   interactive?: boolean;
   yes?: boolean;
-  fbc?: string | boolean;
+  /** --fbc alone (true) or --fbc <dir>. */
+  fbc?: string | true;
   bundleImage?: string;
   file?: string;
   skipGenerate?: boolean;
@@ -59,7 +62,6 @@ const FIELD_FLAGS: Array<[string, string, string]> = [
   ],
 ];
 
-/** kustomize's --load-restrictor values. */
 /** A pflag boolean value, as operator-sdk takes them (`--overwrite=false`). */
 function operatorSdkBool(value: string): boolean {
   if (value === "true") return true;
@@ -67,6 +69,7 @@ function operatorSdkBool(value: string): boolean {
   throw new InvalidArgumentError(`"${value}" is not true or false.`);
 }
 
+/** kustomize's --load-restrictor values. */
 function loadRestrictor(value: string): "rootOnly" | "none" {
   if (value === "LoadRestrictionsRootOnly") return "rootOnly";
   if (value === "LoadRestrictionsNone") return "none";
@@ -169,70 +172,68 @@ function bundleGenerateCommand(command: Command): Command {
     )
     .action(async (flags: BundleFlags, cmd: Command) => {
       const ctx = await cliContext(cmd);
-      const { bundle, inquirerPrompter } = await import("../bundle/index.js");
-      const { stdoutSink } = await import("../common/output/sink.js");
-      const fields: Record<string, string> = {};
-      const opts = cmd.opts<Record<string, unknown>>();
-      for (const [key] of FIELD_FLAGS) if (typeof opts[key] === "string") fields[key] = opts[key] as string;
-      const result = await bundle(
-        {
-          cwd: ctx.cwd,
-          env: ctx.env,
-          tty: ctx.interactive,
-          prompter: inquirerPrompter(),
-          fields,
-          ...(flags.version !== undefined ? { version: flags.version } : {}),
-          ...(flags.channels !== undefined ? { channels: list(flags.channels)! } : {}),
-          ...(flags.defaultChannel !== undefined ? { defaultChannel: flags.defaultChannel } : {}),
-          ...(flags.package !== undefined ? { package: flags.package } : {}),
-          ...(flags.image !== undefined ? { image: flags.image } : {}),
-          ...(flags.replaces !== undefined ? { replaces: flags.replaces } : {}),
-          ...(flags.replacesPrevious ? { replacesPrevious: true } : {}),
-          ...(flags.skipRange !== undefined ? { skipRange: flags.skipRange } : {}),
-          ...(flags.skips !== undefined ? { skips: list(flags.skips)! } : {}),
-          ...(flags.extraServiceAccounts !== undefined
-            ? { extraServiceAccounts: list(flags.extraServiceAccounts)! }
-            : {}),
-          ...(flags.outputDir !== undefined ? { outputDir: flags.outputDir } : {}),
-          overwrite: flags.overwrite !== false,
-          interactive: Boolean(flags.interactive),
-          yes: Boolean(flags.yes),
-          commandLine: typedCommandLine(),
-          ...(flags.fbc !== undefined ? { fbc: typeof flags.fbc === "string" ? flags.fbc : "catalog" } : {}),
-          ...(flags.bundleImage !== undefined ? { bundleImage: flags.bundleImage } : {}),
-          ...(flags.file !== undefined ? { file: flags.file } : {}),
-          ...(flags.file === "-" ? { stdin: await readStdin() } : {}),
-          skipGenerate: Boolean(flags.skipGenerate),
-          ...(flags.loadRestrictor !== undefined ? { loadRestrictor: flags.loadRestrictor } : {}),
-          useImageDigests: Boolean(flags.useImageDigests),
-          registry: {
-            ...registryOptions(flags, ctx.cwd),
-            ...(flags.imagesLock !== undefined ? { lockFile: flags.imagesLock } : {}),
-            ...(flags.refreshDigests ? { refresh: true } : {}),
-          },
-          ...(flags.features !== undefined ? { features: flags.features } : {}),
-          ...(flags.categories !== undefined ? { categories: list(flags.categories)! } : {}),
-          ...(flags.dryRun ? { sink: stdoutSink((text) => ctx.out(text.trimEnd()), ctx.cwd) } : {}),
-        },
-        ctx.reporter,
-      );
+      const { bundle } = await import("../bundle/index.js");
+      const result = await bundle(await bundleOptions(flags, ctx), ctx.reporter);
       if (flags.output === "json") ctx.out(JSON.stringify(result, null, 2));
     });
 }
 
-/**
- * commander lets the parent `bundle` command claim options it shares with its subcommands (-o,
- * --registry-config, ...) wherever they appear on the line; hand them back to the subcommand.
- */
-function reclaimSharedOptions(sub: Command): void {
-  const parent = sub.parent;
-  if (!parent) return;
-  for (const option of sub.options) {
-    const key = option.attributeName();
-    if (parent.getOptionValueSource(key) === "cli" && sub.getOptionValueSource(key) !== "cli") {
-      sub.setOptionValueWithSource(key, parent.getOptionValue(key), "cli");
-    }
-  }
+/** The flags as `bundle()` takes them: lists split, paths as typed (bundle resolves them), I/O attached. */
+async function bundleOptions(flags: BundleFlags, ctx: CliContext): Promise<BundleOptions> {
+  return {
+    cwd: ctx.cwd,
+    env: ctx.env,
+    version: flags.version,
+    channels: list(flags.channels),
+    defaultChannel: flags.defaultChannel,
+    package: flags.package,
+    image: flags.image,
+    replaces: flags.replaces,
+    replacesPrevious: Boolean(flags.replacesPrevious),
+    skipRange: flags.skipRange,
+    skips: list(flags.skips),
+    extraServiceAccounts: list(flags.extraServiceAccounts),
+    outputDir: flags.outputDir,
+    overwrite: flags.overwrite !== false,
+    features: flags.features,
+    categories: list(flags.categories),
+    fbc: flags.fbc === true ? "catalog" : flags.fbc,
+    bundleImage: flags.bundleImage,
+    file: flags.file,
+    stdin: flags.file === "-" ? await readStdin() : undefined,
+    skipGenerate: Boolean(flags.skipGenerate),
+    loadRestrictor: flags.loadRestrictor,
+    useImageDigests: Boolean(flags.useImageDigests),
+    registry: {
+      ...registryOptions(flags, ctx.cwd),
+      lockFile: flags.imagesLock,
+      refresh: flags.refreshDigests,
+    },
+    ...(await baseCsvOptions(flags, ctx)),
+    ...(await outputOptions(flags, ctx)),
+  };
+}
+
+/** The base CSV: its fields given as flags, and whether and how to ask for the others. */
+async function baseCsvOptions(flags: BundleFlags, ctx: CliContext) {
+  const { inquirerPrompter } = await import("../bundle/index.js");
+  const fields: Record<string, string> = {};
+  for (const [key] of FIELD_FLAGS) if (typeof flags[key] === "string") fields[key] = flags[key];
+  return {
+    fields,
+    interactive: Boolean(flags.interactive),
+    yes: Boolean(flags.yes),
+    tty: ctx.interactive,
+    prompter: inquirerPrompter(),
+    commandLine: typedCommandLine(),
+  };
+}
+
+/** --dry-run: the output set goes to stdout as diffs instead of the disk. */
+async function outputOptions(flags: BundleFlags, ctx: CliContext) {
+  if (!flags.dryRun) return {};
+  const { stdoutSink } = await import("../common/output/sink.js");
+  return { sink: stdoutSink((text) => ctx.out(text.trimEnd()), ctx.cwd) };
 }
 
 interface ValidateFlags extends RegistryFlags {
@@ -306,7 +307,6 @@ export function bundleCommand(): Command {
   const command = bundleGenerateCommand(new Command("bundle"));
   command.addCommand(validateCommand());
   command.addCommand(bundlePushCommand());
-  for (const sub of command.commands)
-    sub.hook("preAction", (_parent, action) => reclaimSharedOptions(action));
+  reclaimSharedOptions(command);
   return command;
 }

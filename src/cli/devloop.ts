@@ -1,9 +1,16 @@
 // The inner dev loop: `tsop install | uninstall | deploy | undeploy` and `tsop run local`.
 // Flags → options → src/devloop (imported lazily) → a table of what changed, or YAML for GitOps.
-import { addRegistryFlags, type RegistryFlags, registryOptions } from "./bundle-push.js";
 import { Command, Option } from "./commander.js";
 import { type CliContext, cliContext } from "./context.js";
-import { addClusterFlags, type ClusterFlags, clusterOptions, timeoutOption } from "./flags.js";
+import {
+  addClusterFlags,
+  addRegistryFlags,
+  type ClusterFlags,
+  clusterOptions,
+  type RegistryFlags,
+  registryOptions,
+  timeoutOption,
+} from "./flags.js";
 import { formatTable, renderData } from "./output.js";
 
 interface Item {

@@ -3,7 +3,7 @@
 import { resolve } from "node:path";
 import { Command } from "./commander.js";
 import { UsageError } from "../common/errors.js";
-import { addRegistryFlags, type RegistryFlags, registryOptions } from "./bundle-push.js";
+import { addRegistryFlags, type RegistryFlags, registryOptions } from "./flags.js";
 import { cliContext } from "./context.js";
 import { outputOption } from "./output.js";
 

@@ -4,28 +4,29 @@ import { Command, Option } from "./commander.js";
 import { CATALOG_INIT_IMAGE, OPM_IMAGE } from "../common/pins.js";
 import { parseDuration } from "../common/duration.js";
 import { type CliContext, cliContext } from "./context.js";
-import { addClusterFlags, type ClusterFlags, clusterOptions, durationArg, timeoutOption } from "./flags.js";
+import {
+  addClusterFlags,
+  addRegistryFlags,
+  type ClusterFlags,
+  clusterOptions,
+  durationArg,
+  type RegistryFlags,
+  registryOptions,
+  timeoutOption,
+} from "./flags.js";
 import { renderData } from "./output.js";
 import { runLocalCommand } from "./devloop.js";
 
-interface PullFlags {
-  skipTlsVerify?: boolean;
-  /** operator-sdk's spelling of --skip-tls-verify. */
-  skipTls?: boolean;
-  plainHttp?: boolean | string;
-  /** operator-sdk's spelling of --plain-http. */
-  useHttp?: boolean;
-  registryConfig?: string;
-}
+type Output = "text" | "json" | "yaml";
 
-interface SharedFlags extends ClusterFlags, PullFlags {
+interface SharedFlags extends ClusterFlags, RegistryFlags {
   timeout: number;
   pullSecretName?: string;
   serviceAccount?: string;
   initImage: string;
   securityContextConfig: "restricted" | "legacy";
   csvFailedGrace: number;
-  output: "text" | "json" | "yaml";
+  output: Output;
 }
 
 interface BundleFlags extends SharedFlags {
@@ -43,6 +44,11 @@ interface UpgradeFlags extends SharedFlags {
 
 function sharedFlags(command: Command): Command {
   addClusterFlags(command);
+  addRegistryFlags(command, {
+    scope: "tsop's own pull only, not the cluster's",
+    caFile: false,
+    operatorSdkNames: true,
+  });
   return command
     .addOption(timeoutOption("10m", "how long the whole run may take"))
     .option(
@@ -66,20 +72,6 @@ function sharedFlags(command: Command): Command {
         .choices(["restricted", "legacy"])
         .default("restricted"),
     )
-    .option(
-      "--skip-tls-verify",
-      "skip TLS verification when tsop pulls the bundle image, not for the cluster's pulls (operator-sdk: --skip-tls)",
-    )
-    .addOption(new Option("--skip-tls", "operator-sdk's name for --skip-tls-verify").hideHelp())
-    .option(
-      "--plain-http [registries]",
-      "pull the bundle image over plain HTTP: from every registry, or only the comma-separated host[:port] list (operator-sdk: --use-http)",
-    )
-    .addOption(new Option("--use-http", "operator-sdk's name for --plain-http").hideHelp())
-    .option(
-      "--registry-config <file>",
-      "registry credentials file for tsop's pull (default: docker/podman auth files)",
-    )
     .addOption(
       new Option(
         "--csv-failed-grace <duration>",
@@ -95,17 +87,6 @@ const RUN_ROLLBACK = {
   leftoverHint: "tsop cleanup <package>",
 };
 
-/** --plain-http alone (every registry), --plain-http=<hosts>, or operator-sdk's --use-http. */
-function plainHttpOf(flags: PullFlags): boolean | string[] | undefined {
-  if (typeof flags.plainHttp === "string") {
-    return flags.plainHttp
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean);
-  }
-  return flags.plainHttp ?? flags.useHttp;
-}
-
 function baseOptions(flags: SharedFlags, ctx: CliContext, signal: AbortSignal) {
   return {
     ...clusterOptions(flags, ctx),
@@ -114,9 +95,7 @@ function baseOptions(flags: SharedFlags, ctx: CliContext, signal: AbortSignal) {
     serviceAccount: flags.serviceAccount,
     initImage: flags.initImage,
     securityContext: flags.securityContextConfig,
-    skipTlsVerify: flags.skipTlsVerify ?? flags.skipTls,
-    plainHttp: plainHttpOf(flags),
-    registryConfig: flags.registryConfig,
+    ...registryOptions(flags, ctx.cwd),
     csvFailedGraceMs: flags.csvFailedGrace,
     signal,
   };
@@ -140,11 +119,7 @@ export function runCommand(): Command {
     .option("--index-image <image>", "image that serves the catalog (opm)", OPM_IMAGE)
     .option("--dry-run", "print every object the run would create and change nothing")
     .option("--keep-on-failure", "leave what this run created in the cluster when it fails (for debugging)")
-    .addOption(
-      new Option("-o, --output <format>", "output format (with --dry-run: the objects as yaml or json)")
-        .choices(["text", "yaml", "json"])
-        .default("text"),
-    );
+    .addOption(runOutputOption());
   bundle.action(async (image: string, flags: BundleFlags, command: Command) => {
     await checkImages([
       [image, "<bundle-image>"],
@@ -165,11 +140,12 @@ export function runCommand(): Command {
         keepOnFailure: flags.keepOnFailure,
       }),
     );
-    if (result.dryRun) return ctx.out(await renderObjects(result.objects, flags.output));
-    const { objects: _objects, ...summary } = result;
-    if (flags.output !== "text") return ctx.out(await renderData(summary, flags.output));
-    ctx.out(
-      `${result.csv} installed in namespace ${result.namespace} (CatalogSource ${result.catalogSource}, Subscription ${result.subscription}, InstallPlan ${result.installPlan ?? "-"})`,
+    await printResult(
+      ctx,
+      result,
+      flags.output,
+      (r) =>
+        `${r.csv} installed in namespace ${r.namespace} (CatalogSource ${r.catalogSource}, Subscription ${r.subscription}, InstallPlan ${r.installPlan ?? "-"})`,
     );
   });
 
@@ -183,11 +159,7 @@ export function runCommand(): Command {
       "if the upgrade fails, point the catalog back to the previous bundle set",
     )
     .option("--dry-run", "print every object the upgrade would create or change; the cluster is only read")
-    .addOption(
-      new Option("-o, --output <format>", "output format (with --dry-run: the objects as yaml or json)")
-        .choices(["text", "yaml", "json"])
-        .default("text"),
-    );
+    .addOption(runOutputOption());
   upgrade.action(async (image: string, flags: UpgradeFlags, command: Command) => {
     await checkImages([[image, "<bundle-image>"]]);
     const ctx = await cliContext(command);
@@ -201,19 +173,37 @@ export function runCommand(): Command {
         dryRun: flags.dryRun,
       }),
     );
-    if (result.dryRun) return ctx.out(await renderObjects(result.objects, flags.output));
-    const { objects: _objects, ...summary } = result;
-    if (flags.output !== "text") return ctx.out(await renderData(summary, flags.output));
-    ctx.out(
-      `${result.packageName} upgraded from ${result.from.csv} to ${result.to.csv} in namespace ${result.namespace}`,
+    await printResult(
+      ctx,
+      result,
+      flags.output,
+      (r) => `${r.packageName} upgraded from ${r.from.csv} to ${r.to.csv} in namespace ${r.namespace}`,
     );
   });
 
   return run.addCommand(runLocalCommand()).addCommand(bundle).addCommand(upgrade);
 }
 
+function runOutputOption(): Option {
+  return new Option("-o, --output <format>", "output format (with --dry-run: the objects as yaml or json)")
+    .choices(["text", "yaml", "json"])
+    .default("text");
+}
+
+/** --dry-run's objects; else the result without them as data (-o json|yaml), or one line of text. */
+async function printResult<R extends { dryRun: boolean; objects: unknown[] }>(
+  ctx: CliContext,
+  result: R,
+  output: Output,
+  line: (result: R) => string,
+): Promise<void> {
+  if (result.dryRun) return ctx.out(await renderObjects(result.objects, output));
+  const { objects: _objects, ...summary } = result;
+  ctx.out(output === "text" ? line(result) : await renderData(summary, output));
+}
+
 /** --dry-run output: a v1 List for json, else YAML documents (both `kubectl apply -f -` reads). */
-async function renderObjects(objects: unknown[], output: "text" | "json" | "yaml"): Promise<string> {
+async function renderObjects(objects: unknown[], output: Output): Promise<string> {
   if (output === "json") return renderData({ apiVersion: "v1", kind: "List", items: objects }, "json");
   const docs = await Promise.all(objects.map((o) => renderData(o, "yaml")));
   return docs.map((d) => `---\n${d}`).join("");

@@ -30,7 +30,12 @@ export class Diagnostics {
   readonly items: Diagnostic[] = [];
   private readonly seen = new Set<string>();
 
-  constructor(private readonly root: string) {}
+  constructor(readonly root: string) {}
+
+  /** A path as diagnostics show it: relative to the project directory, forward slashes. */
+  shown(path: string): string {
+    return relative(this.root, path).split("\\").join("/") || path;
+  }
 
   /** Records a message at a node (its first token, JSDoc excluded). */
   at(node: TS.Node, msg: Message): void {

@@ -4,6 +4,9 @@ import type { Message } from "./diagnostics.js";
 
 const warn = (m: Message): Message => ({ ...m, severity: "warning" });
 
+/** The manager's ServiceAccount as the scaffold names it (rbac/normalize.ts MANAGER_SUBJECT). */
+const MANAGER_SA = "controller-manager (namespace system)";
+
 export const msg = {
   tsSyntax: (text: string): Message => ({
     code: "TSOP1000",
@@ -257,6 +260,20 @@ export const msg = {
       message: `--derive-rbac: cannot tell the resource for ${what}`,
       hint: "add an explicit @Rbac for it",
     }),
+  bindingConflict: (
+    file: string,
+    name: string,
+    role: string,
+    namespace: string,
+    roleYaml: string,
+  ): Message => ({
+    code: "TSOP1064",
+    message: `${file} defines RoleBinding ${name} in namespace ${namespace}, the binding ${roleYaml} needs for Role ${role}, but it does not bind Role ${role} to ServiceAccount ${MANAGER_SA}: kustomize would refuse the two`,
+    hint: `rename the RoleBinding in ${file} (metadata.name), or make it bind Role ${role} to ServiceAccount ${MANAGER_SA}; tsop then leaves the binding to your file`,
+  }),
+  /** Not a diagnostic: one line of information on every run. */
+  bindingProvided: (file: string, role: string, namespace: string, roleYaml: string): string =>
+    `${file} binds Role ${role} (namespace ${namespace}) to the manager's ServiceAccount: ${roleYaml} writes no RoleBinding of its own for it`,
   tooBig: (file: string, kib: number): Message =>
     warn({
       code: "TSOP1070",

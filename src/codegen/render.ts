@@ -1,10 +1,11 @@
 // The analysis half of `tsop generate`: one program and its diagnostics, then the files it renders
 // (CRDs, role.yaml, the webhooks' manifests.yaml) in memory. Nothing here writes to the disk; the
 // result is plain data (AnalysisOutput), which the generate cache stores as it is.
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { ts } from "./compiler.js";
 import type { Reporter } from "../common/reporter.js";
-import type { InputRecorder } from "./cache/inputs.js";
+import { type InputRecorder, readTextLikeTypeScript } from "./cache/inputs.js";
 import type { AnalysisOutput, Note } from "./cache/store.js";
 import { tsopVersion } from "../common/version.js";
 import { classesOf, collectResources, type ResourceVersion } from "./crd/collect.js";
@@ -17,7 +18,13 @@ import { type YamlWriter, yamlWriter } from "./output/yaml.js";
 import { loadProgram, type LoadedProgram } from "./program.js";
 import { collectRbac } from "./rbac/collect.js";
 import { deriveRbac } from "./rbac/derive.js";
-import { bucketRules, roleObjects } from "./rbac/normalize.js";
+import {
+  type BindingPlan,
+  planBindings,
+  readConfigBindings,
+  type TreeReader,
+} from "./rbac/config-bindings.js";
+import { bucketRules, type RoleBucket, roleObjects } from "./rbac/normalize.js";
 import { checkSources } from "./source-checks.js";
 import { collectWebhooks, webhookConfigurations } from "./webhook/collect.js";
 
@@ -43,7 +50,7 @@ export interface Analysis {
 }
 
 /** What rendering tells the user besides diagnostics (recorded, so a cache hit can say it again). */
-type NoteSink = Pick<Reporter, "warn" | "debug">;
+type NoteSink = Pick<Reporter, "info" | "warn" | "debug">;
 
 /**
  * Analyses the project and renders every file `options.what` asks for; with `inputs`, records what
@@ -58,11 +65,12 @@ export function analyseAndRender(
 ): AnalysisOutput {
   const notes: Note[] = [];
   const sink: NoteSink = {
+    info: (message) => notes.push({ level: "info", message }),
     warn: (message) => notes.push({ level: "warn", message }),
     debug: (message) => notes.push({ level: "debug", message }),
   };
   const analysis = analyse(tsconfig, cwd, inputs);
-  const files = renderFiles(analysis, options, sink, yamlWriter(previous?.files));
+  const files = renderFiles(analysis, options, sink, yamlWriter(previous?.files), recordingReader(inputs));
   return { files, diagnostics: analysis.diags.sorted(), notes };
 }
 
@@ -92,10 +100,11 @@ function renderFiles(
   options: RenderOptions,
   reporter: NoteSink,
   yaml: YamlWriter,
+  reader: TreeReader,
 ): RenderedFile[] {
   return [
     ...(options.what !== "rbac" ? renderCrds(analysis, options, yaml) : []),
-    ...(options.what !== "crds" ? renderRole(analysis, options, reporter, yaml) : []),
+    ...(options.what !== "crds" ? renderRole(analysis, options, reporter, yaml, reader) : []),
     ...(options.what === "all" ? renderWebhooks(analysis, options, yaml) : []),
   ];
 }
@@ -121,6 +130,7 @@ function renderRole(
   options: RenderOptions,
   reporter: NoteSink,
   yaml: YamlWriter,
+  reader: TreeReader,
 ): RenderedFile[] {
   const { loaded, diags, resources } = analysis;
   const declarations = collectRbac(loaded.sourceFiles, loaded.checker, diags, options.roleName);
@@ -140,10 +150,28 @@ function renderRole(
     }
     declarations.push(...derived);
   }
-  const objects = roleObjects(bucketRules(declarations));
-  if (objects.length) return [{ path: join(options.dirs.rbac, "role.yaml"), ...yaml(objects) }];
+  const buckets = bucketRules(declarations);
+  const path = join(options.dirs.rbac, "role.yaml");
+  const plan = bindingPlan(buckets, options.dirs.rbac, path, diags, reader);
+  for (const c of plan?.conflicts ?? []) diags.general(c.file, c.message);
+  for (const note of plan?.notes ?? []) reporter.info(note);
+  const objects = roleObjects(buckets, plan?.provided);
+  if (objects.length) return [{ path, ...yaml(objects) }];
   reporter.warn("no @Rbac declarations found: role.yaml was not written");
   return [];
+}
+
+/** Only namespaced Roles get a RoleBinding: only then is the config tree read for the user's own. */
+function bindingPlan(
+  buckets: RoleBucket[],
+  rbacDir: string,
+  roleYaml: string,
+  diags: Diagnostics,
+  reader: TreeReader,
+): BindingPlan | undefined {
+  if (!buckets.some((b) => b.namespace !== "")) return undefined;
+  const found = readConfigBindings(rbacDir, roleYaml, diags.root, reader);
+  return planBindings(buckets, found, diags.shown(roleYaml));
 }
 
 /** Like controller-gen, manifests.yaml exists only when some handler declares a webhook. */
@@ -155,4 +183,20 @@ function renderWebhooks(
   const configs = webhookConfigurations(collectWebhooks(loaded.sourceFiles, loaded.checker, diags));
   if (!configs.length) return [];
   return [{ path: join(options.dirs.webhook, "manifests.yaml"), ...yaml(configs) }];
+}
+
+/** Reads config files for the render, recording each answer so the generate cache notices edits. */
+function recordingReader(inputs: InputRecorder | undefined): TreeReader {
+  return {
+    text(path) {
+      const text = readTextLikeTypeScript(path);
+      inputs?.readFile(path, text);
+      return text;
+    },
+    isDirectory(path) {
+      const isDir = statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+      inputs?.directoryExists(path, isDir);
+      return isDir;
+    },
+  };
 }

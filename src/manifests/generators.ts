@@ -6,8 +6,17 @@
 // name at the end of the top-level build (hash.ts), as kustomize does.
 import { basename } from "node:path";
 import { InvalidInputError } from "../common/errors.js";
-import type { Resource } from "./kustomize.js";
-import { asArray, asRecords, isRecord, kindOf, metadataOf, nameOf, namespaceOf, str } from "./object.js";
+import {
+  asArray,
+  asRecords,
+  isRecord,
+  kindOf,
+  metadataOf,
+  nameOf,
+  namespaceOf,
+  type Resource,
+  str,
+} from "./object.js";
 
 /** Reads a file named by a kustomization (relative to its directory), within the load restrictor. */
 export type ReadFile = (path: string) => Promise<Buffer>;

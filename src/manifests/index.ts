@@ -1,13 +1,14 @@
 // Reading an operator project's manifests into typed objects, without kustomize.
 // Stages: yaml.ts (multi-document streams with origins) → kustomize.ts (resources within the load
 // restrictor, generators.ts, patches via jsonpatch.ts/smp.ts, namespace, prefixes with name
-// references, labels, images, replacements via fieldpath.ts) → hash.ts name suffixes → a flat
-// list of objects with the file each came from.
+// references, labels, images, replacements via fieldpath.ts) → hash.ts name suffixes → order.ts
+// (kustomize's output order) → a flat list of objects with the file each came from.
 import { join, resolve } from "node:path";
 import { InvalidInputError } from "../common/errors.js";
-import { addNameHashes, buildKustomization } from "./kustomize.js";
+import { addNameHashes, type BuildContext, buildKustomization } from "./kustomize.js";
 import type { LoadRestrictor } from "./load-restrictor.js";
 import type { LoadedObject } from "./object.js";
+import { kustomizeOrder } from "./order.js";
 import { parseDocuments, readDocuments } from "./yaml.js";
 
 export * from "./object.js";
@@ -45,12 +46,14 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
   }
   if (options.file !== undefined) return readDocuments(resolve(options.cwd, options.file), options.file);
   const dir = join(options.cwd, options.dir ?? join("config", "manifests"));
-  const resources = await buildKustomization(dir, {
+  const ctx: BuildContext = {
     root: options.cwd,
     optional: new Set((options.optional ?? []).map((p) => resolve(options.cwd, p))),
     ...(options.notes ? { notes: options.notes } : {}),
     ...(options.loadRestrictor ? { loadRestrictor: options.loadRestrictor } : {}),
-  });
-  addNameHashes(resources);
-  return resources.map(({ object, origin }) => ({ object, origin }));
+  };
+  const resources = await buildKustomization(dir, ctx);
+  addNameHashes(resources, ctx.configurations?.nameReference);
+  const ordered = kustomizeOrder(resources, ctx.sortOptions?.value, ctx.sortOptions?.file ?? dir);
+  return ordered.map(({ object, origin }) => ({ object, origin }));
 }

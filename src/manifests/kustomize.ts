@@ -18,26 +18,26 @@ import {
   groupOf,
   isRecord,
   kindOf,
-  type LoadedObject,
   metadataOf,
   nameOf,
   namespaceOf,
+  type Resource,
   str,
   versionOf,
 } from "./object.js";
+import {
+  type Configurations,
+  type FieldSpec,
+  fieldSites,
+  type NameReference,
+  readConfigurations,
+  specMatches,
+} from "./configurations.js";
 import { runGenerators } from "./generators.js";
 import { contentHash } from "./hash.js";
 import { KustomizationFiles, type LoadRestrictor } from "./load-restrictor.js";
 import { mergeMap } from "./smp.js";
 import { parseDocuments, parseYaml, readDocuments } from "./yaml.js";
-
-/** A resource during a build: its object plus every name and namespace it had before. */
-export interface Resource extends LoadedObject {
-  names: string[];
-  namespaces: string[];
-  /** A generated ConfigMap/Secret that takes its content hash as a name suffix. */
-  hash?: boolean;
-}
 
 const KUSTOMIZATION_FILES = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 /** Every kustomization field the reader applies; any other field is refused by name. */
@@ -84,10 +84,14 @@ export interface BuildContext {
   root: string;
   /** Absolute paths of file resources that may be missing (the base CSV before its first run). */
   optional?: ReadonlySet<string>;
-  /** Collects notes about what the reader left out (e.g. kustomize `configurations`). */
+  /** Collects notes about what the reader left out. */
   notes?: string[];
   /** kustomize's load restrictor (default rootOnly, as `kustomize build`). */
   loadRestrictor?: LoadRestrictor;
+  /** Filled by the build: every `configurations` read so far (they apply to the renames above). */
+  configurations?: Configurations;
+  /** Filled by the build: the top kustomization's sortOptions (the only ones kustomize honours). */
+  sortOptions?: { value: unknown; file: string };
 }
 
 /**
@@ -102,20 +106,20 @@ export async function buildKustomization(
 ): Promise<Resource[]> {
   const shown = (p: string) => relative(ctx.root, p) || ".";
   const { k, files } = await readKustomization(dir, ctx, stack, shown);
+  if (stack.length === 0) ctx.sortOptions = { value: k.sortOptions, file: files.file };
+  const configurations = (ctx.configurations ??= { nameReference: [], namespace: [] });
   let resources = await loadResources(k, files, ctx, [...stack, dir], shown);
+  // After the resources: a base's configurations are known before this level renames.
+  await readConfigurations(k, files, shown, configurations);
   await runGenerators(k, resources, (ref) => files.read(ref), files.file);
   resources = await applyPatches(k, resources, files, shown);
-  if (typeof k.namespace === "string" && k.namespace !== "") setNamespace(resources, k.namespace);
+  if (typeof k.namespace === "string" && k.namespace !== "")
+    setNamespace(resources, k.namespace, configurations.namespace);
   const prefix = str(k.namePrefix);
   const suffix = str(k.nameSuffix);
-  if (prefix || suffix) rename(resources, prefix, suffix);
+  if (prefix || suffix) rename(resources, prefix, suffix, configurations.nameReference);
   applyLabels(resources, k);
-  if (isRecord(k.commonAnnotations)) {
-    for (const r of resources) {
-      const meta = metadataOf(r.object);
-      meta.annotations = { ...(isRecord(meta.annotations) ? meta.annotations : {}), ...k.commonAnnotations };
-    }
-  }
+  if (isRecord(k.commonAnnotations)) setAnnotations(resources, k.commonAnnotations);
   for (const image of asRecords(k.images)) setImage(resources, image);
   for (const replica of asRecords(k.replicas)) setReplicas(resources, replica);
   for (const replacement of await replacementsOf(k, files, shown))
@@ -127,7 +131,7 @@ export async function buildKustomization(
  * kustomize's last step of a build: generated ConfigMaps and Secrets take their content hash as a
  * name suffix, and every reference to them follows.
  */
-export function addNameHashes(resources: Resource[]): void {
+export function addNameHashes(resources: Resource[], references: readonly NameReference[] = []): void {
   const renamed = new Map<string, Map<string, string>>();
   for (const r of resources) {
     if (!r.hash) continue;
@@ -139,7 +143,7 @@ export function addNameHashes(resources: Resource[]): void {
     if (!renamed.has(kind)) renamed.set(kind, new Map());
     renamed.get(kind)!.set(old, str(meta.name));
   }
-  if (renamed.size > 0) fixReferences(resources, renamed);
+  if (renamed.size > 0) fixReferences(resources, renamed, references);
 }
 
 async function readKustomization(
@@ -165,11 +169,6 @@ async function readKustomization(
       location: { file: shown(file) },
       hint: `render the tree with kustomize and pass the result: kustomize build ${shown(dir)} | tsop bundle -f -`,
     });
-  }
-  if (k.configurations !== undefined) {
-    ctx.notes?.push(
-      `${shown(file)}: "configurations" is not read; tsop applies the usual name references and namespaces itself (use -f with kustomize output if you rely on custom ones)`,
-    );
   }
   return { k, files: new KustomizationFiles(dir, shown(file), ctx.loadRestrictor ?? "rootOnly", shown) };
 }
@@ -237,7 +236,7 @@ function refuseDuplicateIds(resources: Resource[], file: string): void {
       continue;
     }
     throw new InvalidInputError(
-      `${file}: may not add resource with an already registered id: ${id} (in ${first.origin.file} and in ${r.origin.file})`,
+      `may not add resource with an already registered id: ${id} (in ${first.origin.file} and in ${r.origin.file})`,
       {
         location: { file },
         hint: "keep one of the two objects: remove the other file from resources, or rename its object",
@@ -380,7 +379,11 @@ export function matches(r: Resource, selector: Record<string, unknown>): boolean
   );
 }
 
-export function setNamespace(resources: Resource[], namespace: string): void {
+export function setNamespace(
+  resources: Resource[],
+  namespace: string,
+  specs: readonly FieldSpec[] = [],
+): void {
   const serviceAccounts = new Set(
     resources
       .filter((r) => kindOf(r.object) === "ServiceAccount")
@@ -411,6 +414,8 @@ export function setNamespace(resources: Resource[], namespace: string): void {
       const service = getField(o, parseFieldPath("spec.conversion.webhook.clientConfig.service"));
       if (isRecord(service)) service.namespace = namespace;
     }
+    for (const spec of specs.filter((f) => specMatches(f, o)))
+      for (const site of fieldSites(o, spec.path, spec.create)) site.holder[site.key] = namespace;
     if (CLUSTER_SCOPED_KINDS.has(kind)) continue;
     const meta = metadataOf(o);
     r.namespaces.push(str(meta.namespace));
@@ -464,10 +469,6 @@ function referenceSites(
       if (isRecord(service)) sites.push({ kind: "Service", holder: service, key: "name" });
     }
   }
-  if (kind === "CustomResourceDefinition") {
-    const service = getField(o, parseFieldPath("spec.conversion.webhook.clientConfig.service"));
-    if (isRecord(service)) sites.push({ kind: "Service", holder: service, key: "name" });
-  }
   if (kind === "APIService" && isRecord(getField(o, parseFieldPath("spec.service")))) {
     sites.push({
       kind: "Service",
@@ -493,7 +494,12 @@ export function podSpecOf(o: Record<string, unknown>): Record<string, unknown> |
   return isRecord(spec) ? spec : undefined;
 }
 
-function rename(resources: Resource[], prefix: string, suffix: string): void {
+function rename(
+  resources: Resource[],
+  prefix: string,
+  suffix: string,
+  references: readonly NameReference[],
+): void {
   const renamed = new Map<string, Map<string, string>>();
   for (const r of resources) {
     const kind = kindOf(r.object);
@@ -506,13 +512,25 @@ function rename(resources: Resource[], prefix: string, suffix: string): void {
     if (!renamed.has(kind)) renamed.set(kind, new Map());
     renamed.get(kind)!.set(old, next);
   }
-  fixReferences(resources, renamed);
+  fixReferences(resources, renamed, references);
 }
 
-/** Points every name reference (kind → old name → new name) at the new names. */
-function fixReferences(resources: Resource[], renamed: Map<string, Map<string, string>>): void {
+/**
+ * Points every name reference (kind → old name → new name) at the new names: kustomize's default
+ * reference fields plus those the `configurations` add.
+ */
+function fixReferences(
+  resources: Resource[],
+  renamed: Map<string, Map<string, string>>,
+  references: readonly NameReference[],
+): void {
   for (const r of resources) {
-    for (const site of referenceSites(r.object)) {
+    const configured = references.flatMap((ref) =>
+      ref.fieldSpecs
+        .filter((spec) => specMatches(spec, r.object))
+        .flatMap((spec) => fieldSites(r.object, spec.path).map((site) => ({ kind: ref.kind, ...site }))),
+    );
+    for (const site of [...referenceSites(r.object), ...configured]) {
       const value = str(site.holder[site.key]);
       const next = renamed.get(site.kind)?.get(value);
       if (next !== undefined) site.holder[site.key] = next;
@@ -550,6 +568,28 @@ function applyLabels(resources: Resource[], k: Record<string, unknown>): void {
         if (kind !== "Service" && isRecord(selector)) addLabels(selector, "matchLabels", set.pairs);
       }
     }
+  }
+}
+
+/** kustomize's commonAnnotations field specs: every object, and the pod templates of workloads. */
+const ANNOTATED_TEMPLATES: Record<string, string[]> = {
+  Deployment: ["spec.template"],
+  ReplicaSet: ["spec.template"],
+  DaemonSet: ["spec.template"],
+  StatefulSet: ["spec.template"],
+  Job: ["spec.template"],
+  ReplicationController: ["spec.template"],
+  CronJob: ["spec.jobTemplate", "spec.jobTemplate.spec.template"],
+};
+
+function setAnnotations(resources: Resource[], pairs: Record<string, unknown>): void {
+  for (const r of resources) {
+    const targets = [metadataOf(r.object)];
+    for (const path of ANNOTATED_TEMPLATES[kindOf(r.object)] ?? []) {
+      const holder = getField(r.object, parseFieldPath(path));
+      if (isRecord(holder)) targets.push(metadataOf(holder));
+    }
+    for (const meta of targets) addLabels(meta, "annotations", pairs);
   }
 }
 

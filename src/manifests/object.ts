@@ -15,6 +15,14 @@ export interface LoadedObject {
   origin: Origin;
 }
 
+/** A resource during a kustomize build: its object plus every name and namespace it had before. */
+export interface Resource extends LoadedObject {
+  names: string[];
+  namespaces: string[];
+  /** A generated ConfigMap/Secret that takes its content hash as a name suffix. */
+  hash?: boolean;
+}
+
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -18,15 +18,18 @@ function mergeList(field: string, base: unknown[], patch: unknown[], scope: Scop
   }
   const key = mergeKeyFor(scope.kind, scope.parent, field);
   if (!key || !patch.every(isRecord) || !base.every(isRecord)) return clone(patch);
-  const out = base.map((item) => clone(item)) as Record<string, unknown>[];
+  // As kustomize merges: the patch's items first, in the patch's order (each merged into its
+  // namesake), then the items only the base has, in the base's order.
   const itemScope: Scope = { kind: scope.kind, parent: field };
+  const items = base as Record<string, unknown>[];
+  const out: Record<string, unknown>[] = [];
   for (const item of patch as Record<string, unknown>[]) {
-    const index = out.findIndex((existing) => existing[key] === item[key]);
-    if (item.$patch === "delete") {
-      if (index >= 0) out.splice(index, 1);
-    } else if (index >= 0) out[index] = mergeInto(out[index] ?? {}, item, itemScope);
-    else out.push(stripDirectives(clone(item)));
+    if (item.$patch === "delete") continue;
+    const existing = items.find((x) => x[key] === item[key]);
+    out.push(existing ? mergeInto(existing, item, itemScope) : stripDirectives(clone(item)));
   }
+  const named = new Set((patch as Record<string, unknown>[]).map((item) => item[key]));
+  for (const item of items) if (!named.has(item[key])) out.push(clone(item));
   return out;
 }
 

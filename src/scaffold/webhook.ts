@@ -218,6 +218,14 @@ function planActions(data: Data, webhooks: ProjectWebhooks, existing: ProjectRes
         appendObjectsToYamlList(text, file, "patches", [{ path: `patches/webhook_in_${data.plural}.yaml` }]),
       ifMissing: "error",
     });
+    // kustomize renames the conversion Service only with this configuration (as kubebuilder's).
+    template("config/crd/kustomizeconfig.yaml", "config/crd/kustomizeconfig.yaml.hbs", "skip");
+    actions.push({
+      kind: "edit",
+      path: "config/crd/kustomization.yaml",
+      edit: (text, file) => appendToYamlList(text, file, "configurations", "kustomizeconfig.yaml"),
+      ifMissing: "error",
+    });
   }
   template(`test/${data.kindFile}.webhook.test.ts`, "test/kind.webhook.test.ts.hbs");
   actions.push({

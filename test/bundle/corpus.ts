@@ -584,22 +584,32 @@ export const CASES: Case[] = [
       b.csv((c) => {
         for (const m of c.spec.installModes as Doc[]) m.supported = m.type === "OwnNamespace";
       }),
-    message: "OLM v1 only supports operators that support the AllNamespaces install mode",
+    message:
+      "OLM v1 installs only operators that support the AllNamespaces install mode (SingleNamespace and OwnNamespace need its alpha SingleOwnNamespaceInstallSupport gate); support AllNamespaces",
+    path: "spec.installModes",
     optional: ["olm-v1"],
   },
   {
     id: "V1-02",
-    what: "webhooks",
-    breakIt: async () => {},
-    message: "OLM v1 does not support bundles with webhookdefinitions",
+    what: "webhook rule on every API group",
+    breakIt: (b) => b.csv((c) => (c.spec.webhookdefinitions[0].rules[0].apiGroups = ["*"])),
+    message:
+      'webhook mmemcached-v1alpha1.kb.io has a rule on API group "*"; OLM v1 refuses admission rules on all groups and on its own group olm.operatorframework.io: list the groups the webhook needs',
+    path: "spec.webhookdefinitions[0].rules[0].apiGroups",
     optional: ["olm-v1"],
   },
   {
     id: "V1-03",
-    what: "dependencies",
+    what: "package dependency",
     breakIt: (b) =>
-      b.write("metadata/dependencies.yaml", "dependencies:\n- type: olm.label\n  value: {label: x}\n"),
-    message: "OLM v1 does not support bundle dependencies (metadata/dependencies.yaml)",
+      b.write(
+        "metadata/dependencies.yaml",
+        "dependencies:\n- type: olm.package\n  value: {packageName: etcd, version: '>=0.9.0'}\n",
+      ),
+    message:
+      "OLM v1 refuses bundles with dependencies: this olm.package dependency becomes the catalog property olm.package.required; remove it and have users install etcd first",
+    file: "metadata/dependencies.yaml",
+    path: "dependencies[0]",
     optional: ["olm-v1"],
   },
   {
@@ -612,7 +622,51 @@ export const CASES: Case[] = [
             owned: [{ group: "x.io", version: "v1", kind: "X", name: "xs" }],
           }),
       ),
-    message: "OLM v1 does not support bundles that own APIServices",
+    message:
+      "OLM v1 refuses bundles that own APIServices; serve the API as a CustomResourceDefinition instead",
+    path: "spec.apiservicedefinitions.owned",
+    optional: ["olm-v1"],
+  },
+  {
+    id: "V1-05",
+    what: "label dependency",
+    breakIt: (b) =>
+      b.write("metadata/dependencies.yaml", "dependencies:\n- type: olm.label\n  value: {label: x}\n"),
+    message:
+      "OLM v1 ignores olm.label dependencies: nothing makes sure an operator with label x is installed; document it as a prerequisite",
+    level: "warning",
+    file: "metadata/dependencies.yaml",
+    path: "dependencies[0]",
+    optional: ["olm-v1"],
+  },
+  {
+    id: "V1-06",
+    what: "OperatorCondition RBAC",
+    breakIt: (b) =>
+      b.csv((c) =>
+        c.spec.install.spec.clusterPermissions[0].rules.push({
+          apiGroups: ["operators.coreos.com"],
+          resources: ["operatorconditions"],
+          verbs: ["get", "list", "watch"],
+        }),
+      ),
+    message:
+      "the operator may use the OperatorCondition API (its RBAC grants operatorconditions), which OLM v1 does not provide: it creates no OperatorCondition and sets no OPERATOR_CONDITION_NAME",
+    level: "warning",
+    path: "spec.install.spec.clusterPermissions[0].rules[8]",
+    optional: ["olm-v1"],
+  },
+  {
+    id: "V1-07",
+    what: "deployment name twice",
+    breakIt: (b) =>
+      b.csv((c) => {
+        const deployments = c.spec.install.spec.deployments as Doc[];
+        deployments.push(structuredClone(deployments[0]!));
+      }),
+    message:
+      'deployment name "memcached-operator-controller-manager" is used twice; OLM v1 refuses a bundle whose install strategy repeats a deployment name',
+    path: "spec.install.spec.deployments[1].name",
     optional: ["olm-v1"],
   },
 ];

@@ -159,3 +159,23 @@ export async function scaffoldWithNamespacedRbac(dir: string): Promise<void> {
     "description: Runs memcached.\nproviderName: Example\nmaintainers: Jane <jane@example.com>\n",
   );
 }
+
+/** A RoleBinding as Go projects keep it (the name kubebuilder gives the manager's binding). */
+export function goBinding(opts: { name?: string; role?: string; subject?: string } = {}): string {
+  return [
+    "apiVersion: rbac.authorization.k8s.io/v1",
+    "kind: RoleBinding",
+    "metadata:",
+    `  name: ${opts.name ?? "manager-rolebinding"}`,
+    "  namespace: system",
+    "roleRef:",
+    "  apiGroup: rbac.authorization.k8s.io",
+    "  kind: Role",
+    `  name: ${opts.role ?? "manager-role"}`,
+    "subjects:",
+    "- kind: ServiceAccount",
+    `  name: ${opts.subject ?? "controller-manager"}`,
+    "  namespace: system",
+    "",
+  ].join("\n");
+}

@@ -97,9 +97,10 @@ describe("kustomize reader", () => {
     expect(pod.containers[0]).toEqual({
       name: "manager",
       image: "quay.io/me/op:v2",
+      // As kustomize merges a keyed list: the patch's items first, then the base's others.
       env: [
-        { name: "A", value: "1" },
         { name: "B", value: "2" },
+        { name: "A", value: "1" },
       ],
       args: ["--leader-elect"],
     });
@@ -192,15 +193,35 @@ describe("kustomize reader", () => {
     }
   });
 
-  test("kustomize configurations are noted, not silently applied", async () => {
+  test("kustomize configurations: name references are applied, other fields refused by name", async () => {
     const dir = await testdir({
-      "k/kustomization.yaml": "resources: []\nconfigurations: [kustomizeconfig.yaml]\n",
+      "k/kustomization.yaml": "namePrefix: p-\nresources: [certs]\n",
+      "k/certs/kustomization.yaml": "resources: [certs.yaml]\nconfigurations: [kustomizeconfig.yaml]\n",
+      "k/certs/certs.yaml": [
+        "apiVersion: cert-manager.io/v1",
+        "kind: Issuer",
+        "metadata: {name: selfsigned}",
+        "---",
+        "apiVersion: cert-manager.io/v1",
+        "kind: Certificate",
+        "metadata: {name: serving}",
+        "spec: {issuerRef: {kind: Issuer, name: selfsigned}}",
+        "",
+      ].join("\n"),
+      "k/certs/kustomizeconfig.yaml":
+        "nameReference:\n- kind: Issuer\n  group: cert-manager.io\n  fieldSpecs:\n  - {kind: Certificate, group: cert-manager.io, path: spec/issuerRef/name}\n",
+      "bad/kustomization.yaml": "resources: []\nconfigurations: [kustomizeconfig.yaml]\n",
+      "bad/kustomizeconfig.yaml": "commonLabels:\n- {path: spec/extra, create: true}\n",
     });
-    const notes: string[] = [];
-    expect(await loadManifests({ cwd: dir, dir: "k", notes })).toEqual([]);
-    expect(notes).toEqual([
-      'k/kustomization.yaml: "configurations" is not read; tsop applies the usual name references and namespaces itself (use -f with kustomize output if you rely on custom ones)',
-    ]);
+    const loaded = await loadManifests({ cwd: dir, dir: "k" });
+    expect(loaded.map((l) => l.object.spec)).toContainEqual({
+      issuerRef: { kind: "Issuer", name: "p-selfsigned" },
+    });
+    const error = await loadManifests({ cwd: dir, dir: "bad" }).catch((e: unknown) => e);
+    expect((error as TsopError).message).toBe(
+      'kustomize configurations field "commonLabels" is not supported by tsop\'s built-in kustomize reader',
+    );
+    expect((error as TsopError).location).toEqual({ file: "bad/kustomizeconfig.yaml" });
   });
 
   test("-f reads a multi-document stream from a file or stdin", async () => {

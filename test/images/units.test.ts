@@ -164,7 +164,7 @@ describe("buildRelatedImages", () => {
 
 describe("registry flags", () => {
   it("turn into client options: --plain-http for all or a list, paths resolved against cwd", async () => {
-    const { registryOptions } = await import("../../src/cli/bundle-push.js");
+    const { registryOptions } = await import("../../src/cli/flags.js");
     expect(registryOptions({ plainHttp: true }, "/w")).toEqual({ plainHttp: true });
     expect(registryOptions({ plainHttp: "a:5000, b.corp" }, "/w")).toEqual({
       plainHttp: ["a:5000", "b.corp"],

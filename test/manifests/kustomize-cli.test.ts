@@ -51,9 +51,10 @@ describe("strategic merge patches", () => {
     const run = await bundle(dir);
     expect(run.exitCode, run.stderr).toBe(0);
     const service = await manifest(dir, "demo-metrics_v1_service.yaml");
+    // kustomize build gives this order too: the patch's items first, then the base's others.
     expect(service.spec.ports).toEqual([
-      { name: "https", port: 8443, targetPort: 8443 },
       { name: "metrics", port: 8080, targetPort: 8080 },
+      { name: "https", port: 8443, targetPort: 8443 },
     ]);
   });
 });
@@ -199,5 +200,29 @@ describe("what the reader does not do", () => {
     );
     expect(run.stderr.split("config/manifests/kustomization.yaml").length - 1).toBe(1);
     expect(run.stderr).toContain("kustomize build config/manifests | tsop bundle -f -");
+  });
+});
+
+describe("objects with one id", () => {
+  test("two files defining one object: refused once, naming the kustomization and both files", async () => {
+    const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: system}\n";
+    const dir = await testdir(
+      miniProject({
+        "deployment.yaml": DEPLOYMENT("demo-operator-controller-manager", "sa"),
+        "a.yaml": cm,
+        "b.yaml": `${cm}data: {x: y}\n`,
+      }),
+    );
+    const run = await bundle(dir);
+    expect(run.exitCode).not.toBe(0);
+    expect(run.stderr).toContain(
+      "config/manifests/kustomization.yaml: may not add resource with an already registered id: ConfigMap.v1.[noGrp]/settings.system (in config/manifests/a.yaml and in config/manifests/b.yaml)",
+    );
+    expect(run.stderr.match(/config\/manifests\/kustomization.yaml/g)).toHaveLength(1);
+    expect(
+      await readFile(join(dir, "bundle/manifests/demo-operator.clusterserviceversion.yaml"), "utf8").catch(
+        () => "",
+      ),
+    ).toBe("");
   });
 });

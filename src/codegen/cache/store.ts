@@ -12,7 +12,7 @@ import type { Facts } from "./inputs.js";
 
 /** A message the analysis printed besides diagnostics, replayed on a cache hit. */
 export interface Note {
-  level: "warn" | "debug";
+  level: "info" | "warn" | "debug";
   message: string;
 }
 
@@ -125,7 +125,7 @@ function isEntry(value: unknown): value is Entry {
     Array.isArray(o.diagnostics) &&
     o.diagnostics.every(isDiagnostic) &&
     Array.isArray(o.notes) &&
-    o.notes.every((n) => (n?.level === "warn" || n?.level === "debug") && typeof n.message === "string")
+    o.notes.every((n) => ["info", "warn", "debug"].includes(n?.level) && typeof n.message === "string")
   );
 }
 

@@ -113,11 +113,16 @@ function roleBinding(b: RoleBucket): Record<string, unknown> {
 
 /**
  * The Kubernetes objects of role.yaml, in order: the roles as controller-gen writes them, then a
- * RoleBinding for each Role (controller-gen writes none, leaving namespaced rules unbound).
+ * RoleBinding for each Role (controller-gen writes none, leaving namespaced rules unbound) but those
+ * whose binding the project's config tree already `provided` (rbac/config-bindings.ts).
  */
-export function roleObjects(buckets: readonly RoleBucket[]): Record<string, unknown>[] {
+export function roleObjects(
+  buckets: readonly RoleBucket[],
+  provided: ReadonlySet<RoleBucket> = new Set(),
+): Record<string, unknown>[] {
   const written = buckets.filter((b) => b.rules.length > 0);
-  return [...written.map(roleObject), ...written.filter((b) => b.namespace !== "").map(roleBinding)];
+  const bound = written.filter((b) => b.namespace !== "" && !provided.has(b));
+  return [...written.map(roleObject), ...bound.map(roleBinding)];
 }
 
 function roleObject(b: RoleBucket): Record<string, unknown> {
