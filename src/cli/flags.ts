@@ -21,7 +21,7 @@ export function addClusterFlags(command: Command, { namespace = true } = {}): Co
 
 /**
  * The cluster flags and the terminal, as every cluster command's domain function takes them (see
- * src/olm/connect.ts). Each command adds its own fields, and `cwd` where it reads the project.
+ * src/kube/connect.ts). Each command adds its own fields, and `cwd` where it reads the project.
  */
 export function clusterOptions(flags: ClusterFlags, ctx: CliContext) {
   return {

@@ -7,7 +7,7 @@ import type { KubeClient } from "../kube/client.js";
 import { NoKindMatchError } from "../kube/errors.js";
 import { describeRef, type KubeObject, type ObjectRef, refOf } from "../kube/objects.js";
 import { goneCheck, waitFor } from "../kube/wait.js";
-import { type ClusterOptions, connect } from "../olm/connect.js";
+import { type ClusterOptions, connect } from "../kube/connect.js";
 import { messages } from "./messages.js";
 
 export type { ClusterOptions };

@@ -5,7 +5,7 @@ import { TsopError } from "../common/errors.js";
 import { applyAll } from "../kube/apply.js";
 import type { KubeClient } from "../kube/client.js";
 import { describeRef, type KubeObject, refOf } from "../kube/objects.js";
-import { deleteAndWait } from "../olm/run/session.js";
+import { deleteAndWait } from "../kube/delete.js";
 import { type ClusterOptions, customResourcesOf, deleteResources, openCluster } from "./cluster.js";
 import { generateFirst } from "./generate.js";
 import { messages } from "./messages.js";

@@ -9,7 +9,7 @@ import type { KubeClient } from "../kube/client.js";
 import { NoKindMatchError } from "../kube/errors.js";
 import { describeRef, isCrd, type KubeObject, type ObjectRef, refOf } from "../kube/objects.js";
 import { deploymentCheck, waitFor } from "../kube/wait.js";
-import { deleteAndWait } from "../olm/run/session.js";
+import { deleteAndWait } from "../kube/delete.js";
 import { TsopError } from "../common/errors.js";
 import { type ClusterOptions, customResourcesOf, deleteResources, openCluster } from "./cluster.js";
 import { generateFirst } from "./generate.js";

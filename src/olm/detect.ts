@@ -1,8 +1,12 @@
 // Finds an existing OLM anywhere in the cluster: its CRDs (group operators.coreos.com), its
 // deployments in any namespace, and the packageserver CSV (whose olm.version label gives the
-// version). Also recognises an OLM the platform manages (OpenShift).
+// version). Also recognises an OLM the platform manages (OpenShift). requireOlm is the check the
+// run commands (run bundle, bundle-upgrade, cleanup) make first: OLM's API is served.
+import { TsopError } from "../common/errors.js";
 import type { KubeClient } from "../kube/client.js";
+import { NoKindMatchError } from "../kube/errors.js";
 import { describeRef, isNoMatch, isNotFound, type KubeObject, type ObjectRef } from "../kube/index.js";
+import { messages } from "./messages.js";
 import { normalizeVersion } from "./release.js";
 
 export const OLM_GROUP = "operators.coreos.com";
@@ -17,6 +21,19 @@ export interface ExistingOlm {
   /** Namespace OLM's deployments run in (from the packageserver CSV or the olm-operator deployment). */
   namespace?: string;
   managedBy?: { platform: string; namespace: string };
+}
+
+/** Refuses to go on when the cluster does not serve OLM's CatalogSource API. */
+export async function requireOlm(client: KubeClient): Promise<void> {
+  try {
+    await client.resource(`${OLM_GROUP}/v1alpha1`, "CatalogSource");
+  } catch (error) {
+    if (error instanceof NoKindMatchError) {
+      const m = messages.olmMissing();
+      throw new TsopError(m.message, { hint: m.hint });
+    }
+    throw error;
+  }
 }
 
 export function describeFound(existing: ExistingOlm): string[] {

@@ -13,12 +13,12 @@ import {
   type WaitTarget,
   waitFor,
 } from "../kube/index.js";
-import { deleteAndWait } from "./delete.js";
+import { deleteAndWait } from "../kube/delete.js";
 import { describeFound, detectOlm } from "./detect.js";
 import { csvCheck, healthOf } from "./health.js";
 import { messages } from "./messages.js";
 import { loadRelease, normalizeVersion, type OlmRelease, packageserverCsv } from "./release.js";
-import { connect } from "./connect.js";
+import { connect } from "../kube/connect.js";
 import { type OlmClusterOptions, type OlmManifestOptions, type OlmStatus, statusOf } from "./status.js";
 
 export interface InstallOptions extends OlmClusterOptions, OlmManifestOptions {

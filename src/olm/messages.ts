@@ -2,6 +2,11 @@
 import type { Message } from "../kube/messages.js";
 
 export const messages = {
+  olmMissing: (): Message => ({
+    message:
+      "OLM is not installed in this cluster: the CatalogSource API (operators.coreos.com/v1alpha1) is not served",
+    hint: "install it with `tsop olm install`, then retry",
+  }),
   badVersion: (version: string): Message => ({
     message: `"${version}" is not an OLM version`,
     hint: 'use a release such as "v0.28.0" (or "0.28.0"), or "latest"',

@@ -14,7 +14,7 @@ import { InvalidInputError, TsopError, UsageError } from "../common/errors.js";
 import { writeFilesAtomic } from "../common/fs.js";
 import { OLM_VERSION } from "../common/pins.js";
 import type { Reporter } from "../common/reporter.js";
-import { download } from "../kube/http.js";
+import { download } from "../common/download.js";
 import { isCrd, type KubeObject } from "../kube/objects.js";
 import { messages } from "./messages.js";
 

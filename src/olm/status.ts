@@ -5,7 +5,7 @@ import { formatDuration } from "../common/duration.js";
 import { TimeoutError, UsageError } from "../common/errors.js";
 import type { Reporter } from "../common/reporter.js";
 import type { KubeClient } from "../kube/client.js";
-import { connect } from "./connect.js";
+import { connect } from "../kube/connect.js";
 import type { ObjectRef } from "../kube/objects.js";
 import { detectOlm, type ExistingOlm } from "./detect.js";
 import { healthOf } from "./health.js";

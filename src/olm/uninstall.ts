@@ -18,7 +18,7 @@ import {
 } from "../kube/index.js";
 import { detectOlm, isCopied, OLM_GROUP } from "./detect.js";
 import { messages } from "./messages.js";
-import { connect } from "./connect.js";
+import { connect } from "../kube/connect.js";
 import { ownedOutside } from "./owned.js";
 import {
   type OlmClusterOptions,

@@ -13,10 +13,12 @@ import {
   registryAccess,
 } from "../../bundle/load/index.js";
 import type { KubeClient } from "../../kube/client.js";
+import { type ClusterOptions, connect } from "../../kube/connect.js";
+import { listIn } from "../../kube/list.js";
 import { describeRef, type KubeObject, type ObjectRef, refOf } from "../../kube/objects.js";
 import { goneCheck } from "../../kube/wait.js";
 import { catalogServingCheck, registryPodCheck } from "./checks.js";
-import { type ClusterOptions, connect, failRun, listIn } from "./cluster.js";
+import { failRun } from "./failure.js";
 import { resolveAndInstall } from "./install-flow.js";
 import { ANNOTATIONS, LABELS, packageSelector, V1ALPHA1 } from "./names.js";
 import {

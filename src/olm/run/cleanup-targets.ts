@@ -6,9 +6,10 @@
 import type { KubeClient } from "../../kube/client.js";
 import type { KubeObject, ObjectRef } from "../../kube/objects.js";
 import { describeRef, refOf } from "../../kube/objects.js";
-import { listIn, servedBundles } from "./cluster.js";
+import { listIn } from "../../kube/list.js";
 import { parseCatalog, unpackPayload } from "./catalog.js";
 import { LABELS, MANAGED_BY, packageSelector, V1, V1ALPHA1 } from "./names.js";
+import { servedBundles } from "./plan.js";
 
 export interface CleanupItem {
   kind: string;

@@ -1,11 +1,14 @@
 // `tsop cleanup <package>`: label-driven and idempotent. The plan: find the targets (reads only,
 // cleanup-targets.ts) → --dry-run lists them → custom resources of CRDs being deleted, while the
-// operator still runs → the targets in the shared delete order (session.ts), waiting until gone →
+// operator still runs → the targets in the shared delete order (kube/delete.ts), waiting until gone →
 // what OLM leaves after the install is gone (its Operator object, OperatorGroup ClusterRoles).
 import { TimeoutError } from "../../common/errors.js";
 import { throwIfInterrupted } from "../../common/interrupt.js";
 import type { Reporter } from "../../common/reporter.js";
 import type { KubeClient } from "../../kube/client.js";
+import { type ClusterOptions, connect } from "../../kube/connect.js";
+import { deleteAndWait, deleteOrder } from "../../kube/delete.js";
+import { listIn } from "../../kube/list.js";
 import type { KubeObject, ObjectRef } from "../../kube/objects.js";
 import { describeRef, refOf } from "../../kube/objects.js";
 import {
@@ -16,10 +19,9 @@ import {
   findCleanupTargets,
   item,
 } from "./cleanup-targets.js";
-import { type ClusterOptions, connect, listIn, requireOlm } from "./cluster.js";
+import { requireOlm } from "../detect.js";
 import { messages } from "./messages.js";
 import { V1 } from "./names.js";
-import { deleteAndWait, deleteOrder } from "./session.js";
 
 export { type CleanupItem, describeItem } from "./cleanup-targets.js";
 

@@ -3,8 +3,9 @@
 // OperatorGroup) → catalog.ts (FBC, gzip partitions) → plan.ts (every object, pure; --dry-run stops
 // here; upgrade-preflight.ts reads what planUpgrade needs) → run-bundle.ts / bundle-upgrade.ts
 // (create, then watch-based phases in checks.ts and install-flow.ts; session.ts keeps the rollback
-// journal and the delete order; cluster.ts adds diagnostics and rolls back) → cleanup.ts
+// journal; failure.ts adds diagnostics and rolls back in kube/delete.ts's order) → cleanup.ts
 // (cleanup-targets.ts finds, label-driven). names.ts holds names and labels; messages.ts the wording.
+// Connecting (kube/connect.ts) and the check that OLM is there (../detect.ts) are shared with olm/.
 export { type BundleUpgradeOptions, type BundleUpgradeResult, bundleUpgrade } from "./bundle-upgrade.js";
 export {
   type CleanupItem,

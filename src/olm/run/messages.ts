@@ -2,11 +2,6 @@
 import { describeRef, type ObjectRef } from "../../kube/objects.js";
 
 export const messages = {
-  olmMissing: () => ({
-    message:
-      "OLM is not installed in this cluster: the CatalogSource API (operators.coreos.com/v1alpha1) is not served",
-    hint: "install it with `tsop olm install`, then retry",
-  }),
   namespaceMissing: (ns: string) => ({
     message: `namespace "${ns}" does not exist`,
     hint: "create it, or pass --create-namespace",

@@ -1,7 +1,8 @@
 // The exact objects a run creates, computed without touching the cluster: catalog ConfigMaps, the
 // registry Pod and its Service, the CatalogSource, the OperatorGroup (when needed), the
 // Subscription (Manual approval, startingCSV); for bundle-upgrade, the new registry objects and the
-// CatalogSource switched to them. `--dry-run` prints these plans; execution creates them.
+// CatalogSource switched to them. `--dry-run` prints these plans; execution creates them. The
+// served-bundles annotation is written (catalogAnnotations) and read back (servedBundles) here.
 import type { KubeObject, ObjectRef } from "../../kube/objects.js";
 import type { InstallableBundle as LoadedBundle } from "../../bundle/load/index.js";
 import {
@@ -224,6 +225,16 @@ export function catalogAnnotations(
     [ANNOTATIONS.indexImage]: options.indexImage,
     [ANNOTATIONS.registryPod]: catalog.pod.metadata.name ?? "",
   };
+}
+
+/** The bundles a tsop catalog serves, read back from the annotation catalogAnnotations writes. */
+export function servedBundles(catalog: KubeObject): ServedBundle[] {
+  try {
+    const parsed = JSON.parse(catalog.metadata.annotations?.[ANNOTATIONS.bundles] ?? "[]");
+    return Array.isArray(parsed) ? parsed : [];
+  } catch {
+    return [];
+  }
 }
 
 export function operatorGroupObject(

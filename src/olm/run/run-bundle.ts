@@ -6,6 +6,8 @@
 import { randomBytes } from "node:crypto";
 import { TsopError, UsageError } from "../../common/errors.js";
 import { CATALOG_INIT_IMAGE, OPM_IMAGE } from "../../common/pins.js";
+import { type ClusterOptions, connect } from "../../kube/connect.js";
+import { listIn } from "../../kube/list.js";
 import { type KubeObject, type ObjectRef, refOf } from "../../kube/objects.js";
 import {
   type InstallableBundle,
@@ -15,7 +17,8 @@ import {
 } from "../../bundle/load/index.js";
 import { singleBundleCatalog } from "./catalog.js";
 import { catalogReadyCheck, registryPodCheck } from "./checks.js";
-import { type ClusterOptions, connect, failRun, listIn, ownerReferenceTo, requireOlm } from "./cluster.js";
+import { failRun } from "./failure.js";
+import { requireOlm } from "../detect.js";
 import { resolveAndInstall } from "./install-flow.js";
 import {
   checkExistingGroup,
@@ -29,6 +32,7 @@ import { messages } from "./messages.js";
 import { LABELS, MANAGED_BY, runNames, V1, V1ALPHA1 } from "./names.js";
 import {
   type CatalogOptions,
+  ownerReferenceTo,
   type PlanInput,
   planObjects,
   planRunBundle,

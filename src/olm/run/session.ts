@@ -1,6 +1,6 @@
 // One command's cluster session: the client, the overall deadline and the interrupt signal, the
-// rollback journal (what this run created, then what OLM makes from it), phase wrapping so a failure
-// says which phase broke and why, and the one delete order every OLM run command uses.
+// rollback journal (what this run created, then what OLM makes from it) and phase wrapping so a
+// failure says which phase broke and why (failure.ts reports it and rolls the journal back).
 import { ExitCode, TimeoutError, TsopError } from "../../common/errors.js";
 import { formatDuration } from "../../common/duration.js";
 import { throwIfInterrupted, trackLeftovers } from "../../common/interrupt.js";
@@ -121,7 +121,3 @@ export function exitCodeFor(error: unknown): number {
   if (error instanceof TsopError) return error.exitCode;
   return ExitCode.failure;
 }
-
-export { isInterrupted } from "../../common/interrupt.js";
-
-export { type DeleteOutcome, deleteAndWait, deleteOrder } from "../delete.js";

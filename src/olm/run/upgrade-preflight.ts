@@ -7,12 +7,13 @@ import { ExitCode, TsopError } from "../../common/errors.js";
 import type { Reporter } from "../../common/reporter.js";
 import type { InstallableBundle } from "../../bundle/load/index.js";
 import type { KubeClient } from "../../kube/client.js";
+import { listIn } from "../../kube/list.js";
 import { describeRef, type KubeObject, type ObjectRef } from "../../kube/objects.js";
 import { type CatalogContent, channelHead, csvVersion, parseCatalog, unpackPayload } from "./catalog.js";
-import { listIn, requireOlm, servedBundles } from "./cluster.js";
+import { requireOlm } from "../detect.js";
 import { messages } from "./messages.js";
 import { ANNOTATIONS, LABELS, MANAGED_BY, packageSelector, V1, V1ALPHA1 } from "./names.js";
-import type { ServedBundle } from "./plan.js";
+import { type ServedBundle, servedBundles } from "./plan.js";
 
 /** What `run bundle` (and earlier upgrades) left installed. */
 export interface InstalledRelease {

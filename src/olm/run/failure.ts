@@ -1,55 +1,18 @@
-// Cluster helpers shared by run bundle, bundle-upgrade and cleanup: connecting, preflight lookups,
-// the diagnostics tsop adds to a failed phase, and rollback of what a run created.
+// What a failed run bundle or bundle-upgrade tells the user and undoes: the diagnostics tsop adds to
+// the failed phase (catalog connection, registry pod, OLM's events, Subscription conditions), a hint
+// for the failures users hit often, and the rollback of the session's journal in the shared delete
+// order (kube/delete.ts), then OLM's Operator object for the package (cleanup.ts).
 import { formatDuration } from "../../common/duration.js";
 import { ExitCode, TsopError } from "../../common/errors.js";
+import { isInterrupted } from "../../common/interrupt.js";
 import type { KubeClient } from "../../kube/client.js";
+import { deleteAndWait } from "../../kube/delete.js";
 import { diagnose } from "../../kube/diagnostics.js";
-import { NoKindMatchError } from "../../kube/errors.js";
-import { describeRef, type KubeObject, type ObjectRef, refOf } from "../../kube/objects.js";
+import { describeRef, type ObjectRef } from "../../kube/objects.js";
 import { conditionLines } from "./checks.js";
+import { removeOperatorObject } from "./cleanup.js";
 import { messages } from "./messages.js";
-import { ANNOTATIONS, V1ALPHA1 } from "./names.js";
-import { deleteAndWait, isInterrupted, PhaseError, type Session } from "./session.js";
-
-export { type ClusterOptions, connect } from "../connect.js";
-export { ownerReferenceTo } from "./plan.js";
-
-export async function requireOlm(client: KubeClient): Promise<void> {
-  try {
-    await client.resource(V1ALPHA1, "CatalogSource");
-  } catch (error) {
-    if (error instanceof NoKindMatchError) {
-      const m = messages.olmMissing();
-      throw new TsopError(m.message, { hint: m.hint });
-    }
-    throw error;
-  }
-}
-
-export async function listIn(
-  client: KubeClient,
-  apiVersion: string,
-  kind: string,
-  namespace: string,
-  labelSelector?: string,
-) {
-  try {
-    return (await client.list(apiVersion, kind, { namespace, labelSelector })).items;
-  } catch (error) {
-    if (error instanceof NoKindMatchError) return [];
-    throw error;
-  }
-}
-
-/** The bundles a tsop catalog serves, from its annotation. */
-export function servedBundles(catalog: KubeObject): Array<{ image: string; csv: string; version: string }> {
-  try {
-    const parsed = JSON.parse(catalog.metadata.annotations?.[ANNOTATIONS.bundles] ?? "[]");
-    return Array.isArray(parsed) ? parsed : [];
-  } catch {
-    return [];
-  }
-}
+import { PhaseError, type Session } from "./session.js";
 
 /** Extra lines for a failed phase: catalog connection, registry pod state and log tail, Subscription conditions. */
 export async function phaseDiagnostics(
@@ -137,7 +100,6 @@ export async function failRun(
     });
     const namespace = options.refs.subscription?.namespace;
     if (outcome.left.length === 0 && options.packageName && namespace) {
-      const { removeOperatorObject } = await import("./cleanup.js");
       await removeOperatorObject(client, options.packageName, namespace, reporter, 60_000).catch(
         () => undefined,
       );
@@ -182,10 +144,6 @@ const PHASE_TEXT: Record<string, string> = {
 
 export function describePhase(phase: string): string {
   return PHASE_TEXT[phase] ?? phase;
-}
-
-export function refFor(obj: KubeObject): ObjectRef {
-  return refOf(obj);
 }
 
 /** A specific hint for failures users hit often; otherwise the original one. */

@@ -1,8 +1,9 @@
-// Release downloads (OLM manifests): GET over node:http(s) following redirects, through the proxy
-// the environment selects (common/proxy.ts). Requests to the API server go through runtime/rest.ts.
+// Downloads over plain URLs (today OLM's release manifests, olm/release.ts): GET over node:http(s)
+// following redirects, through the proxy the environment selects (proxy.ts). Requests to the API
+// server go through runtime/rest.ts, to registries through images/transport.ts.
 import http from "node:http";
 import https from "node:https";
-import { proxyFor } from "../common/proxy.js";
+import { proxyFor } from "./proxy.js";
 
 export interface HttpResponse {
   statusCode: number;

@@ -1,8 +1,8 @@
-// Connecting to the cluster for every OLM command (olm install/status/uninstall, run bundle,
-// bundle-upgrade, cleanup) and the dev-loop commands: kubeconfig flags in, a KubeClient out, retries
+// Connecting to the cluster for every cluster command (olm install/status/uninstall, run bundle,
+// bundle-upgrade, cleanup, and the dev-loop commands): kubeconfig flags in, a KubeClient out, retries
 // reported as debug lines. A client the caller passes in (tests, library use) is used as is.
 import type { Reporter } from "../common/reporter.js";
-import { KubeClient } from "../kube/client.js";
+import { KubeClient } from "./client.js";
 
 export interface ClusterOptions {
   kubeconfig?: string;

@@ -1,9 +1,10 @@
-// The one delete order every OLM command uses (run bundle's rollback journal, cleanup, olm install's
-// rollback): OLM's kinds consumers first, then other namespaced objects, cluster-scoped ones,
-// namespaces, and CRDs last so their custom resources can go first.
+// The one delete order every cluster command uses (run bundle's rollback journal, cleanup, olm
+// install's rollback, the dev loop's uninstall and undeploy): OLM's kinds consumers first, then other
+// namespaced objects, cluster-scoped ones, namespaces, and CRDs last so their custom resources can
+// go first.
 import { describe, expect, it } from "vitest";
 import type { ObjectRef } from "../../src/kube/objects.js";
-import { deleteOrder } from "../../src/olm/delete.js";
+import { deleteOrder } from "../../src/kube/delete.js";
 
 const ref = (kind: string, name: string, namespace?: string, apiVersion = "v1"): ObjectRef =>
   namespace ? { apiVersion, kind, name, namespace } : { apiVersion, kind, name };

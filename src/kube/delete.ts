@@ -1,9 +1,10 @@
-// The one delete order and delete-and-wait every OLM command uses: run bundle's and bundle-upgrade's
-// rollback journal, cleanup, olm install's rollback (and the dev loop's undeploy).
+// The one delete order and delete-and-wait every cluster command uses: run bundle's and
+// bundle-upgrade's rollback journal, cleanup, olm install's rollback, and the dev loop's uninstall
+// and undeploy. OLM's kinds rank first because those commands delete what OLM runs on.
 import type { Reporter } from "../common/reporter.js";
-import type { KubeClient } from "../kube/client.js";
-import { describeRef, isCrd, type ObjectRef, refKey } from "../kube/objects.js";
-import { goneCheck, waitFor } from "../kube/wait.js";
+import type { KubeClient } from "./client.js";
+import { describeRef, isCrd, type ObjectRef, refKey } from "./objects.js";
+import { goneCheck, waitFor } from "./wait.js";
 
 export interface DeleteOutcome {
   deleted: ObjectRef[];
