@@ -1,6 +1,7 @@
 #!/usr/bin/env -S npx tsx
 // `tsop image build` timed in a scaffolded project (tsop init + create api + npm run build) against
-// a docker-registry on 127.0.0.1 and a Node base assembled by the tests (test/image/node-base.ts):
+// a docker-registry on 127.0.0.1 and a Node base assembled by the tests
+// (test/operator-image/node-base.ts):
 //   cold     no layer cache (npm ci runs) and an empty repository (every layer uploaded);
 //   warm     the same inputs again (same digest; the dependencies layer from the cache, no npm,
 //            blobs already there, nothing uploaded);
@@ -14,7 +15,7 @@ import { appendFileSync, cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TSOP_BIN } from "../test/support/cli.js";
-import { pushNodeBase } from "../test/image/node-base.js";
+import { pushNodeBase } from "../test/operator-image/node-base.js";
 import { startRegistry, type TestRegistry } from "../test/support/registry.js";
 import { type Case, fail, main, ok, report, timed } from "./side-by-side.js";
 

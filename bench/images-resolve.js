@@ -14,7 +14,7 @@ import { createServer, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const { RegistryClient, resolveDigests } = await import("../dist/images/index.js");
+const { RegistryClient, resolveDigests } = await import("../dist/oci/index.js");
 
 const IMAGES = Number(process.env.BENCH_IMAGES ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);

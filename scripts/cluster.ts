@@ -12,7 +12,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type BinaryName, type RealTestCluster, startTestCluster } from "../src/testing/index.js";
-import { pushNodeBase } from "../test/image/node-base.js";
+import { pushNodeBase } from "../test/operator-image/node-base.js";
 import { type OlmOnRig, prepareOlmRig, startOlmOnRig } from "../test/support/olm-rig.js";
 import { startRegistry, type TestRegistry } from "../test/support/registry.js";
 

@@ -94,7 +94,7 @@ export async function tsTwin(tsop = REPO): Promise<Operator> {
   symlinkSync(resolve(tsop), join(dir, "node_modules/tsop"), "dir");
   // The flags the operator image runs node with, read from that checkout's build.
   const { OPERATOR_NODE_FLAGS } = (await import(
-    pathToFileURL(join(tsop, "dist/image/defaults.js")).href
+    pathToFileURL(join(tsop, "dist/operator-image/defaults.js")).href
   )) as { OPERATOR_NODE_FLAGS: readonly string[] };
   return {
     side: "tsop",

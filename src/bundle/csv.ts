@@ -13,7 +13,7 @@ import {
   nameOf,
   str,
 } from "../manifests/index.js";
-import { relatedImagesOf } from "../images/related-images.js";
+import { relatedImagesOf } from "../oci/related-images.js";
 import { ownedEntry } from "./base.js";
 import { legacyFeatures } from "./features.js";
 import type { Collected } from "./collect.js";

@@ -53,7 +53,7 @@ async function checkOutputDir(plan: ResolvedBundle): Promise<void> {
 }
 
 async function defaultPinImages(objects: Array<Record<string, unknown>>, options: PinImagesOptions) {
-  const { pinBundleImages } = await import("../images/index.js");
+  const { pinBundleImages } = await import("../oci/index.js");
   return pinBundleImages(objects, options);
 }
 

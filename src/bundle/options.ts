@@ -4,7 +4,7 @@
 import { basename, relative, resolve } from "node:path";
 import semver from "semver";
 import { UsageError } from "../common/errors.js";
-import { checkImageReference } from "../images/reference.js";
+import { checkImageReference } from "../oci/reference.js";
 import type { LoadedConfig } from "./config.js";
 import { msg } from "./messages.js";
 import type { BundleOptions, RegistryAccess, ResolvedBundle } from "./types.js";

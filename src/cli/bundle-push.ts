@@ -32,7 +32,7 @@ export function bundlePushCommand(): Command {
     )
     .action(async (image: string, flags: PushFlags, cmd: Command) => {
       const ctx = await cliContext(cmd);
-      const { pushBundle } = await import("../images/index.js");
+      const { pushBundle } = await import("../oci/index.js");
       const result = await pushBundle(image, {
         dir: resolve(ctx.cwd, flags.dir),
         ...(flags.ociLayout ? { ociLayout: resolve(ctx.cwd, flags.ociLayout) } : {}),

@@ -57,7 +57,7 @@ function imageBuildCommand(): Command {
       if (flags.push && flags.ociLayout) {
         throw new UsageError("give either --push <ref> or --oci-layout <dir>, not both");
       }
-      const { buildImage } = await import("../image/build.js");
+      const { buildImage } = await import("../operator-image/build.js");
       const result = await buildImage({
         project: resolve(ctx.cwd, flags.dir),
         ...baseOption(flags.base, ctx.env),

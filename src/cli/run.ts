@@ -211,6 +211,6 @@ async function renderObjects(objects: unknown[], output: Output): Promise<string
 
 /** Image references from the command line: a usage error (exit 2) before any cluster or registry. */
 async function checkImages(refs: Array<[string | undefined, string]>): Promise<void> {
-  const { checkImageReference } = await import("../images/reference.js");
+  const { checkImageReference } = await import("../oci/reference.js");
   for (const [ref, where] of refs) if (ref !== undefined) checkImageReference(ref, where);
 }

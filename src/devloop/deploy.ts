@@ -4,7 +4,7 @@
 // made by that label and deletes it: workloads and RBAC, then the namespace, and the CRDs (after
 // their custom resources, while the operator can still run their finalizers) only when asked.
 import { applyAll } from "../kube/apply.js";
-import type { RegistryClientOptions } from "../images/client.js";
+import type { RegistryClientOptions } from "../oci/client.js";
 import type { KubeClient } from "../kube/client.js";
 import { NoKindMatchError } from "../kube/errors.js";
 import { describeRef, isCrd, type KubeObject, type ObjectRef, refOf } from "../kube/objects.js";

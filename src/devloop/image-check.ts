@@ -5,8 +5,8 @@
 // --skip-image-check turns the check off.
 import { InvalidInputError } from "../common/errors.js";
 import type { Reporter } from "../common/reporter.js";
-import type { RegistryClientOptions } from "../images/client.js";
-import { RegistryError } from "../images/errors.js";
+import type { RegistryClientOptions } from "../oci/client.js";
+import { RegistryError } from "../oci/errors.js";
 import type { KubeObject } from "../kube/objects.js";
 import { podSpecOf } from "../manifests/index.js";
 import { messages } from "./messages.js";
@@ -30,7 +30,7 @@ export async function checkImagesExist(
   reporter: Reporter,
 ): Promise<void> {
   if (images.length === 0) return;
-  const { resolveDigests } = await import("../images/resolve.js");
+  const { resolveDigests } = await import("../oci/resolve.js");
   const progress = reporter.progress(messages.checkingImages(images.length));
   const results = await resolveDigests(images, { ...registry, retries: 0 });
   const missing: string[] = [];

@@ -1,6 +1,6 @@
 // The operator image reference given to init: split into name and tag for config/manager's
 // kustomize `images` entry.
-import { imageReferenceProblem } from "../images/reference.js";
+import { imageReferenceProblem } from "../oci/reference.js";
 
 const COMPONENT = "[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*";
 const NAME = new RegExp(`^(?:[a-zA-Z0-9.-]+(?::[0-9]+)?/)?${COMPONENT}(?:/${COMPONENT})*$`);

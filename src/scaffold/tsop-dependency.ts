@@ -10,7 +10,7 @@ import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { tsopVersion } from "../common/version.js";
-import type { TarEntry } from "../images/deterministic-tar.js";
+import type { TarEntry } from "../oci/deterministic-tar.js";
 
 export interface TsopDependency {
   /** The package.json spec, e.g. "^0.1.0" or "file:vendor/tsop-0.1.0.tgz". */
@@ -68,7 +68,7 @@ async function packFiles(root: string): Promise<string[]> {
 /** A gzipped tarball of the running tsop in npm's layout (every path under package/). */
 export async function packTsop(root: string): Promise<Buffer> {
   // Imported lazily: tar-stream is needed only when init packs tsop.
-  const { writeDeterministicTar } = await import("../images/deterministic-tar.js");
+  const { writeDeterministicTar } = await import("../oci/deterministic-tar.js");
   const entries: TarEntry[] = [];
   for (const file of await packFiles(root)) {
     const content = await readFile(join(root, file));

@@ -1,8 +1,8 @@
 // relatedImages naming and deduplication cases (the operator-sdk table, with tsop's deterministic
-// choices): one builder (src/images/related-images.ts) lists every image of the CSV, sorted by
+// choices): one builder (src/oci/related-images.ts) lists every image of the CSV, sorted by
 // name; `tsop bundle` uses it always and --use-image-digests rebuilds the list with it.
 import { describe, expect, test } from "vitest";
-import { relatedImagesOf } from "../../src/images/related-images.js";
+import { relatedImagesOf } from "../../src/oci/related-images.js";
 
 type Env = Array<{ name: string; value?: string; valueFrom?: unknown }>;
 const deployment = (name: string, containers: Array<[string, Env]>, init: Array<[string, Env]> = []) => ({

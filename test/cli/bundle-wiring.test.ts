@@ -17,7 +17,7 @@ vi.mock("../../src/bundle/index.js", () => ({
   },
   inquirerPrompter: () => prompter,
 }));
-vi.mock("../../src/images/index.js", () => ({
+vi.mock("../../src/oci/index.js", () => ({
   pushBundle: async (image: string, options: Record<string, unknown>) => {
     calls.push.push({ image, options });
     return { digest: "sha256:0" };

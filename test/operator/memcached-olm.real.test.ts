@@ -13,7 +13,7 @@ import { execa } from "execa";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { KubeObject } from "../../src/kube/objects.js";
 import { DEFAULT_WORKLOAD_IMAGE } from "../../src/scaffold/api.js";
-import { pushNodeBase } from "../image/node-base.js";
+import { pushNodeBase } from "../operator-image/node-base.js";
 import { skopeoInspect, startRegistry, type TestRegistry } from "../support/registry.js";
 import { type OlmBed, startOlmBed } from "../support/rig/olm-bed.js";
 import { added, snapshot } from "../run/bed.js";

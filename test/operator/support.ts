@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { expect } from "vitest";
 import type { KubeObject } from "../../src/kube/objects.js";
-import { pushNodeBase } from "../image/node-base.js";
+import { pushNodeBase } from "../operator-image/node-base.js";
 import { runTsop } from "../support/cli.js";
 import type { TestRegistry } from "../support/registry.js";
 import type { PodRunner } from "../support/rig/pod-runner.js";

@@ -3,7 +3,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
-import { OPERATOR_NODE_FLAGS } from "../../src/image/defaults.js";
+import { OPERATOR_NODE_FLAGS } from "../../src/operator-image/defaults.js";
 import { resolveInitFlags } from "../../src/scaffold/resolve.js";
 import { runTsop } from "../support/cli.js";
 import { readTree, testdir } from "../support/testdir.js";

@@ -18,7 +18,7 @@ import { TSOP_BIN } from "../support/cli.js";
 import { startRegistry, type TestRegistry } from "../support/registry.js";
 import { type OlmBed, startOlmBed } from "../support/rig/olm-bed.js";
 import { testdir } from "../support/testdir.js";
-import { pushNodeBase } from "../image/node-base.js";
+import { pushNodeBase } from "../operator-image/node-base.js";
 import { pushStandInOpmBase } from "../catalog/opm-base.js";
 import { added, leftovers, snapshot } from "../run/bed.js";
 import { workflowLines } from "./readme-workflow-lines.js";

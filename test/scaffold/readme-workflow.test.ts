@@ -14,7 +14,7 @@ import { TSOP_BIN } from "../support/cli.js";
 import { runOnTerminal, tail } from "../support/pty.js";
 import { startRegistry, type TestRegistry } from "../support/registry.js";
 import { testdir } from "../support/testdir.js";
-import { pushNodeBase } from "../image/node-base.js";
+import { pushNodeBase } from "../operator-image/node-base.js";
 import { pushStandInOpmBase } from "../catalog/opm-base.js";
 import { CLUSTER_COMMANDS, workflowLines } from "./readme-workflow-lines.js";
 

@@ -16,7 +16,7 @@ export { type BundleTree, memoryTree, UnsafeBundleError } from "./tree.js";
 
 export type BundleTarget = { dir: string } | { layout: string; tag?: string } | { image: string };
 
-/** Registry access for image targets (the images module's PullOptions, without importing it eagerly). */
+/** Registry access for image targets (oci/'s PullOptions, without importing it eagerly). */
 export interface RegistryAccess {
   registryConfig?: string;
   skipTlsVerify?: boolean;
@@ -26,7 +26,7 @@ export interface RegistryAccess {
   timeoutMs?: number;
 }
 
-/** Pulls `image` into `destDir` (a test seam with the shape of the images module's pullBundleImage). */
+/** Pulls `image` into `destDir` (a test seam with the shape of oci/'s pullBundleImage). */
 export type PullBundle = (
   image: string,
   destDir: string,
@@ -58,7 +58,7 @@ export async function loadBundle(target: BundleTarget, options: LoadOptions = {}
     const bundle = await readBundle(await directoryTree(target.dir, name, limits));
     return { ...bundle, source: { kind: "directory", name } };
   }
-  const { pullBundleToTemp } = await import("../../images/pull.js");
+  const { pullBundleToTemp } = await import("../../oci/pull.js");
   const pulled = await pullBundleToTemp("image" in target ? { image: target.image } : target, {
     ...options,
     ...(options.pull ? { pull: options.pull } : {}),
@@ -100,7 +100,7 @@ export async function bundleTarget(arg: string, cwd: string): Promise<BundleTarg
   const path = resolve(cwd, arg);
   const info = await stat(path).catch(() => undefined);
   if (info?.isDirectory()) {
-    const { isOciLayout } = await import("../../images/oci-layout-source.js");
+    const { isOciLayout } = await import("../../oci/oci-layout-source.js");
     return (await isOciLayout(path)) ? { layout: path } : { dir: path };
   }
   if (info) throw new UsageError(`${arg} is a file; a bundle is a directory (with manifests/ and metadata/)`);
@@ -109,7 +109,7 @@ export async function bundleTarget(arg: string, cwd: string): Promise<BundleTarg
       hint: "run `tsop bundle` first, or pass the directory that holds manifests/ and metadata/",
     });
   }
-  const { parseReference } = await import("../../images/reference.js");
+  const { parseReference } = await import("../../oci/reference.js");
   try {
     parseReference(arg);
   } catch (error) {

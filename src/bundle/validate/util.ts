@@ -2,7 +2,7 @@
 // CSV's owned APIs, RBAC rules and deployments; csvChecks makes a check that runs only when there is a CSV.
 import semver from "semver";
 import { asRecords, isRecord, type ManifestObject, str } from "../../manifests/index.js";
-import { imageReferenceProblem } from "../../images/reference.js";
+import { imageReferenceProblem } from "../../oci/reference.js";
 import type { BundleFile, Finding, Level, LoadedBundle } from "../load/types.js";
 import type { Check, CheckContext } from "./check.js";
 

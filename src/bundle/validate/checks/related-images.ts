@@ -1,6 +1,6 @@
 // Image references (RI-01): relatedImages, the CSV deployments' container images and the
 // containerImage annotation are pull specs by distribution's reference grammar. Default suite.
-import { imageReferenceProblem } from "../../../images/reference.js";
+import { imageReferenceProblem } from "../../../oci/reference.js";
 import { asRecords, isRecord, str } from "../../../manifests/index.js";
 import type { Check } from "../check.js";
 import { csvChecks, finding, validPullSpec } from "../util.js";

@@ -1,12 +1,12 @@
 // Small pure pieces of the registry client: proxy selection (Go's rules), WWW-Authenticate parsing,
 // auth-file key normalisation, bounded concurrency, relatedImages naming.
 import { describe, expect, it } from "vitest";
-import { parseChallenges } from "../../src/images/challenge.js";
-import { normaliseAuthKey } from "../../src/images/credentials.js";
-import type { ImageSite } from "../../src/images/image-sites.js";
-import { mapSettled } from "../../src/images/limit.js";
+import { parseChallenges } from "../../src/oci/challenge.js";
+import { normaliseAuthKey } from "../../src/oci/credentials.js";
+import type { ImageSite } from "../../src/oci/image-sites.js";
+import { mapSettled } from "../../src/oci/limit.js";
 import { bypassesProxy, describeProxy, proxyAuthorization, proxyFor } from "../../src/common/proxy.js";
-import { buildRelatedImages } from "../../src/images/related-images.js";
+import { buildRelatedImages } from "../../src/oci/related-images.js";
 
 describe("proxyFor", () => {
   const env = { HTTPS_PROXY: "http://user:pa55@proxy.corp:3128", HTTP_PROXY: "proxy.corp:8080" };

@@ -3,7 +3,7 @@
 import { Readable } from "node:stream";
 import { extract, type Header } from "tar-stream";
 import { describe, expect, it } from "vitest";
-import { writeDeterministicTar } from "../../src/images/deterministic-tar.js";
+import { writeDeterministicTar } from "../../src/oci/deterministic-tar.js";
 
 async function headersOf(tar: Buffer): Promise<Array<Header & { body: string }>> {
   const out: Array<Header & { body: string }> = [];

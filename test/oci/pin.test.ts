@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { AggregateTsopError } from "../../src/common/errors.js";
 import { MemoryReporter } from "../../src/common/reporter.js";
-import { type PinOptions, pinBundleImages } from "../../src/images/pin.js";
+import { type PinOptions, pinBundleImages } from "../../src/oci/pin.js";
 import { pushTestImage, startRegistry, type TestRegistry } from "../support/registry.js";
 import { readTree, testdir } from "../support/testdir.js";
 

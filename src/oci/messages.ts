@@ -1,5 +1,6 @@
-// User-facing text of the images area, in one place so tests can match the wording. None of these
-// takes a credential or token: messages name registries, references, files and statuses only.
+// User-facing text of oci/ (images and registries), in one place so tests can match the wording.
+// None of these takes a credential or token: messages name registries, references, files and
+// statuses only.
 import { type ImageReference, familiarReference } from "./reference.js";
 
 const TLS_HINT =

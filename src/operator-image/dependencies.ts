@@ -9,7 +9,7 @@ import { lstat, mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Reporter } from "../common/reporter.js";
 import { writeFileAtomic } from "../common/fs.js";
-import { sha256Digest } from "../images/digest.js";
+import { sha256Digest } from "../oci/digest.js";
 import { findNativeAddons, stageDependencies } from "./stage.js";
 import { type BuiltLayer, buildTreeLayer } from "./tree-layer.js";
 

@@ -1,16 +1,16 @@
-// `tsop image build`: the project's build output and production dependencies as layers on a Node
-// base image, without a container engine (what ko does for Go). The plan: check the project, read
-// the base by digest, install dependencies in a staging dir (or reuse their cached layer), refuse native addons that would cross
-// architectures, pack the dependency and app layers, derive one image per platform (and an index),
-// then push or write an OCI layout.
+// `tsop image build` (operator-image/): the project's build output and production dependencies as
+// layers on a Node base image, without a container engine (what ko does for Go). The plan: check the
+// project, read the base by digest, install dependencies in a staging dir (or reuse their cached
+// layer), refuse native addons that would cross architectures, pack the dependency and app layers,
+// derive one image per platform (and an index), then push or write an OCI layout (through oci/).
 import { resolve } from "node:path";
 import { InvalidInputError } from "../common/errors.js";
 import type { Reporter } from "../common/reporter.js";
-import { epochFrom } from "../images/bundle-image.js";
-import { RegistryClient, type RegistryClientOptions } from "../images/client.js";
-import { MediaType } from "../images/media-types.js";
-import { familiarReference, type ImageReference, parseReference } from "../images/reference.js";
-import { unreadableBase } from "../images/errors.js";
+import { epochFrom } from "../oci/bundle-image.js";
+import { RegistryClient, type RegistryClientOptions } from "../oci/client.js";
+import { MediaType } from "../oci/media-types.js";
+import { familiarReference, type ImageReference, parseReference } from "../oci/reference.js";
+import { unreadableBase } from "../oci/errors.js";
 import { type BaseImage, type Platform, parsePlatforms, platformName, readBaseImage } from "./base.js";
 import { DEFAULT_BASE_IMAGE } from "./defaults.js";
 import { type AppLayer, buildIndex, buildPlatformImage } from "./image-config.js";

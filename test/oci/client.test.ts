@@ -4,10 +4,10 @@
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RegistryClient, type RegistryClientOptions } from "../../src/images/client.js";
-import { sha256Digest } from "../../src/images/digest.js";
-import { RegistryError } from "../../src/images/errors.js";
-import { parseReference } from "../../src/images/reference.js";
+import { RegistryClient, type RegistryClientOptions } from "../../src/oci/client.js";
+import { sha256Digest } from "../../src/oci/digest.js";
+import { RegistryError } from "../../src/oci/errors.js";
+import { parseReference } from "../../src/oci/reference.js";
 import {
   pushTestImage,
   startFaultyFront,

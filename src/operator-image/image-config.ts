@@ -4,8 +4,8 @@
 // the numeric non-root user 65532 (no name to resolve, admitted by Pod Security "restricted"),
 // NODE_ENV=production, and the OCI labels. Nothing from the build machine (env, user, paths) enters.
 import { posix } from "node:path";
-import { sha256Digest } from "../images/digest.js";
-import { type Descriptor, type ImageManifest, MediaType } from "../images/media-types.js";
+import { sha256Digest } from "../oci/digest.js";
+import { type Descriptor, type ImageManifest, MediaType } from "../oci/media-types.js";
 import type { BasePlatformImage } from "./base.js";
 import { OPERATOR_NODE_FLAGS } from "./defaults.js";
 import type { BuiltLayer } from "./tree-layer.js";

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { extractLayer } from "../../src/images/extract.js";
+import { extractLayer } from "../../src/oci/extract.js";
 import { runTsop } from "../support/cli.js";
 import { skopeoInspect, startRegistry, type TestRegistry } from "../support/registry.js";
 import { BASE_NODE, pushNodeBase } from "./node-base.js";

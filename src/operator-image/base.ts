@@ -2,16 +2,16 @@
 // image (one for a plain manifest, one per linux platform of an index) is read with its config, so
 // the app image records exactly which base it was built on.
 import { InvalidInputError, UsageError } from "../common/errors.js";
-import type { RegistryClient } from "../images/client.js";
-import { RegistryError } from "../images/errors.js";
+import type { RegistryClient } from "../oci/client.js";
+import { RegistryError } from "../oci/errors.js";
 import {
   type Descriptor,
   type ImageIndex,
   type ImageManifest,
   isImageManifestMediaType,
   isIndexMediaType,
-} from "../images/media-types.js";
-import { familiarReference, type ImageReference } from "../images/reference.js";
+} from "../oci/media-types.js";
+import { familiarReference, type ImageReference } from "../oci/reference.js";
 
 export interface Platform {
   os: string;

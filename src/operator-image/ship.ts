@@ -7,9 +7,9 @@ import { join } from "node:path";
 import { InvalidInputError } from "../common/errors.js";
 import { writeFileAtomic } from "../common/fs.js";
 import type { Reporter } from "../common/reporter.js";
-import type { RegistryClient } from "../images/client.js";
-import type { Descriptor, ImageIndex } from "../images/media-types.js";
-import type { ImageReference } from "../images/reference.js";
+import type { RegistryClient } from "../oci/client.js";
+import type { Descriptor, ImageIndex } from "../oci/media-types.js";
+import type { ImageReference } from "../oci/reference.js";
 import type { PlatformImage } from "./image-config.js";
 
 /** The result of a build: one image per platform, and an index over them when there are several. */

@@ -7,10 +7,10 @@ import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { RegistryClient } from "../../src/images/client.js";
-import { UnsafeArchiveError } from "../../src/images/errors.js";
-import { pullBundleImage } from "../../src/images/pull.js";
-import { parseReference } from "../../src/images/reference.js";
+import { RegistryClient } from "../../src/oci/client.js";
+import { UnsafeArchiveError } from "../../src/oci/errors.js";
+import { pullBundleImage } from "../../src/oci/pull.js";
+import { parseReference } from "../../src/oci/reference.js";
 import { runTsop } from "../support/cli.js";
 import {
   type LayerFile,

@@ -5,9 +5,9 @@ import { lstat, readdir, readFile, readlink } from "node:fs/promises";
 import { join, posix } from "node:path";
 import { gzipSync } from "node:zlib";
 import { InvalidInputError } from "../common/errors.js";
-import { comparePaths } from "../images/bundle-image.js";
-import { type TarEntry, writeDeterministicTar } from "../images/deterministic-tar.js";
-import { sha256Digest } from "../images/digest.js";
+import { comparePaths } from "../oci/bundle-image.js";
+import { type TarEntry, writeDeterministicTar } from "../oci/deterministic-tar.js";
+import { sha256Digest } from "../oci/digest.js";
 
 /** One directory or file of the project and where it goes in the image (no leading slash). */
 export interface TreeSource {

@@ -7,7 +7,7 @@ import {
   isLoopbackRegistry,
   parseReference,
   pinnedReference,
-} from "../../src/images/reference.js";
+} from "../../src/oci/reference.js";
 
 const D = `sha256:${"a".repeat(64)}`;
 

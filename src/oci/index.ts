@@ -1,4 +1,6 @@
-// Images: references, the registry client and what tsop does with images.
+// oci/: OCI images and registries without a container engine: references, the registry client
+// and what tsop does with images (bundle images, digest pinning, push, pull). The operator's own
+// image (`tsop image build`) is built in operator-image/ and shipped through here.
 //   reference.ts     parse/normalise image references (docker.io, library/, ports, tags, digests)
 //   credentials.ts   auth files and docker-credential-* helpers → credentials for a registry
 //   proxy.ts         HTTPS_PROXY/HTTP_PROXY/NO_PROXY with Go's rules
