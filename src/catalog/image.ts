@@ -113,15 +113,7 @@ export async function buildCatalogImage(options: CatalogImageOptions): Promise<C
       reporter.success(`Wrote the catalog image ${app.top.digest} to the OCI layout ${layout} (tag ${tag})`);
       return { ...result, destination: `${layout}:${tag}` };
     }
-    const progress = reporter.progress(`Pushing ${familiarReference(target)}`);
-    try {
-      await pushApp(client, app, target, baseRef, reporter);
-    } catch (error) {
-      progress.fail(`Could not push ${familiarReference(target)}`);
-      throw error;
-    }
-    const pinned = `${target.writtenName}@${app.top.digest}`;
-    progress.succeed(`Pushed ${pinned}`);
+    const pinned = await pushApp(client, app, target, baseRef, reporter);
     return { ...result, destination: pinned };
   } finally {
     client.close();

@@ -190,14 +190,6 @@ async function ship(
     );
     return result;
   }
-  const progress = reporter.progress(`Pushing ${familiarReference(target)}`);
-  try {
-    await pushApp(client, app, target, baseRef, reporter);
-  } catch (error) {
-    progress.fail(`Could not push ${familiarReference(target)}`);
-    throw error;
-  }
-  const pinned = `${target.writtenName}@${app.top.digest}`;
-  progress.succeed(`Pushed ${pinned}`);
+  const pinned = await pushApp(client, app, target, baseRef, reporter);
   return { ...result, pinned, destination: familiarReference(target) };
 }

@@ -9,7 +9,7 @@ import { writeFileAtomic } from "../common/fs.js";
 import type { Reporter } from "../common/reporter.js";
 import type { RegistryClient } from "../oci/client.js";
 import type { Descriptor, ImageIndex } from "../oci/media-types.js";
-import type { ImageReference } from "../oci/reference.js";
+import { familiarReference, type ImageReference } from "../oci/reference.js";
 import type { PlatformImage } from "./image-config.js";
 
 /** The result of a build: one image per platform, and an index over them when there are several. */
@@ -44,7 +44,27 @@ function ownBlobs(app: BuiltApp): Map<string, Buffer> {
   return blobs;
 }
 
+/** Pushes the build under the target's tag with a progress line; returns the image pinned by digest. */
 export async function pushApp(
+  client: RegistryClient,
+  app: BuiltApp,
+  target: ImageReference,
+  base: ImageReference,
+  reporter: Reporter,
+): Promise<string> {
+  const progress = reporter.progress(`Pushing ${familiarReference(target)}`);
+  try {
+    await pushBlobsAndManifests(client, app, target, base, reporter);
+  } catch (error) {
+    progress.fail(`Could not push ${familiarReference(target)}`);
+    throw error;
+  }
+  const pinned = `${target.writtenName}@${app.top.digest}`;
+  progress.succeed(`Pushed ${pinned}`);
+  return pinned;
+}
+
+async function pushBlobsAndManifests(
   client: RegistryClient,
   app: BuiltApp,
   target: ImageReference,
