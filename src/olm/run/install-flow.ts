@@ -59,17 +59,9 @@ export async function resolveAndInstall(
       );
     }
     if (current?.spec?.approved !== true) {
-      const waiting = await waitFor(client, [{ ref: plan, check: awaitingApprovalCheck }], {
-        timeoutMs: session.remaining("the InstallPlan asked for approval"),
-        reporter,
-        what: `InstallPlan ${namespace}/${planName} to ask for approval`,
-        signal: session.signal,
-      });
-      if ([...waiting.values()][0]?.spec?.approved !== true) {
-        session.checkInterrupted();
-        await client.mergePatch(plan, { spec: { approved: true } });
-        reporter.success(`Approved InstallPlan ${planName} (installs ${options.csvName})`);
-      }
+      session.checkInterrupted();
+      await client.mergePatch(plan, { spec: { approved: true } });
+      reporter.success(`Approved InstallPlan ${planName} (installs ${options.csvName})`);
     }
     await waitFor(client, [{ ref: plan, check: installPlanCheck }], {
       timeoutMs: session.remaining("the InstallPlan completed"),
@@ -98,19 +90,6 @@ export async function resolveAndInstall(
   );
   const csv = [...done.values()][0] as KubeObject;
   return { installPlan: planName, csv };
-}
-
-/**
- * A Manual plan once OLM has finished writing it and waits for an approver (phase RequiresApproval),
- * or one already past that. Approving earlier races OLM's own writes to the new plan: OLM then
- * discards it and makes a duplicate plan that stays unapproved (seen on the real bed).
- */
-function awaitingApprovalCheck(obj: KubeObject | undefined): CheckResult {
-  const base = installPlanCheck(obj);
-  if (base.failed || base.done) return base;
-  if (obj?.status?.phase === "RequiresApproval" || obj?.status?.phase === "Installing")
-    return { done: true, status: "waiting for approval" };
-  return { done: false, status: `${base.status}; waiting for OLM to ask for approval` };
 }
 
 /** InstallPlan steps once OLM has computed them (after unpacking the bundles it needs). */
