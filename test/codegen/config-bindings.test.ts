@@ -2,7 +2,7 @@
 // must not write a second RoleBinding with the same id into role.yaml (kustomize refuses the tree),
 // must not drop a binding the manager needs when the user's file binds someone else, and must stay
 // deterministic (`generate --check`, the generate cache) as the user edits that file.
-import { appendFile, readFile, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { describe, expect, test } from "vitest";
@@ -102,5 +102,20 @@ describe("tsop generate and the config tree's own RoleBindings", { timeout: 180_
       (p) => p.serviceAccountName === "nsperm-operator-controller-manager",
     );
     expect(manager?.rules).toContainEqual(CONFIGMAPS);
+  });
+
+  test("a kustomization entry outside the project is not read: the generated binding stays", async () => {
+    const dir = await testdir();
+    await mkdir(join(dir, "project"));
+    const project = join(dir, "project");
+    await scaffoldWithNamespacedRbac(project);
+    // A binding that would make generate leave its own out, one directory above the project.
+    await writeFile(join(dir, "outside_binding.yaml"), goBinding());
+    await appendFile(join(project, "config/rbac/kustomization.yaml"), "- ../../../outside_binding.yaml\n");
+
+    const generate = await tsop(project, ["generate"]);
+    expect(generate.exitCode, generate.stderr).toBe(0);
+    expect(generate.stdout + generate.stderr).not.toContain("outside_binding.yaml");
+    expect(await roleYamlKinds(project)).toContain("RoleBinding/manager-rolebinding");
   });
 });

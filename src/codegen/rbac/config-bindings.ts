@@ -4,7 +4,7 @@
 // kustomization beside role.yaml and what it lists (files, and directories with their own
 // kustomization, recursively), role.yaml itself left out. Every file read goes through `read`, which
 // the generate cache records, so editing the user's binding invalidates the cached role.yaml.
-import { join, relative } from "node:path";
+import { isAbsolute, join, relative } from "node:path";
 import { parseAllDocuments, parseDocument } from "yaml";
 import type { Message } from "../diagnostics.js";
 import { msg } from "../messages.js";
@@ -50,6 +50,8 @@ export function readConfigBindings(
     for (const entry of [...list(k.resources), ...list(k.bases)]) {
       if (/^[a-z]+:\/\//i.test(entry) || entry.startsWith("github.com/")) continue;
       const path = join(dir, entry);
+      // Nothing outside the project is read: kustomize reports such an entry when it builds.
+      if (!insideProject(root, path)) continue;
       if (reader.isDirectory(path)) visitDir(path);
       else if (path !== generated) out.push(...bindingsIn(path, relative(root, path), reader));
     }
@@ -135,4 +137,9 @@ function list(v: unknown): string[] {
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function insideProject(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel !== ".." && !rel.startsWith("../") && !isAbsolute(rel);
 }
