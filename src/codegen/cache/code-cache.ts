@@ -4,6 +4,7 @@
 // and after this analysis the code (now including every function the analysis ran) is saved for
 // the next. V8 checks the data against the source and rejects what does not fit (another
 // TypeScript or Node version): the compiler then compiles as usual and the file is written again.
+import { isAscii } from "node:buffer";
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire, Module } from "node:module";
 import { dirname } from "node:path";
@@ -25,7 +26,7 @@ export function loadTypeScript(): unknown {
   const filename = require.resolve("typescript");
   const cachedData = readOrUndefined(cacheFile);
   const script = new Script(
-    (Module as unknown as { wrap(code: string): string }).wrap(readFileSync(filename, "utf8")),
+    (Module as unknown as { wrap(code: string): string }).wrap(readSource(filename)),
     {
       filename,
       ...(cachedData ? { cachedData } : {}),
@@ -53,6 +54,15 @@ export function saveCodeCache(): void {
     // Only a cache: a read-only or full disk costs the next run its compile time, nothing else.
     rmSync(temp, { force: true });
   }
+}
+
+/**
+ * typescript.js's text. The published file is pure ASCII, which decodes as Latin-1 several times
+ * faster than through the UTF-8 decoder (~20 ms of each analysis); any other text is decoded as UTF-8.
+ */
+function readSource(file: string): string {
+  const bytes = readFileSync(file);
+  return isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
 }
 
 function readOrUndefined(file: string): Buffer | undefined {
