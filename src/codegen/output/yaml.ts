@@ -5,14 +5,16 @@
 import { createHash } from "node:crypto";
 import { Document } from "yaml";
 import { YAML_11_SAFE } from "../../common/yaml.js";
+import { emitYamlDocument } from "./yaml-emit.js";
 
 export function toYamlDocuments(objects: readonly unknown[]): string {
-  return objects
-    .map((o) => {
-      const doc = new Document(o, { sortMapEntries: true, ...YAML_11_SAFE });
-      return `---\n${doc.toString({ indentSeq: false, lineWidth: 0, minContentWidth: 0 })}`;
-    })
-    .join("");
+  return objects.map((o) => `---\n${emitYamlDocument(o) ?? packageYaml(o)}`).join("");
+}
+
+/** The yaml package's text for `o`, which emitYamlDocument reproduces for plain JSON data. */
+function packageYaml(o: unknown): string {
+  const doc = new Document(o, { sortMapEntries: true, ...YAML_11_SAFE });
+  return doc.toString({ indentSeq: false, lineWidth: 0, minContentWidth: 0 });
 }
 
 /** YAML text and the digest of the objects it was rendered from. */
