@@ -42,6 +42,11 @@ const OPTIONS = {
 
 const STEP = "  ";
 
+/** The text of one-line strings already written, as keys and as values (they are quoted alike). */
+const keyTexts = new Map<string, string>();
+const valueTexts = new Map<string, string>();
+const INDENT_DEPENDENT = /\n|^(%|---|\.\.\.)/;
+
 class NotPlainData extends Error {}
 
 /** The YAML text of `value` (an object or array of plain JSON data), or undefined if it is not such data. */
@@ -121,6 +126,17 @@ class Emitter {
   }
 
   private string(value: string, indent: string, implicitKey: boolean): string {
+    // A one-line string is written the same at any indentation (only line breaks are indented),
+    // unless it starts like a document marker: then a key's quoting depends on its depth.
+    const memo = INDENT_DEPENDENT.test(value) ? undefined : implicitKey ? keyTexts : valueTexts;
+    const known = memo?.get(value);
+    if (known !== undefined) return known;
+    const text = this.stringify(value, indent, implicitKey);
+    memo?.set(value, text);
+    return text;
+  }
+
+  private stringify(value: string, indent: string, implicitKey: boolean): string {
     const ctx = {
       doc: this.doc,
       indent,
