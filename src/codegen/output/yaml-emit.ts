@@ -45,7 +45,7 @@ const STEP = "  ";
 /** The text of one-line strings already written, as keys and as values (they are quoted alike). */
 const keyTexts = new Map<string, string>();
 const valueTexts = new Map<string, string>();
-const INDENT_DEPENDENT = /\n|^(%|---|\.\.\.)/;
+const INDENT_DEPENDENT = /\n|^(%|---|\.\.\.)/m;
 
 class NotPlainData extends Error {}
 
@@ -127,7 +127,8 @@ class Emitter {
 
   private string(value: string, indent: string, implicitKey: boolean): string {
     // A one-line string is written the same at any indentation (only line breaks are indented),
-    // unless it starts like a document marker: then a key's quoting depends on its depth.
+    // unless a line of it starts like a document marker (after any line terminator, as the
+    // package tests): then a key's quoting depends on its depth.
     const memo = INDENT_DEPENDENT.test(value) ? undefined : implicitKey ? keyTexts : valueTexts;
     const known = memo?.get(value);
     if (known !== undefined) return known;
