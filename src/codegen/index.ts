@@ -100,7 +100,7 @@ async function generateIn(
     progress.fail(`generation failed after ${Date.now() - started} ms`),
   );
   for (const d of diagnostics) reporter.warn(formatDiagnostic(d));
-  const plans = await planFiles(rendered, what !== "rbac" ? dirs.crd : undefined);
+  const plans = planFiles(rendered, what !== "rbac" ? dirs.crd : undefined);
   const files = fileSummaries(plans, cwd);
   const result: GenerateResult = {
     files,

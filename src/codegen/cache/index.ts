@@ -41,7 +41,7 @@ export async function analysisOutput(request: AnalysisRequest, reporter: Reporte
   const key = JSON.stringify({ tool: toolIdentity(), platform: process.platform, tsconfig, cwd, render });
   const path = entryPath(root, key);
   const where = relative(cwd, path);
-  const entry = await readEntry(path, key);
+  const entry = readEntry(path, key);
   let previous: AnalysisOutput | undefined;
   if ("miss" in entry) {
     reporter.debug(`generate cache: ${entry.miss} (${where})`);
@@ -56,7 +56,7 @@ export async function analysisOutput(request: AnalysisRequest, reporter: Reporte
   }
   // Made before the analysis looks: a node_modules that appears afterwards would be a changed fact.
   if (request.store) {
-    await makeCacheDir(root);
+    makeCacheDir(root);
     useCodeCache(codeCachePath(root));
   }
   const inputs = new InputRecorder((file) => file.startsWith(TYPESCRIPT_LIB_DIR + sep));
@@ -66,9 +66,11 @@ export async function analysisOutput(request: AnalysisRequest, reporter: Reporte
     reporter.debug(`generate cache: not stored: ${inputs.unstable}`);
   } else if (request.store) {
     // The cache only saves time: failing to write it (read-only node_modules…) is no failure.
-    await writeEntry(path, key, inputs.toFacts(), output).catch((error: unknown) =>
-      reporter.debug(`generate cache: not stored: ${error instanceof Error ? error.message : String(error)}`),
-    );
+    try {
+      writeEntry(path, key, inputs.toFacts(), output);
+    } catch (error) {
+      reporter.debug(`generate cache: not stored: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
   return output;
 }

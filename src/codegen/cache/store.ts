@@ -3,8 +3,10 @@
 // entry holds its full key, the facts the analysis read (inputs.ts) and what it produced. Entries
 // are written by rename, so a reader sees a whole entry or none; anything unreadable or of another
 // shape counts as absent and is written again. Old entries (other options, older tsop) are pruned.
+// All file access is synchronous: generate only waits for it, and each asynchronous call is a
+// thread-pool round trip.
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Diagnostic } from "../diagnostics.js";
 import type { RenderedFile } from "../output/write.js";
@@ -38,8 +40,12 @@ export function cacheDir(root: string): string {
 }
 
 /** Creates the cache directory; a failure (read-only node_modules…) only means no entry is stored. */
-export async function makeCacheDir(root: string): Promise<void> {
-  await mkdir(cacheDir(root), { recursive: true }).catch(() => undefined);
+export function makeCacheDir(root: string): void {
+  try {
+    mkdirSync(cacheDir(root), { recursive: true });
+  } catch {
+    // Only a cache: without the directory, no entry is stored.
+  }
 }
 
 /** V8's code cache of the TypeScript compiler (code-cache.ts), per Node version and platform. */
@@ -56,13 +62,13 @@ export function entryPath(root: string, key: string): string {
 }
 
 /** The entry at `path` if it is whole and made for `key`; otherwise why not. */
-export async function readEntry(
+export function readEntry(
   path: string,
   key: string,
-): Promise<{ facts: Facts; output: AnalysisOutput } | { miss: string }> {
+): { facts: Facts; output: AnalysisOutput } | { miss: string } {
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = readFileSync(path, "utf8");
   } catch {
     return { miss: "no entry" };
   }
@@ -77,32 +83,27 @@ export async function readEntry(
   return { facts: entry.facts, output: entry.output };
 }
 
-export async function writeEntry(
-  path: string,
-  key: string,
-  facts: Facts,
-  output: AnalysisOutput,
-): Promise<void> {
+export function writeEntry(path: string, key: string, facts: Facts, output: AnalysisOutput): void {
   const entry: Entry = { format: FORMAT, key, facts, output };
   const dir = join(path, "..");
-  await mkdir(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true });
   const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
   try {
-    await writeFile(temp, JSON.stringify(entry));
-    await rename(temp, path);
+    writeFileSync(temp, JSON.stringify(entry));
+    renameSync(temp, path);
   } finally {
-    await rm(temp, { force: true });
+    rmSync(temp, { force: true });
   }
-  await pruneOld(dir);
+  pruneOld(dir);
 }
 
 /** Removes entries not rewritten for MAX_AGE_MS (and temp files left by a killed run). */
-async function pruneOld(dir: string): Promise<void> {
+function pruneOld(dir: string): void {
   const now = Date.now();
-  for (const name of await readdir(dir)) {
+  for (const name of readdirSync(dir)) {
     const path = join(dir, name);
-    const info = await stat(path).catch(() => undefined);
-    if (info && now - info.mtimeMs > MAX_AGE_MS) await rm(path, { force: true });
+    const info = statSync(path, { throwIfNoEntry: false });
+    if (info && now - info.mtimeMs > MAX_AGE_MS) rmSync(path, { force: true });
   }
 }
 

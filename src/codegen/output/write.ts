@@ -1,8 +1,7 @@
 // The output stage: compares the rendered files with the disk, then either reports the drift
 // (--check, writes nothing) or turns them into one output set for the sink, removing CRD files of kinds
 // that no longer exist (only files tsop generated: they carry the tsop.dev/version annotation).
-import { existsSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { OutputChange } from "../../common/output/sink.js";
 import { unifiedDiff } from "../../common/output/diff.js";
@@ -24,42 +23,41 @@ export interface FilePlan {
   content?: string;
 }
 
-async function readIfExists(path: string): Promise<string | undefined> {
+// Synchronous reads: the command only waits for them, and each asynchronous one is several
+// thread-pool round trips (open, stat, read, close), per file, twice for a CRD directory.
+function readIfExists(path: string): string | undefined {
   try {
-    return await readFile(path, "utf8");
+    return readFileSync(path, "utf8");
   } catch {
     return undefined;
   }
 }
 
 /** Generated CRD files in dir that the current run does not produce. */
-async function staleCrds(dir: string, keep: ReadonlySet<string>): Promise<string[]> {
+function staleCrds(dir: string, keep: ReadonlySet<string>): string[] {
   if (!existsSync(dir)) return [];
   const out: string[] = [];
-  for (const name of (await readdir(dir)).sort()) {
+  for (const name of readdirSync(dir).sort()) {
     const path = join(dir, name);
     if (!name.endsWith(".yaml") || keep.has(path)) continue;
-    const text = await readIfExists(path);
+    const text = readIfExists(path);
     if (text?.includes("tsop.dev/version:") && /kind: CustomResourceDefinition/.test(text)) out.push(path);
   }
   return out;
 }
 
-export async function planFiles(
-  files: readonly RenderedFile[],
-  crdDir: string | undefined,
-): Promise<FilePlan[]> {
+export function planFiles(files: readonly RenderedFile[], crdDir: string | undefined): FilePlan[] {
   const plans: FilePlan[] = [];
   for (const f of files) {
-    const before = await readIfExists(f.path);
+    const before = readIfExists(f.path);
     const status: FileStatus =
       before === undefined ? "created" : before === f.content ? "unchanged" : "updated";
     plans.push({ path: f.path, status, content: f.content, ...(before === undefined ? {} : { before }) });
   }
   if (crdDir) {
     const keep = new Set(files.map((f) => f.path));
-    for (const path of await staleCrds(crdDir, keep)) {
-      const before = await readIfExists(path);
+    for (const path of staleCrds(crdDir, keep)) {
+      const before = readIfExists(path);
       plans.push({ path, status: "removed", ...(before === undefined ? {} : { before }) });
     }
   }
