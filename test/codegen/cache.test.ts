@@ -3,7 +3,7 @@
 // unchanged project must be answered without the compiler. Whether the compiler was loaded is
 // observed from outside tsop: a preloaded script reports every read of typescript.js, which both
 // ways of loading it (require(), and compiling it with V8's code cache) start with.
-import { appendFile, cp, mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { appendFile, cp, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
@@ -159,6 +159,25 @@ describe("the generate cache", { timeout: 300_000 }, () => {
     expect(check.exitCode, check.stderr).toBe(0);
     expect(check.cache).toMatch(/^generate cache: hit/);
     expect(check.compilerLoaded).toBe(false);
+  });
+
+  it("the compiler's code cache written by one analysis is used by the next, not written again", async () => {
+    // V8 rejects a code cache made under other V8 flags; the CLI sets one (src/cli/generate.ts)
+    // before the compiler loads, so each analysis must find the cache the previous one wrote.
+    const dir = await project();
+    await fromScratch(dir);
+    const codeDir = join(dir, "node_modules/.cache/tsop");
+    const [name] = (await readdir(codeDir)).filter((file) => file.endsWith(".bin"));
+    expect(name).toBeDefined();
+    const file = join(codeDir, name!);
+    const before = { inode: (await stat(file)).ino, bytes: await readFile(file) };
+
+    await writeFile(join(dir, "api/gadget.ts"), API.replace("@minimum 1", "@minimum 3"));
+    const edit = await fromScratch(dir);
+    expect(edit.run.compilerLoaded).toBe(true);
+    expect(edit.tree[CRD]).toContain("minimum: 3");
+    expect((await stat(file)).ino).toBe(before.inode);
+    expect((await readFile(file)).equals(before.bytes)).toBe(true);
   });
 
   it("--check still compares with the files on disk when it answers from the cache", async () => {
