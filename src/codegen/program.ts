@@ -8,6 +8,7 @@ import { ts } from "./compiler.js";
 import { InvalidInputError } from "../common/errors.js";
 import type { InputRecorder } from "./cache/inputs.js";
 import { type ObservedSystem, observedSystem, useSystem } from "./cache/system.js";
+import { type LibSlice, mentionsSection, withoutTypedArrays } from "./lib-slice.js";
 
 export interface LoadedProgram {
   program: TS.Program;
@@ -45,12 +46,24 @@ export function loadProgram(configPath: string, inputs?: InputRecorder): LoadedP
   };
   // Referenced projects are read through paths the recorder does not see: never cached.
   if (parsed.projectReferences?.length) inputs?.markUnstable("the tsconfig has project references");
-  const program = ts.createProgram({
-    rootNames: parsed.fileNames,
-    options,
-    projectReferences: parsed.projectReferences ?? [],
-    host: pruningHost(options, parsed.fileNames, system),
-  });
+  const libFiles: LibFiles = { sliced: true };
+  const host = pruningHost(options, parsed.fileNames, system, libFiles);
+  const build = () =>
+    ts.createProgram({
+      rootNames: parsed.fileNames,
+      options,
+      projectReferences: parsed.projectReferences ?? [],
+      host,
+    });
+  let program = build();
+  // lib.es5.d.ts went in without its typed-array section (lib-slice.ts); if any other file of the
+  // program names one of them, the program is built again with the whole file (the host keeps the
+  // other files it parsed).
+  const sliced = program.getSourceFiles().find((sf) => sliceOf.get(sf) !== undefined);
+  if (sliced && mentionsSection(program, sliced, sliceOf.get(sliced) as LibSlice)) {
+    libFiles.sliced = false;
+    program = build();
+  }
   const sourceFiles = program
     .getSourceFiles()
     .filter(
@@ -101,6 +114,7 @@ function pruningHost(
   options: TS.CompilerOptions,
   rootNames: readonly string[],
   system: ObservedSystem,
+  libFiles: LibFiles,
 ): TS.CompilerHost {
   // No parent pointers from the parser (setParentNodes false, as tsc): the checker's binder sets
   // them on every node of every file when loadProgram creates the checker, before the analysis
@@ -113,17 +127,31 @@ function pruningHost(
   // comments of the project's declarations only (crd/schema.ts maps the lib types it accepts to
   // fixed schemas), and in a .d.ts they carry no types. Half the lib's parse time.
   const getSourceFile = host.getSourceFile.bind(host);
+  // The project's files, parsed once per analysis (a second build of the program reuses them).
+  const projectFiles = new Map<string, TS.SourceFile>();
   host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
-    if (!LIB_FILE.test(fileName)) return getSourceFile(fileName, languageVersion, onError, shouldCreate);
-    const key = `${fileName}\0${JSON.stringify(languageVersion)}`;
+    if (!LIB_FILE.test(fileName)) {
+      const key = `${fileName}\0${JSON.stringify(languageVersion)}`;
+      let file = projectFiles.get(key);
+      if (!file) {
+        file = getSourceFile(fileName, languageVersion, onError, shouldCreate);
+        if (file) projectFiles.set(key, file);
+      }
+      return file;
+    }
+    const slice = libFiles.sliced && ES5_LIB.test(fileName) ? es5Slice(fileName, system) : undefined;
+    const key = `${fileName}\0${JSON.stringify(languageVersion)}${slice ? "\0sliced" : ""}`;
     let file = libCache.get(key);
     if (!file) {
       const withoutDocs: TS.CreateSourceFileOptions = {
         ...(typeof languageVersion === "object" ? languageVersion : { languageVersion }),
         jsDocParsingMode: ts.JSDocParsingMode.ParseNone,
       };
-      file = getSourceFile(fileName, withoutDocs, onError, shouldCreate);
+      file = slice
+        ? ts.createSourceFile(fileName, slice.text, withoutDocs, false)
+        : getSourceFile(fileName, withoutDocs, onError, shouldCreate);
       if (file) libCache.set(key, file);
+      if (file && slice) sliceOf.set(file, slice);
     }
     return file;
   };
@@ -160,7 +188,26 @@ function pruningHost(
 }
 
 const LIB_FILE = /[\\/]typescript[\\/]lib[\\/]lib\.[^\\/]*\.d\.ts$/;
+const ES5_LIB = /[\\/]lib\.es5\.d\.ts$/;
 const libCache = new Map<string, TS.SourceFile>();
+
+/** Whether the host gives lib.es5.d.ts without its typed-array section (lib-slice.ts). */
+interface LibFiles {
+  sliced: boolean;
+}
+
+/** The sliced lib.es5.d.ts files and what was left out of each. */
+const sliceOf = new WeakMap<TS.SourceFile, LibSlice>();
+let es5Slices: Map<string, LibSlice | undefined> | undefined;
+
+function es5Slice(fileName: string, system: ObservedSystem): LibSlice | undefined {
+  es5Slices ??= new Map();
+  if (!es5Slices.has(fileName)) {
+    const text = system.readFile(fileName);
+    es5Slices.set(fileName, text === undefined ? undefined : withoutTypedArrays(text, ts.version));
+  }
+  return es5Slices.get(fileName);
+}
 
 const RUNTIME_SURFACE = /[\\/]runtime[\\/](decorators|schema|field-decorators|webhooks)\.(d\.ts|ts|js)$/;
 
