@@ -2,8 +2,11 @@
 // print what the full CLI prints, without loading it. Node says what was loaded: NODE_DEBUG=esm logs
 // every ES module it loads, and the CLI is dist/cli/tsop.js (the shell, with commander bundled in).
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT, runTsop } from "../support/cli.js";
+import { REPO_ROOT, runTsop, TSOP_BIN } from "../support/cli.js";
+import { testdir } from "../support/testdir.js";
 
 const CLI_LOADED = /file:\/\/\S*\/dist\/cli\/tsop\.js\b/;
 
@@ -39,4 +42,26 @@ describe("start-up fast path", () => {
     expect(fast).toEqual({ stdout: full.stdout, cliLoaded: false });
     expect(fast.stdout).toMatch(new RegExp(`^tsop ${version.replaceAll(".", "\\.")}\nnode v`));
   });
+});
+
+describe("a reader that closed the pipe (`tsop … | head`)", () => {
+  /** Runs tsop with stdout a pipe nobody reads any more: every write to it fails with EPIPE. */
+  async function intoClosedPipe(args: string[]) {
+    const fifo = join(await testdir(), "pipe");
+    // fd 3 opens the FIFO for reading and writing (so opening fd 4 for writing does not block),
+    // then closes: fd 4 is left the write end of a pipe without a reader.
+    const script = 'mkfifo "$1"; exec 3<>"$1" 4>"$1"; exec 3<&-; shift; exec "$@" >&4';
+    return execa("bash", ["-c", script, "bash", fifo, process.execPath, TSOP_BIN, ...args], {
+      reject: false,
+      env: { NO_COLOR: "1" },
+    });
+  }
+
+  it.each([["--help"], ["--version"], ["version"], ["help"]])(
+    "tsop %s stops quietly: exit 0, nothing on stderr",
+    async (...args) => {
+      const run = await intoClosedPipe(args);
+      expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
+    },
+  );
 });
