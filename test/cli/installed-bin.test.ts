@@ -18,7 +18,7 @@ async function installPacked(): Promise<{ bin: string; version: string }> {
   const packed = await execa("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", dir], {
     cwd: REPO_ROOT,
   });
-  const [{ filename, version }] = JSON.parse(packed.stdout) as Array<{ filename: string; version: string }>;
+  const [{ filename, version }] = JSON.parse(packed.stdout) as [{ filename: string; version: string }];
   const project = join(dir, "project");
   const installed = join(project, "node_modules/tsop");
   await mkdir(installed, { recursive: true });
