@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT, runTsop, TSOP_BIN } from "../support/cli.js";
+import { runOnTerminal } from "../support/pty.js";
 import { testdir } from "../support/testdir.js";
 
 const CLI_LOADED = /file:\/\/\S*\/dist\/cli\/tsop\.js\b/;
@@ -41,6 +42,23 @@ describe("start-up fast path", () => {
     expect(full.cliLoaded).toBe(true);
     expect(fast).toEqual({ stdout: full.stdout, cliLoaded: false });
     expect(fast.stdout).toMatch(new RegExp(`^tsop ${version.replaceAll(".", "\\.")}\nnode v`));
+  });
+});
+
+describe("where stdout is a character device", () => {
+  it("on a terminal the CLI answers --help (commander wraps it to the width); /dev/null gets the fast path", async () => {
+    const terminal = runOnTerminal(["--help"], { env: { NODE_DEBUG: "esm" } });
+    expect(await terminal.exited, terminal.output()).toBe(0);
+    expect(terminal.output()).toContain("Usage: tsop");
+    expect(CLI_LOADED.test(terminal.output())).toBe(true);
+
+    const devNull = await execa(process.execPath, [TSOP_BIN, "--help"], {
+      stdout: "ignore",
+      reject: false,
+      env: { NODE_DEBUG: "esm" },
+    });
+    expect(devNull.exitCode, devNull.stderr).toBe(0);
+    expect(CLI_LOADED.test(devNull.stderr)).toBe(false);
   });
 });
 
