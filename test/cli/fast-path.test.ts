@@ -1,8 +1,11 @@
 // The start-up fast path (src/cli/fast-path.ts): `tsop --help`, `-h`, `--version` and `version`
 // print what the full CLI prints, without loading it. Node says what was loaded: NODE_DEBUG=esm logs
 // every ES module it loads, and the CLI is dist/cli/tsop.js (the shell, with commander bundled in).
-import { readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { closeSync, constants, openSync, readFileSync, writeSync } from "node:fs";
+import { Socket } from "node:net";
 import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT, runTsop, TSOP_BIN } from "../support/cli.js";
@@ -80,6 +83,49 @@ describe("a reader that closed the pipe (`tsop … | head`)", () => {
     async (...args) => {
       const run = await intoClosedPipe(args);
       expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
+    },
+  );
+});
+
+describe("stdout a full pipe that another writer made non-blocking", () => {
+  /**
+   * The answer's write fails with EAGAIN: tsop must wait for the reader, not crash. The FIFO's write
+   * end is opened non-blocking and filled here, and reaches tsop as fd 3 of bash (Node's spawn makes
+   * a child's fds 0-2 blocking again), which makes it tsop's stdout.
+   */
+  async function intoFullPipe(args: string[]) {
+    const fifo = join(await testdir(), "pipe");
+    await execa("mkfifo", [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    let filled = 0;
+    try {
+      for (;;) filled += writeSync(writer, Buffer.alloc(4096, "x"));
+    } catch (error) {
+      expect((error as NodeJS.ErrnoException).code).toBe("EAGAIN");
+    }
+    const script = 'exec "$@" >&3 3>&-';
+    const child = spawn("bash", ["-c", script, "bash", process.execPath, TSOP_BIN, ...args], {
+      stdio: ["ignore", "ignore", "pipe", writer],
+    });
+    closeSync(writer);
+    let stderr = "";
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    // Nothing is read until tsop has ended or had ample time to reach its write.
+    await Promise.race([exited, delay(1500)]);
+    const chunks: Buffer[] = [];
+    const pipe = new Socket({ fd: reader, readable: true, writable: false });
+    pipe.on("data", (chunk: Buffer) => chunks.push(chunk));
+    const [exitCode] = await Promise.all([exited, new Promise((end) => pipe.on("end", end))]);
+    return { exitCode, stderr, stdout: Buffer.concat(chunks).subarray(filled).toString() };
+  }
+
+  it.each([["--help"], ["--version"], ["version"]])(
+    "tsop %s waits for the reader and prints it all",
+    async (...args) => {
+      const expected = await runTsop(args);
+      expect(await intoFullPipe(args)).toEqual({ exitCode: 0, stderr: "", stdout: expected.stdout });
     },
   );
 });
