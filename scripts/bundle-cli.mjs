@@ -20,7 +20,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const cliDir = resolve(root, "dist/cli");
 
 /** Packages bundled into the chunks: pure JavaScript, no files of their own read at run time. */
-const BUNDLED_PACKAGES = new Set(["commander", "yaml", "semver"]);
+const BUNDLED_PACKAGES = new Set(["commander", "yaml", "js-yaml", "semver"]);
 
 const requireHere = createRequire(import.meta.url);
 

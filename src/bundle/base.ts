@@ -13,6 +13,7 @@ import {
   isRecord,
   type ManifestObject,
   type LoadedObject,
+  parseYamlDocuments,
   str,
   toYaml,
   yamlSyntaxError,
@@ -21,7 +22,7 @@ import { BASE_FIELDS, type BaseField, configValueText, displayForm, type FieldCo
 import { servedGvks } from "./collect.js";
 import { schemaDescriptors } from "./descriptors.js";
 import { uiTextProblem } from "./ui-text.js";
-import { parseEditableDocuments, plainYaml } from "../common/yaml.js";
+import { parseEditableDocuments } from "../common/yaml.js";
 
 export interface PromptQuestion {
   message: string;
@@ -198,19 +199,25 @@ async function parseField(
   }
 }
 
-function findCsvDocument(text: string, path: string) {
-  const docs = parseEditableDocuments(text);
-  const list = Array.isArray(docs) ? docs : [docs];
-  for (const doc of list) {
-    if (doc.errors.length > 0) throw yamlSyntaxError(doc.errors[0]!, path, text);
-    const value = plainYaml(doc, path);
-    if (isRecord(value) && value.kind === "ClusterServiceVersion")
-      return { doc, value: value as ManifestObject, count: list.length };
+/** The base CSV's value, read as plain YAML: most runs change nothing in it. */
+function findCsv(text: string, path: string): { value: ManifestObject; index: number } {
+  const docs = parseYamlDocuments(text, path);
+  const index = docs.findIndex(({ value }) => isRecord(value) && value.kind === "ClusterServiceVersion");
+  if (index === -1) {
+    throw new InvalidInputError(`no ClusterServiceVersion in ${path}`, {
+      location: { file: path },
+      hint: "restore the base CSV, or delete the file to have tsop create a new one",
+    });
   }
-  throw new InvalidInputError(`no ClusterServiceVersion in ${path}`, {
-    location: { file: path },
-    hint: "restore the base CSV, or delete the file to have tsop create a new one",
-  });
+  return { value: docs[index]!.value as ManifestObject, index };
+}
+
+/** The same document parsed for editing in place (comments kept), once a field changes. */
+function editableCsv(text: string, path: string, index: number) {
+  const docs = parseEditableDocuments(text);
+  const doc = (Array.isArray(docs) ? docs : [docs])[index]!;
+  if (doc.errors.length > 0) throw yamlSyntaxError(doc.errors[0]!, path, text);
+  return doc;
 }
 
 export async function ensureBase(options: BaseOptions): Promise<BaseResult> {
@@ -231,7 +238,9 @@ export async function ensureBase(options: BaseOptions): Promise<BaseResult> {
   }
 
   if (existing !== undefined) {
-    const { doc, value } = findCsvDocument(existing, path);
+    const { value, index } = findCsv(existing, path);
+    let editable: ReturnType<typeof editableCsv> | undefined;
+    const doc = () => (editable ??= editableCsv(existing, path, index));
     const changes = new Map(explicit);
     if (options.forcePrompt) {
       if (!options.canPrompt || !options.prompter) {
@@ -251,15 +260,15 @@ export async function ensureBase(options: BaseOptions): Promise<BaseResult> {
     let changed = false;
     for (const [field, next] of changes) {
       if (JSON.stringify(getValue(value, field.path)) === JSON.stringify(next)) continue;
-      if (next === undefined) doc.deleteIn(field.path);
-      else if (isMap(doc.contents)) doc.setIn(field.path, doc.createNode(next));
+      if (next === undefined) doc().deleteIn(field.path);
+      else if (isMap(doc().contents)) doc().setIn(field.path, doc().createNode(next));
       setPath(value, field.path, next);
       changed = true;
     }
     const pending = changed
       ? {
           file: full,
-          content: doc.toString({ lineWidth: 0 }),
+          content: doc().toString({ lineWidth: 0 }),
           note: `Updated ${path} (${[...changes.keys()].map((f) => f.key).join(", ")})`,
         }
       : undefined;

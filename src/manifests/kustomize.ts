@@ -6,7 +6,6 @@
 // restrictor (load-restrictor.ts). Any other kustomization field fails loudly, naming it.
 import { readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { parseAllDocuments } from "yaml";
 import { InvalidInputError, UsageError } from "../common/errors.js";
 import { getField, parseFieldPath, setField } from "./fieldpath.js";
 import { applyJsonPatch } from "./jsonpatch.js";
@@ -37,7 +36,7 @@ import { runGenerators } from "./generators.js";
 import { contentHash } from "./hash.js";
 import { KustomizationFiles, type LoadRestrictor } from "./load-restrictor.js";
 import { mergeMap } from "./smp.js";
-import { parseDocuments, parseYaml, readDocuments } from "./yaml.js";
+import { loadedObjects, parseYaml, parseYamlDocuments, readDocuments } from "./yaml.js";
 
 const KUSTOMIZATION_FILES = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 /** Every kustomization field the reader applies; any other field is refused by name. */
@@ -286,11 +285,11 @@ function setReplicas(resources: Resource[], replica: Record<string, unknown>): v
   }
 }
 
+/** A JSON 6902 patch (a list of operations), or the strategic-merge patches of a YAML stream. */
 function parsePatch(text: string, source: string): unknown {
-  const docs = parseAllDocuments(text);
-  const first = docs[0];
-  if (first && !first.errors.length && Array.isArray(first.toJS())) return first.toJS() as unknown;
-  return parseDocuments(text, source).map((d) => d.object);
+  const docs = parseYamlDocuments(text, source);
+  if (Array.isArray(docs[0]?.value)) return docs[0].value;
+  return loadedObjects(docs, source).map((d) => d.object);
 }
 
 function applyPatch(

@@ -6,6 +6,7 @@ import { parseAllDocuments, parseDocument, type YAMLError } from "yaml";
 import { InvalidInputError } from "../common/errors.js";
 import { isRecord, type ManifestObject, type LoadedObject } from "./object.js";
 import { plainYaml, stringifyYaml } from "../common/yaml.js";
+import { quickYamlDocuments } from "../common/yaml-quick.js";
 
 /**
  * A YAML syntax error as a clean error naming file:line:column (the position is in the message,
@@ -33,6 +34,8 @@ function plainValue(doc: Parameters<typeof plainYaml>[0], file: string, line: nu
 
 /** Parses one YAML document (a config file); a syntax error names file:line:column. */
 export function parseYaml(text: string, file: string): unknown {
+  const quick = quickYamlDocuments(text);
+  if (quick?.length === 1) return quick[0];
   const doc = parseDocument(text, { prettyErrors: false });
   const error = doc.errors[0];
   if (error) throw yamlSyntaxError(error, file, text);
@@ -41,29 +44,35 @@ export function parseYaml(text: string, file: string): unknown {
 
 export interface YamlDocument {
   value: unknown;
-  /** 1-based line where the document starts. */
-  line: number;
 }
 
 /**
  * Every document of a YAML stream as plain values (empty ones included, as null or undefined). A
- * syntax error names file:line:column; an alias bomb is refused.
+ * syntax error names file:line:column; an alias bomb is refused. Plain Kubernetes YAML is read by
+ * the quick reader (common/yaml-quick.ts), anything it is not sure of by the yaml package.
  */
 export function parseYamlDocuments(text: string, file: string): YamlDocument[] {
+  const quick = quickYamlDocuments(text);
+  if (quick) return quick.map((value) => ({ value }));
   const docs = parseAllDocuments(text, { prettyErrors: false });
   const list = Array.isArray(docs) ? docs : [docs];
   return list.map((doc) => {
     const error = doc.errors[0];
     if (error) throw yamlSyntaxError(error, file, text);
     const line = doc.range ? lineColumn(text, doc.range[0]).line : 1;
-    return { value: plainValue(doc, file, line), line };
+    return { value: plainValue(doc, file, line) };
   });
 }
 
 /** Parses every non-empty document of a YAML stream into Kubernetes objects; errors name file:line:column. */
 export function parseDocuments(text: string, file: string): LoadedObject[] {
+  return loadedObjects(parseYamlDocuments(text, file), file);
+}
+
+/** The non-empty documents as Kubernetes objects (each must be a mapping). */
+export function loadedObjects(documents: YamlDocument[], file: string): LoadedObject[] {
   const out: LoadedObject[] = [];
-  parseYamlDocuments(text, file).forEach(({ value }, index) => {
+  documents.forEach(({ value }, index) => {
     if (value === null || value === undefined) return;
     if (!isRecord(value)) {
       throw new InvalidInputError(`document ${index + 1} is not a mapping (a Kubernetes object)`, {
