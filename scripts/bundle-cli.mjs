@@ -1,5 +1,5 @@
 // Build step after tsc: bundles the CLI into dist/cli/tsop.js (the shell: src/cli/main.ts and the
-// command modules it imports statically), which bin/tsop.js loads, and one lazily loaded chunk per
+// command modules it imports statically), which bin/tsop.cjs loads, and one lazily loaded chunk per
 // command's domain code (dist/cli/tsop-*.js: what an action imports with `await import(…)`, with
 // the dist/ modules and the pure-JavaScript packages it needs). Each module Node loads costs
 // start-up time: `tsop bundle` loaded ~200 files (its own dist/ modules, and yaml and semver as 120
@@ -33,7 +33,7 @@ function packageName(specifier) {
 }
 
 for (const name of readdirSync(cliDir)) {
-  if (/^tsop(-.*)?\.js$/.test(name)) rmSync(resolve(cliDir, name));
+  if (/^tsop(-.*)?\.c?js$/.test(name)) rmSync(resolve(cliDir, name));
 }
 
 const { metafile } = await build({
@@ -119,15 +119,19 @@ for (const [output, { inputs }] of Object.entries(metafile.outputs)) {
 }
 writeFileSync(resolve(cliDir, "bundled-packages.json"), `${JSON.stringify(packagesByFile, null, 2)}\n`);
 
-// The start-up fast path (src/cli/fast-path.ts, which bin/tsop.js imports first) as one file too:
-// `tsop --help` and `--version` then load two modules (bin/tsop.js and this) instead of five.
+// The start-up fast path (src/cli/fast-path.ts, which bin/tsop.cjs requires first) as one CommonJS
+// file: `tsop --help` and `--version` then load two modules (bin/tsop.cjs and this) instead of five,
+// and never set up Node's ES module loader. import.meta.url (paths to help.txt and package.json) is
+// this file's URL; it sits in dist/cli/ like fast-path.js, so those relative paths stay right.
 await build({
   entryPoints: [resolve(cliDir, "fast-path.js")],
-  outfile: resolve(cliDir, "tsop-fast-path.js"),
+  outfile: resolve(cliDir, "tsop-fast-path.cjs"),
   bundle: true,
-  format: "esm",
+  format: "cjs",
   platform: "node",
   target: "node20.19",
+  define: { "import.meta.url": "importMetaUrl" },
+  banner: { js: 'const importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   logLevel: "warning",
 });
 
@@ -136,7 +140,7 @@ await build({
 // first, so the fast path cannot answer its own question.
 const helpFile = resolve(cliDir, "help.txt");
 rmSync(helpFile, { force: true });
-const help = execFileSync(process.execPath, [resolve(root, "bin/tsop.js"), "--help"], {
+const help = execFileSync(process.execPath, [resolve(root, "bin/tsop.cjs"), "--help"], {
   encoding: "utf8",
   env: { ...process.env, NO_COLOR: "1" },
 });
