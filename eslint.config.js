@@ -23,4 +23,10 @@ export default tseslint.config(
       "@typescript-eslint/no-unsafe-function-type": "off",
     },
   },
+  // CommonJS files (bin/tsop.cjs: the launcher, CommonJS so start-up skips the ES module loader).
+  {
+    files: ["**/*.cjs"],
+    languageOptions: { sourceType: "commonjs" },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
+  },
 );

@@ -4,7 +4,7 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const bin = fileURLToPath(new URL("../bin/tsop.js", import.meta.url));
+const bin = fileURLToPath(new URL("../bin/tsop.cjs", import.meta.url));
 const runs = Number(process.env.BENCH_RUNS ?? 30);
 
 function median(values) {

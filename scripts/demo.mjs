@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
-const tsopBin = join(repo, "bin/tsop.js");
+const tsopBin = join(repo, "bin/tsop.cjs");
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 
 function step(title) {

@@ -101,7 +101,7 @@ process.stdout.write(
   `Simulated cluster at ${url} (OLM ${withOlm ? "installed" : "not installed"}).\n` +
     `kubeconfig: ${kubeconfigPath}\n` +
     `  export KUBECONFIG=${kubeconfigPath}\n` +
-    `  node bin/tsop.js olm status\n` +
+    `  node bin/tsop.cjs olm status\n` +
     "Press Ctrl-C to stop.\n",
 );
 

@@ -2,7 +2,7 @@
 // flags, the bundle config and (on a TTY) prompts; afterwards it belongs to the user. Later runs
 // change it only for fields given explicitly as flags or with --interactive, and edit it through
 // the yaml Document API so the user's comments and key order survive.
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readFile } from "../common/local-fs.js";
 import { dirname, join } from "node:path";
 import { isMap } from "yaml";
 import { InvalidInputError, TsopError, UsageError } from "../common/errors.js";

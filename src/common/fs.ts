@@ -1,7 +1,7 @@
 // Atomic file writes: write a sibling temp file, then rename over the target, so a crash or an
 // error never leaves a half-written file behind.
 import { randomBytes } from "node:crypto";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, writeFile } from "./local-fs.js";
 import { basename, dirname, join } from "node:path";
 
 export async function writeFileAtomic(path: string, data: string | Uint8Array, mode?: number): Promise<void> {

@@ -4,7 +4,7 @@
 // kustomize's hashed names (generators.ts, hash.ts), namespace, namePrefix/nameSuffix with name
 // references fixed up, labels, images, replicas and replacements, within kustomize's load
 // restrictor (load-restrictor.ts). Any other kustomization field fails loudly, naming it.
-import { readFileSync, statSync } from "node:fs";
+import { readFile, stat } from "../common/local-fs.js";
 import { join, relative } from "node:path";
 import { InvalidInputError, UsageError } from "../common/errors.js";
 import { getField, parseFieldPath, setField } from "./fieldpath.js";
@@ -70,7 +70,7 @@ async function findKustomization(dir: string): Promise<string | undefined> {
   for (const name of KUSTOMIZATION_FILES) {
     const path = join(dir, name);
     try {
-      if (statSync(path).isFile()) return path;
+      if ((await stat(path)).isFile()) return path;
     } catch {
       /* try the next name */
     }
@@ -159,7 +159,7 @@ async function readKustomization(
   }
   if (stack.includes(dir))
     throw new InvalidInputError(`kustomization cycle: ${[...stack, dir].map(shown).join(" -> ")}`);
-  const k = parseYaml(readFileSync(file, "utf8"), shown(file));
+  const k = parseYaml(await readFile(file, "utf8"), shown(file));
   if (!isRecord(k))
     throw new InvalidInputError("the kustomization is not a mapping", { location: { file: shown(file) } });
   for (const field of Object.keys(k)) {

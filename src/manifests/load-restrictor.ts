@@ -3,7 +3,7 @@
 // below that kustomization's directory once symlinks are resolved. A directory resource is another
 // kustomization with its own root (`../base` is fine). `--load-restrictor none` lifts the check,
 // like kustomize's LoadRestrictionsNone.
-import { readFileSync, realpathSync, type Stats, statSync } from "node:fs";
+import { readFile, realpath, stat } from "../common/local-fs.js";
 import { join, relative, sep } from "node:path";
 import { InvalidInputError } from "../common/errors.js";
 import { specialFileKind } from "../common/file-kind.js";
@@ -28,7 +28,7 @@ export class KustomizationFiles {
    */
   async resolve(ref: string, what = "resource"): Promise<string> {
     const path = join(this.dir, ref);
-    const info = statOrUndefined(path);
+    const info = await stat(path).catch(() => undefined);
     if (info && !info.isFile() && !info.isDirectory()) {
       throw new InvalidInputError(
         `${what} ${ref} is a ${specialFileKind(info)} (${this.shown(path)}); a kustomization names regular files and directories only`,
@@ -36,7 +36,7 @@ export class KustomizationFiles {
       );
     }
     if (this.restrictor === "none") return path;
-    const [real, root] = [realpathSync.native(path), realpathSync.native(this.dir)];
+    const [real, root] = await Promise.all([realpath(path), realpath(this.dir)]);
     const inside = relative(root, real);
     if (inside === ".." || inside.startsWith(`..${sep}`) || inside.startsWith(sep) || inside === real) {
       throw new InvalidInputError(
@@ -58,12 +58,12 @@ export class KustomizationFiles {
         hint: "create the file, or remove the entry",
       });
     }
-    return readFileSync(await this.resolve(ref, what));
+    return readFile(await this.resolve(ref, what));
   }
 
   async exists(ref: string): Promise<boolean> {
     try {
-      statSync(join(this.dir, ref));
+      await stat(join(this.dir, ref));
       return true;
     } catch {
       return false;
@@ -72,17 +72,9 @@ export class KustomizationFiles {
 
   async isDirectory(ref: string): Promise<boolean> {
     try {
-      return statSync(join(this.dir, ref)).isDirectory();
+      return (await stat(join(this.dir, ref))).isDirectory();
     } catch {
       return false;
     }
-  }
-}
-
-function statOrUndefined(path: string): Stats | undefined {
-  try {
-    return statSync(path);
-  } catch {
-    return undefined;
   }
 }

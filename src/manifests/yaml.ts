@@ -1,7 +1,8 @@
 // YAML in and out. Reading splits multi-document streams and remembers each document's file;
 // writing follows the Kubernetes tooling style (sorted keys, sequences flush with their key) so
 // output is byte-stable.
-import { createReadStream, readFileSync, statSync } from "node:fs";
+import { createReadStream } from "node:fs";
+import { readFile, stat } from "../common/local-fs.js";
 import { parseAllDocuments, parseDocument, type YAMLError } from "yaml";
 import { InvalidInputError } from "../common/errors.js";
 import { isRecord, type ManifestObject, type LoadedObject } from "./object.js";
@@ -116,13 +117,12 @@ export async function readCapped(
 }
 
 async function readManifestFile(path: string, displayName: string): Promise<string> {
-  // Synchronous for regular files: a project's manifests are small local files, and each
-  // asynchronous step is a round trip through libuv's thread pool that the CLI only waits for.
-  const info = statSync(path);
+  const info = await stat(path);
+  // A FIFO or device is streamed, refused as soon as it passes the limit.
   if (!info.isFile()) return readCapped(createReadStream(path), displayName);
   // The size is known for a regular file: refuse before reading a byte.
   if (info.size > MAX_MANIFEST_BYTES) throw tooLargeError(displayName, info.size);
-  const bytes = readFileSync(path);
+  const bytes = await readFile(path);
   if (bytes.byteLength > MAX_MANIFEST_BYTES) throw tooLargeError(displayName, bytes.byteLength);
   return bytes.toString("utf8");
 }

@@ -73,14 +73,18 @@ Module._load = function (request, parent, isMain) {
 }
 
 /**
- * Packages bundled into a loaded CLI chunk (scripts/bundle-cli.mjs bundles yaml and semver into
- * the chunk of each command that uses them): esbuild heads each bundled file with a comment naming
- * its path.
+ * Packages bundled into a loaded CLI chunk (scripts/bundle-cli.mjs bundles yaml, js-yaml, semver
+ * and commander into the chunk of each command that uses them, and lists them per file in
+ * dist/cli/bundled-packages.json).
  */
 function bundledPackages(url: string): string[] {
-  if (!/\/dist\/cli\/tsop[^/]*\.js$/.test(url)) return [];
-  const code = readFileSync(new URL(url), "utf8");
-  return [...code.matchAll(/^\s*\/\/ .*node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)].map((m) => m[1]!);
+  const match = /\/dist\/cli\/(tsop[^/]*\.js)$/.exec(url);
+  if (!match) return [];
+  const listed = JSON.parse(readFileSync(new URL("bundled-packages.json", url), "utf8")) as Record<
+    string,
+    string[]
+  >;
+  return listed[match[1]!] ?? [];
 }
 
 describe("lazy imports", () => {

@@ -279,7 +279,7 @@ describe("the generate cache", { timeout: 300_000 }, () => {
     for (const part of ["bin", "dist", "package.json"])
       await cp(join(REPO_ROOT, part), join(install, part), { recursive: true, preserveTimestamps: true });
     await symlink(realpathSync(join(REPO_ROOT, "node_modules")), join(install, "node_modules"));
-    const bin = join(install, "bin/tsop.js");
+    const bin = join(install, "bin/tsop.cjs");
     const same = await fromScratch(dir, [], bin);
     expect(same.run.cache).toMatch(/^generate cache: hit/);
 

@@ -17,7 +17,7 @@ export async function linkDependencies(dir: string): Promise<void> {
     await symlink(join(REPO_ROOT, "node_modules", name), join(modules, name));
   }
   await symlink(REPO_ROOT, join(modules, "tsop"));
-  await symlink(join(REPO_ROOT, "bin", "tsop.js"), join(bin, "tsop"));
+  await symlink(join(REPO_ROOT, "bin", "tsop.cjs"), join(bin, "tsop"));
   await symlink(join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"), join(bin, "tsc"));
 }
 

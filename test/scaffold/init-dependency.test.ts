@@ -51,7 +51,7 @@ describe("tsop init: how the project depends on tsop", () => {
     const dir = join(prefix, "op");
     const result = await execa(
       process.execPath,
-      [join(installed, "bin/tsop.js"), "init", dir, "--domain", "example.com", "--skip-install"],
+      [join(installed, "bin/tsop.cjs"), "init", dir, "--domain", "example.com", "--skip-install"],
       { reject: false, env: { NO_COLOR: "1" } },
     );
     expect(result.exitCode, result.stderr).toBe(0);

@@ -1,9 +1,9 @@
-// Black-box runs of the built CLI (bin/tsop.js → dist/): what a user types, with stdout, stderr
+// Black-box runs of the built CLI (bin/tsop.cjs → dist/): what a user types, with stdout, stderr
 // and the exit code captured. The test command builds dist/ before vitest runs.
 import { execa } from "execa";
 import { fileURLToPath } from "node:url";
 
-export const TSOP_BIN = fileURLToPath(new URL("../../bin/tsop.js", import.meta.url));
+export const TSOP_BIN = fileURLToPath(new URL("../../bin/tsop.cjs", import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 export interface CliResult {

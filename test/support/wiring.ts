@@ -1,5 +1,5 @@
 // In-process runs of the commander program for the wiring tests (argv → the options a mocked
-// domain function receives): process.argv as bin/tsop.js would see it, stdout captured.
+// domain function receives): process.argv as bin/tsop.cjs would see it, stdout captured.
 import type { Command } from "../../src/cli/commander.js";
 
 export async function parseInProcess(program: Command, argv: string[]): Promise<string> {

@@ -1,0 +1,70 @@
+// tsop as a package manager installs it: the tarball `npm pack` makes, unpacked into a project's
+// node_modules, its `tsop` command linked into node_modules/.bin by npm itself (`npm rebuild`), and
+// run through that link as a shell runs it (the launcher's shebang, the symlink resolved by Node).
+// The start-up fast path and the CLI behind it both answer from the installed copy.
+import { realpathSync } from "node:fs";
+import { mkdir, readlink, symlink } from "node:fs/promises";
+import { delimiter, dirname, join } from "node:path";
+import { execa } from "execa";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../support/cli.js";
+import { testdir } from "../support/testdir.js";
+
+/** A project with the packed tsop installed and its bin linked by npm; returns the linked command. */
+async function installPacked(): Promise<{ bin: string; version: string }> {
+  const dir = await testdir({
+    "project/package.json": '{ "name": "p", "version": "1.0.0", "private": true }\n',
+  });
+  const packed = await execa("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", dir], {
+    cwd: REPO_ROOT,
+  });
+  const [{ filename, version }] = JSON.parse(packed.stdout) as [{ filename: string; version: string }];
+  const project = join(dir, "project");
+  const installed = join(project, "node_modules/tsop");
+  await mkdir(installed, { recursive: true });
+  await execa("tar", ["-xzf", join(dir, filename), "-C", installed, "--strip-components=1"]);
+  await execa("npm", ["rebuild", "--ignore-scripts", "--no-audit", "--no-fund"], { cwd: project });
+  // Its dependencies, as an install would have put them (linked only after npm linked the bins, so
+  // npm never walks into this checkout's node_modules).
+  await symlink(realpathSync(join(REPO_ROOT, "node_modules")), join(installed, "node_modules"));
+  return { bin: join(project, "node_modules/.bin/tsop"), version };
+}
+
+/** The CLI (dist/cli/tsop.js, an ES module) as NODE_DEBUG=esm names it when Node loads it. */
+const CLI_LOADED = /file:\/\/\S*\/node_modules\/tsop\/dist\/cli\/tsop\.js\b/;
+
+/** Runs the linked command; `cli` says whether the full CLI answered. */
+async function tsop(bin: string, args: string[], cli: boolean): Promise<string> {
+  const run = await execa(bin, args, {
+    cwd: dirname(bin),
+    env: {
+      PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`,
+      NO_COLOR: "1",
+      NODE_DEBUG: "esm",
+    },
+    reject: false,
+    stripFinalNewline: false,
+  });
+  expect(run.exitCode, `tsop ${args.join(" ")}: ${run.stderr}`).toBe(0);
+  expect(CLI_LOADED.test(run.stderr), `tsop ${args.join(" ")} loaded the CLI`).toBe(cli);
+  return run.stdout;
+}
+
+describe("the installed tsop command", () => {
+  it("answers --help, --version and version through node_modules/.bin as the CLI does", async () => {
+    const { bin, version } = await installPacked();
+    expect(await readlink(bin)).toMatch(/^\.\.\/tsop\/bin\//);
+
+    // `tsop help` is commander's own help (the full CLI, loaded through the launcher's import()).
+    const help = await tsop(bin, ["help"], true);
+    expect(help).toContain("Usage: tsop");
+    expect(await tsop(bin, ["--help"], false)).toBe(help);
+    expect(await tsop(bin, ["-h"], false)).toBe(help);
+
+    expect(await tsop(bin, ["--version"], false)).toBe(`${version}\n`);
+    expect(await tsop(bin, ["--version", "--quiet"], true)).toBe(`${version}\n`);
+    const full = await tsop(bin, ["version", "-o", "text"], true);
+    expect(full).toMatch(new RegExp(`^tsop ${version.replaceAll(".", "\\.")}\n`));
+    expect(await tsop(bin, ["version"], false)).toBe(full);
+  }, 60_000);
+});
