@@ -7,6 +7,7 @@ import { parseAllDocuments, parseDocument, type YAMLError } from "yaml";
 import { InvalidInputError } from "../common/errors.js";
 import { isRecord, type ManifestObject, type LoadedObject } from "./object.js";
 import { plainYaml, stringifyYaml } from "../common/yaml.js";
+import { emitYamlDocument } from "../common/yaml-emit.js";
 import { quickYamlDocuments } from "../common/yaml-quick.js";
 
 /**
@@ -141,13 +142,19 @@ export async function readDocuments(path: string, displayName = path): Promise<L
   return parseDocuments(text, displayName);
 }
 
-/** One YAML document in the Kubernetes tooling style: sorted keys, 2-space indent. */
+/**
+ * One YAML document in the Kubernetes tooling style: sorted keys, 2-space indent. Plain data is
+ * written by the direct writer (common/yaml-emit.ts, the same bytes), anything else by the package.
+ */
 export function toYaml(value: unknown): string {
-  return stringifyYaml(value, {
-    sortMapEntries: true,
-    indentSeq: false,
-    lineWidth: 0,
-    minContentWidth: 0,
-    aliasDuplicateObjects: false,
-  });
+  return (
+    emitYamlDocument(value) ??
+    stringifyYaml(value, {
+      sortMapEntries: true,
+      indentSeq: false,
+      lineWidth: 0,
+      minContentWidth: 0,
+      aliasDuplicateObjects: false,
+    })
+  );
 }

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { Document } from "yaml";
 import { YAML_11_SAFE } from "../../common/yaml.js";
-import { emitYamlDocument } from "./yaml-emit.js";
+import { emitYamlDocument } from "../../common/yaml-emit.js";
 
 export function toYamlDocuments(objects: readonly unknown[]): string {
   return objects.map((o) => `---\n${emitYamlDocument(o) ?? packageYaml(o)}`).join("");

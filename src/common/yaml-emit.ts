@@ -12,7 +12,7 @@
 // compares both writers on generated documents.
 import { Document } from "yaml";
 import { stringTag } from "yaml/util";
-import { YAML_11_SAFE } from "../../common/yaml.js";
+import { YAML_11_SAFE } from "./yaml.js";
 
 type StringifyContext = Parameters<NonNullable<typeof stringTag.stringify>>[1];
 
