@@ -9,22 +9,11 @@ import { describe, expect, it } from "vitest";
 import { Document, parseAllDocuments } from "yaml";
 import { YAML_11_SAFE } from "../../src/common/yaml.js";
 import { emitYamlDocument } from "../../src/common/yaml-emit.js";
+import { seededRandom } from "../support/random.js";
 
 function oracle(value: unknown): string {
   const doc = new Document(value, { sortMapEntries: true, ...YAML_11_SAFE });
   return doc.toString({ indentSeq: false, lineWidth: 0, minContentWidth: 0 });
-}
-
-/** A small deterministic generator (mulberry32), so a failure names a reproducible seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const PIECES = [
@@ -94,7 +83,7 @@ describe("emitYamlDocument", () => {
   it("writes what the yaml package writes, byte for byte, for generated documents", () => {
     let compared = 0;
     for (let seed = 1; seed <= 20000; seed++) {
-      const next = random(seed);
+      const next = seededRandom(seed);
       const value = next() < 0.5 ? randomValue(next, 0) : { [randomString(next)]: randomValue(next, 0) };
       if (typeof value !== "object" || value === null) continue;
       const emitted = emitYamlDocument(value);

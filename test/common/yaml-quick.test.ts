@@ -10,6 +10,7 @@ import { parseAllDocuments } from "yaml";
 import { quickYamlDocuments } from "../../src/common/yaml-quick.js";
 import { MAX_YAML_ALIASES } from "../../src/common/yaml.js";
 import { parseYaml, parseYamlDocuments } from "../../src/manifests/yaml.js";
+import { seededRandom } from "../support/random.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 
@@ -90,15 +91,6 @@ const INSERTS = [
   "\ufeff",
 ];
 
-/** A seeded generator, so a failure names a mutation that can be replayed. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1103515245 + 12345) & 0x7fffffff;
-    return state / 0x7fffffff;
-  };
-}
-
 function mutate(text: string, next: () => number): string {
   let out = text;
   const edits = 1 + Math.floor(next() * 3);
@@ -120,7 +112,7 @@ describe("the quick YAML reader", () => {
 
   it("agrees with the yaml package on every YAML file of the repository and 60 mutations of each", () => {
     expect(files.length).toBeGreaterThan(100);
-    const next = random(31);
+    const next = seededRandom(31);
     const problems: string[] = [];
     let answered = 0;
     let samples = 0;

@@ -24,6 +24,7 @@ import { lstat, readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { REPO_ROOT, TSOP_BIN } from "./cli.js";
+import { seededRandom } from "./random.js";
 
 const EPOCH = "1700000000";
 const VERSIONS = ["0.0.1", "0.0.2", "0.0.3"];
@@ -73,18 +74,6 @@ export interface StressOptions {
   seed?: number;
   /** Called with a line per round (progress). */
   log?: (line: string) => void;
-}
-
-/** A small seeded PRNG (mulberry32), so a failing run can be repeated with its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function run(cwd: string, args: string[], env: Record<string, string> = {}, killAfterMs?: number) {
@@ -243,7 +232,7 @@ async function checkOutput(dir: string, ref: Reference, round: number, when: str
 
 export async function stressWriters(options: StressOptions): Promise<StressFigures> {
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
-  const rand = random(seed);
+  const rand = seededRandom(seed);
   const base = mkdtempSync(join(tmpdir(), "tsop-stress-"));
   const figures: StressFigures = {
     seed,
