@@ -94,13 +94,7 @@ export async function startRealCluster(options: RealTestClusterOptions): Promise
       running.components.push(kwok);
     }
     for (const ns of options.namespaces ?? []) await createNamespace(api, ns);
-    if (options.workloads)
-      await waitForDefaultServiceAccounts(
-        api,
-        ["default", ...(options.namespaces ?? [])],
-        running,
-        timeoutMs,
-      );
+    if (options.workloads) await waitForNamespaceDefaults(api, running, timeoutMs);
     running.proxy = await startFaultProxy(apiserver.url, pki);
     const version = JSON.parse(
       (await probe(`${apiserver.url}/version`, { ca: pki.ca.cert, token: adminToken })).body,
@@ -141,30 +135,35 @@ async function createNamespace(api: Api, name: string): Promise<void> {
     throw new Error(`creating namespace ${name} answered ${r.status}: ${r.body}`);
 }
 
-/** Pods need their namespace's "default" ServiceAccount, which controller-manager creates moments after start. */
-async function waitForDefaultServiceAccounts(
-  api: Api,
-  namespaces: string[],
-  running: Running,
-  timeoutMs: number,
-) {
+/**
+ * What controller-manager adds to every namespace moments after start: the "default"
+ * ServiceAccount and the kube-root-ca.crt ConfigMap (a pod's service account volume reads both).
+ * Waited for in every namespace, so a cluster is handed over settled: a test that snapshots it
+ * first and compares later (objects left behind) must not see them appear in between.
+ */
+async function waitForNamespaceDefaults(api: Api, running: Running, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
+  const listed = await probe(`${api.url}/api/v1/namespaces`, { ca: api.ca, token: api.token });
+  if (listed.status !== 200) throw new Error(`listing namespaces answered ${listed.status}: ${listed.body}`);
+  const namespaces = (JSON.parse(listed.body) as { items: Array<{ metadata: { name: string } }> }).items.map(
+    (ns) => ns.metadata.name,
+  );
   for (const ns of namespaces) {
-    for (;;) {
-      const r = await probe(`${api.url}/api/v1/namespaces/${ns}/serviceaccounts/default`, {
-        ca: api.ca,
-        token: api.token,
-      });
-      if (r.status === 200) break;
-      const dead = running.components.find((c) => !c.running);
-      if (dead) throw dead.failure("exited during start-up");
-      if (Date.now() > deadline) {
-        const cm = running.components.find((c) => c.spec.name === "kube-controller-manager");
-        throw (cm ?? running.components[0]!).failure(
-          `created no default ServiceAccount in ${ns} within ${timeoutMs} ms`,
-        );
+    for (const [what, path] of [
+      ["default ServiceAccount", `/api/v1/namespaces/${ns}/serviceaccounts/default`],
+      ["kube-root-ca.crt ConfigMap", `/api/v1/namespaces/${ns}/configmaps/kube-root-ca.crt`],
+    ] as const) {
+      for (;;) {
+        const r = await probe(`${api.url}${path}`, { ca: api.ca, token: api.token });
+        if (r.status === 200) break;
+        const dead = running.components.find((c) => !c.running);
+        if (dead) throw dead.failure("exited during start-up");
+        if (Date.now() > deadline) {
+          const cm = running.components.find((c) => c.spec.name === "kube-controller-manager");
+          throw (cm ?? running.components[0]!).failure(`created no ${what} in ${ns} within ${timeoutMs} ms`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
 }

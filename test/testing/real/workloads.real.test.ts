@@ -74,6 +74,22 @@ const deployment = (name: string): V1Deployment => ({
 });
 
 describe('startTestCluster({ controlPlane: "real", workloads: true })', () => {
+  it("hands the cluster over settled: every namespace already has its default ServiceAccount and kube-root-ca.crt", async () => {
+    // controller-manager adds both to each namespace after start; a test that snapshots the cluster
+    // first must not see them appear later (olm-lifecycle.real once saw four kube-root-ca.crt).
+    const namespaces = (await core.listNamespace()).items.map((ns) => ns.metadata!.name!);
+    expect(namespaces).toEqual(expect.arrayContaining(["default", "kube-system", "kube-public", "apps"]));
+    for (const namespace of namespaces) {
+      expect(await status(core.readNamespacedServiceAccount({ name: "default", namespace })), namespace).toBe(
+        200,
+      );
+      expect(
+        await status(core.readNamespacedConfigMap({ name: "kube-root-ca.crt", namespace })),
+        namespace,
+      ).toBe(200);
+    }
+  });
+
   it("runs controller-manager, scheduler and kwok with one Ready fake Node", async () => {
     expect(cluster.processes().map((p) => p.name)).toEqual([
       "etcd",
