@@ -1,6 +1,5 @@
 // `tsop generate [crds|rbac]`: CRDs and RBAC from the project's TypeScript (static analysis).
 // The TypeScript compiler is imported only inside the actions, so `tsop --help` stays fast.
-import { setFlagsFromString } from "node:v8";
 import { Command, InvalidArgumentError } from "./commander.js";
 import { TsopError } from "../common/errors.js";
 import { cliContext } from "./context.js";
@@ -66,19 +65,7 @@ function commonOptions(command: Command, what: "all" | "crds" | "rbac"): Command
     .option("--no-cache", "analyse the sources even if nothing changed since the last run");
 }
 
-/**
- * V8 optimises a function once it has run a budget of bytecode (--interrupt-budget, 66 KB). In a
- * process that parses, binds and walks a project once and exits, much of that optimising, on a
- * second thread, is spent on compiler functions that are done before the optimised code is ready:
- * four times the budget cut an analysis's CPU time by a quarter to a third (docs/generate.md).
- * Set here, in the CLI's short-lived process only, before the compiler is loaded.
- */
-function tuneForOneAnalysis(): void {
-  setFlagsFromString("--interrupt-budget=270336");
-}
-
 async function run(what: "all" | "crds" | "rbac", _local: GenerateFlags, command: Command): Promise<void> {
-  tuneForOneAnalysis();
   // Options given before or after the subcommand name (`generate --check crds`, `generate crds --check`).
   const flags = command.optsWithGlobals<GenerateFlags>();
   const ctx = await cliContext(command);

@@ -162,8 +162,8 @@ describe("the generate cache", { timeout: 300_000 }, () => {
   });
 
   it("the compiler's code cache written by one analysis is used by the next, not written again", async () => {
-    // V8 rejects a code cache made under other V8 flags; the CLI sets one (src/cli/generate.ts)
-    // before the compiler loads, so each analysis must find the cache the previous one wrote.
+    // V8 rejects a code cache made under other V8 flags; every analysis sets the same ones before
+    // the compiler loads (src/codegen/cache/code-cache.ts), so each finds the cache the last wrote.
     const dir = await project();
     await fromScratch(dir);
     const codeDir = join(dir, "node_modules/.cache/tsop");
@@ -178,6 +178,20 @@ describe("the generate cache", { timeout: 300_000 }, () => {
     expect(edit.tree[CRD]).toContain("minimum: 3");
     expect((await stat(file)).ino).toBe(before.inode);
     expect((await readFile(file)).equals(before.bytes)).toBe(true);
+
+    // bundle, install, run local and deploy run the analysis through codegen's generate(), not
+    // through the generate command: the cache must fit them too, and theirs the command.
+    await writeFile(join(dir, "api/gadget.ts"), API.replace("@minimum 1", "@minimum 4"));
+    const script = `const { generate } = await import(${JSON.stringify(join(REPO_ROOT, "dist/codegen/index.js"))});
+const { silentReporter } = await import(${JSON.stringify(join(REPO_ROOT, "dist/common/reporter.js"))});
+await generate({ cwd: process.cwd() }, silentReporter);`;
+    const other = await execa(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: dir,
+      reject: false,
+    });
+    expect(other.exitCode, other.stderr).toBe(0);
+    expect(await readFile(join(dir, CRD), "utf8")).toContain("minimum: 4");
+    expect((await stat(file)).ino).toBe(before.inode);
   });
 
   it("--check still compares with the files on disk when it answers from the cache", async () => {
