@@ -21,13 +21,25 @@ function testFiles(dir) {
   });
 }
 
-/** Relative imports of a test source (`./x.js` is its `./x.ts`). */
+const packageScripts = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts;
+
+/**
+ * The sources a test source reaches: its relative imports (`./x.js` is its `./x.ts`), and the files
+ * named by the package.json scripts it reads to run (`pkg.scripts.cluster`: a test that runs
+ * `npm run cluster` starts that script's bed in a child process).
+ */
 function imports(file) {
   const text = readFileSync(file, "utf8");
   const found = [];
-  for (const m of text.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)) {
-    const target = resolve(dirname(file), m[1]).replace(/\.js$/, ".ts");
+  const keep = (target) => {
     if (target.startsWith(join(root, "test")) || target.startsWith(join(root, "scripts"))) found.push(target);
+  };
+  for (const m of text.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)) {
+    keep(resolve(dirname(file), m[1]).replace(/\.js$/, ".ts"));
+  }
+  for (const m of text.matchAll(/\.scripts(?:\.([\w]+)|\[["']([\w:-]+)["']\])/g)) {
+    const command = packageScripts[m[1] ?? m[2]] ?? "";
+    for (const path of command.match(/\S+\.(?:[cm]?js|ts)\b/g) ?? []) keep(resolve(root, path));
   }
   return found;
 }
@@ -56,7 +68,10 @@ function runLane(name, files, extraArgs) {
     ...extraArgs,
     ...files.map((f) => relative(root, f)),
   ];
-  const child = spawn("npx", args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: process.env });
+  // The lane's name reaches every process of its tests: machine-lock.ts refuses the OLM bed's lock
+  // outside the olm lane, so a file this split misses fails at once instead of waiting on the lock.
+  const env = { ...process.env, TSOP_TEST_LANE: name };
+  const child = spawn("npx", args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env });
   const prefix = (stream, out) => {
     let rest = "";
     stream.setEncoding("utf8");

@@ -9,6 +9,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 
 /** The locks by name, each a port of its own (outside the ephemeral range the beds' ports come from). */
 const LOCK_PORTS = { "olm-bed": 28_080 } as const;
+/** The lane of `npm run test:real` (scripts/test-real.mjs) whose files take each lock. */
+const LOCK_LANES: Record<keyof typeof LOCK_PORTS, string> = { "olm-bed": "olm" };
 
 export interface MachineLock {
   release(): Promise<void>;
@@ -19,6 +21,16 @@ export async function acquireMachineLock(
   log?: (message: string) => void,
 ): Promise<MachineLock> {
   const port = LOCK_PORTS[name];
+  // In the other lane, waiting would last as long as the olm lane's current file holds the lock:
+  // a misplaced file fails here, naming the cause, instead of timing out by chance.
+  const lane = process.env.TSOP_TEST_LANE;
+  if (lane !== undefined && lane !== LOCK_LANES[name]) {
+    throw new Error(
+      `the machine lock "${name}" is taken in the "${lane}" lane of npm run test:real; only the ` +
+        `"${LOCK_LANES[name]}" lane's files may take it. scripts/test-real.mjs puts a file there when its ` +
+        `imports (or the package.json scripts it reads) reach test/support/olm-rig.ts`,
+    );
+  }
   let told = false;
   for (;;) {
     const server = await listen(port);

@@ -39,12 +39,14 @@ it("starts the real control plane with kwok, a registry and a Node base whose po
     reject: false,
   });
   let out = "";
+  let err = "";
+  child.stderr?.on("data", (d) => (err += String(d)));
   await new Promise<void>((resolve, reject) => {
     child.stdout?.on("data", (d) => {
       out += String(d);
       if (out.includes("Press Ctrl-C")) resolve();
     });
-    child.on("exit", () => reject(new Error(`npm run cluster exited early:\n${out}`)));
+    child.on("exit", () => reject(new Error(`npm run cluster exited early:\n${out}${err}`)));
   });
   const dataDir = /logs in (\S+)/.exec(out)![1]!;
   let pids: number[] = [];
