@@ -24,8 +24,9 @@ function median(values) {
 // (CPU time is what to compare on a shared, busy machine).
 const probe = `
 const start = process.hrtime.bigint();
-const { run } = await import(${JSON.stringify(fileURLToPath(new URL("../dist/cli/tsop.js", import.meta.url)))});
-const code = await run(JSON.parse(process.env.TSOP_ARGS));
+const { loadCli } = (await import("node:module")).createRequire(import.meta.url)(${JSON.stringify(fileURLToPath(new URL("../dist/cli/tsop-launcher.cjs", import.meta.url)))});
+const args = JSON.parse(process.env.TSOP_ARGS);
+const code = await loadCli(args).cli.run(args);
 const wall = Number(process.hrtime.bigint() - start) / 1e6;
 const cpu = process.cpuUsage();
 console.log(JSON.stringify({ code, wall, cpu: (cpu.user + cpu.system) / 1000 }));

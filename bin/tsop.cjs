@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// Launcher only: all logic lives in dist/cli/tsop.js (src/cli/main.ts, bundled by scripts/bundle-cli.mjs);
-// --help, --version and `version` are answered by dist/cli/tsop-fast-path.cjs (src/cli/fast-path.ts,
-// bundled by scripts/bundle-cli.mjs) without loading it. CommonJS, like the fast path: those answers
-// then never set up Node's ES module loader (~4 ms of a ~55 ms start); the CLI is an ES module, loaded
-// with import().
+// Launcher only: all logic lives in dist/cli/tsop.cjs (src/cli/main.ts, bundled by
+// scripts/bundle-cli.mjs). dist/cli/tsop-launcher.cjs (src/cli/launcher.ts) answers --help,
+// --version and `version` without loading it (src/cli/fast-path.ts), and otherwise loads it with
+// V8's code cache (src/cli/load-cli.ts). All CommonJS: Node's ES module loader is never set up for
+// the CLI itself (~4 ms of a ~55 ms start).
 "use strict";
-const { answeredWithoutCli } = require("../dist/cli/tsop-fast-path.cjs");
+const { answeredWithoutCli, loadCli } = require("../dist/cli/tsop-launcher.cjs");
 
-if (!answeredWithoutCli(process.argv.slice(2))) {
+const argv = process.argv.slice(2);
+if (!answeredWithoutCli(argv)) {
   stopQuietlyOnClosedPipe();
   runCli();
 }
@@ -23,9 +24,10 @@ function stopQuietlyOnClosedPipe() {
 }
 
 async function runCli() {
-  const { run } = await import("../dist/cli/tsop.js");
-  const code = await run(process.argv.slice(2));
+  const { cli, saveCodeCache } = loadCli(argv);
+  const code = await cli.run(argv);
   process.exitCode = code;
+  saveCodeCache(code);
   // The command has finished: exit once stdout and stderr are flushed instead of waiting for idle
   // keep-alive sockets and timers to drain (that wait cost ~200 ms after `run bundle` saw its CSV
   // succeed).

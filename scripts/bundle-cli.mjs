@@ -1,28 +1,29 @@
-// Build step after tsc: bundles the CLI into dist/cli/tsop.js (the shell: src/cli/main.ts and the
-// command modules it imports statically), which bin/tsop.cjs loads, and one lazily loaded chunk per
-// command's domain code (dist/cli/tsop-*.js: what an action imports with `await import(…)`, with
-// the dist/ modules and the pure-JavaScript packages it needs). Each module Node loads costs
-// start-up time: `tsop bundle` loaded ~200 files (its own dist/ modules, and yaml and semver as 120
-// CommonJS files) before this. Code shared by two commands goes into a shared chunk, so each module
-// still has one instance per process (error classes keep one identity).
-// The chunks sit in dist/cli/, one folder below dist/ like every tsc output, so the paths modules
+// Build step after tsc: bundles the CLI (src/cli/main.ts, every command and the dist/ modules and
+// pure-JavaScript packages they use) into one CommonJS file, dist/cli/tsop.cjs, which bin/tsop.cjs
+// loads through dist/cli/tsop-launcher.cjs with V8's code cache (src/cli/load-cli.ts). One file
+// because each module Node's ES module loader loads costs ~0.3-0.5 ms of resolving, reading and
+// linking (`tsop bundle` loaded 24), and CommonJS because only a script compiled by node:vm can be
+// given V8's code cache on Node 20: compiling the CLI's code was the largest single cost of a short
+// command. What a command does not use still costs nothing at run time: esbuild wraps each module
+// reached only through `await import(…)` in a function run on that import, and each bundled
+// CommonJS package in one run on its first require(); V8 compiles a function only when it first runs.
+// The file sits in dist/cli/, one folder below dist/ like every tsc output, so the paths modules
 // compute from import.meta.url (../../package.json, ../../templates/) stay right.
 // Left external: packages that are large and used by few commands, or load files of their own
 // (typescript is loaded through require with V8's code cache, src/codegen/cache/code-cache.ts).
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
-import { readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire, isBuiltin } from "node:module";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { isBuiltin } from "node:module";
 import { dirname, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const cliDir = resolve(root, "dist/cli");
+const cliFile = resolve(cliDir, "tsop.cjs");
 
-/** Packages bundled into the chunks: pure JavaScript, no files of their own read at run time. */
+/** Packages bundled into the CLI: pure JavaScript, no files of their own read at run time. */
 const BUNDLED_PACKAGES = new Set(["commander", "yaml", "js-yaml", "semver"]);
-
-const requireHere = createRequire(import.meta.url);
 
 /** "yaml" of "yaml/util", "@scope/pkg" of "@scope/pkg/x". */
 function packageName(specifier) {
@@ -36,60 +37,32 @@ for (const name of readdirSync(cliDir)) {
   if (/^tsop(-.*)?\.c?js$/.test(name)) rmSync(resolve(cliDir, name));
 }
 
-const { metafile } = await build({
-  entryPoints: { tsop: resolve(cliDir, "main.js") },
-  metafile: true,
-  outdir: cliDir,
-  chunkNames: "tsop-[name]-[hash]",
+/** import.meta.url in a CommonJS file: its own URL (both files sit in dist/cli/). */
+const IMPORT_META_URL = {
+  define: { "import.meta.url": "importMetaUrl" },
+  banner: { js: 'const importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+};
+
+await build({
+  entryPoints: [resolve(cliDir, "main.js")],
+  outfile: cliFile,
   bundle: true,
   // Whitespace, comments and syntax minified, names kept (stack traces still name functions):
-  // V8 scans every byte of a module it loads, and commander alone is 125 KB, mostly comments
-  // (~10 ms less CPU per `tsop bundle`, interleaved A/B).
+  // V8 scans every byte of a script it compiles, and commander alone is 125 KB, mostly comments.
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: "none",
-  splitting: true,
-  format: "esm",
+  // ASCII only (esbuild's default, stated because src/cli/load-cli.ts reads the file as Latin-1).
+  charset: "ascii",
+  format: "cjs",
   platform: "node",
   target: "node20.19",
   logLevel: "warning",
+  ...IMPORT_META_URL,
   plugins: [
     {
-      name: "tsop-chunks",
+      name: "tsop-cli",
       setup(builder) {
-        // A bundled CommonJS package's require() of a Node built-in ("process", "buffer" in yaml):
-        // an ES module chunk has no require, so the built-in comes from process.getBuiltinModule
-        // (Node ≥ 20.16; package.json asks for ≥ 20.19).
-        builder.onResolve({ filter: /.*/ }, (args) =>
-          args.kind === "require-call" && isBuiltin(args.path)
-            ? { path: args.path, namespace: "node-builtin" }
-            : undefined,
-        );
-        builder.onLoad({ filter: /.*/, namespace: "node-builtin" }, (args) => ({
-          contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)});`,
-          loader: "js",
-        }));
-        // `await import("yaml")` of a bundled CommonJS package would give a chunk with only a
-        // default export (esbuild), where Node gives the named exports too: such an import gets an
-        // ES module facade that re-exports the package's names one by one.
-        builder.onResolve({ filter: /.*/ }, (args) =>
-          args.kind === "dynamic-import" && BUNDLED_PACKAGES.has(packageName(args.path))
-            ? { path: args.path, namespace: "esm-facade" }
-            : undefined,
-        );
-        builder.onLoad({ filter: /.*/, namespace: "esm-facade" }, (args) => {
-          const names = Object.keys(requireHere(args.path)).filter((n) => /^[A-Za-z_$][\w$]*$/.test(n));
-          const lines = names.filter((n) => n !== "default").map((n) => `export const ${n} = pkg.${n};`);
-          return {
-            contents: [
-              `import * as pkg from ${JSON.stringify(args.path)};`,
-              ...lines,
-              "export default pkg.default;",
-            ].join("\n"),
-            loader: "js",
-            resolveDir: root,
-          };
-        });
         builder.onResolve({ filter: /.*/ }, (args) => {
           if (args.kind === "entry-point") return undefined;
           // Data files stay JSON (Node's JSON.parse reads them faster than V8 compiles the same
@@ -98,6 +71,7 @@ const { metafile } = await build({
             return { external: true, path: `./${relative(cliDir, resolve(args.resolveDir, args.path))}` };
           }
           if (args.path.startsWith(".")) return undefined;
+          if (isBuiltin(args.path)) return { external: true, path: args.path };
           if (BUNDLED_PACKAGES.has(packageName(args.path))) return undefined;
           return { external: true, path: args.path };
         });
@@ -106,32 +80,30 @@ const { metafile } = await build({
   ],
 });
 
-// Which packages each CLI file bundles (minified files no longer name their modules), for
-// test/cli/lazy-imports.test.ts and for anyone asking what a command loads.
-const packagesByFile = {};
-for (const [output, { inputs }] of Object.entries(metafile.outputs)) {
-  if (!output.endsWith(".js")) continue;
-  const packages = Object.keys(inputs).flatMap((input) => {
-    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
-    return match ? [match[1]] : [];
-  });
-  packagesByFile[relative(cliDir, resolve(root, output))] = [...new Set(packages)].sort();
-}
-writeFileSync(resolve(cliDir, "bundled-packages.json"), `${JSON.stringify(packagesByFile, null, 2)}\n`);
+// A script compiled by node:vm cannot run import() on Node 20 (that needs
+// --experimental-vm-modules), and the external packages some commands import on demand (execa, ora,
+// @inquirer/prompts, @kubernetes/client-node) are ES modules: their import() becomes a call of the
+// function the launcher passes in, which runs a real import() from dist/cli/.
+const EXTERNAL_IMPORT = /\bimport\(("[^".][^"]*")\)/g;
+const code = readFileSync(cliFile, "latin1");
+const rewritten = code.replace(EXTERNAL_IMPORT, "importExternal($1)");
+const left = /\bimport\(/.exec(rewritten.replace(/"(?:[^"\\]|\\.)*"/g, '""'));
+if (left)
+  throw new Error(`dist/cli/tsop.cjs: an import() the launcher cannot serve is left at ${left.index}`);
+writeFileSync(cliFile, rewritten, "latin1");
 
-// The start-up fast path (src/cli/fast-path.ts, which bin/tsop.cjs requires first) as one CommonJS
-// file: `tsop --help` and `--version` then load two modules (bin/tsop.cjs and this) instead of five,
-// and never set up Node's ES module loader. import.meta.url (paths to help.txt and package.json) is
-// this file's URL; it sits in dist/cli/ like fast-path.js, so those relative paths stay right.
+// The launcher (src/cli/launcher.ts: the start-up fast path, and the loader of the CLI above) as one
+// CommonJS file: `tsop --help` and `--version` then load two modules (bin/tsop.cjs and this) and
+// never set up Node's ES module loader. import.meta.url (paths to help.txt, package.json and the
+// CLI) is this file's URL; it sits in dist/cli/ like launcher.js, so those relative paths stay right.
 await build({
-  entryPoints: [resolve(cliDir, "fast-path.js")],
-  outfile: resolve(cliDir, "tsop-fast-path.cjs"),
+  entryPoints: [resolve(cliDir, "launcher.js")],
+  outfile: resolve(cliDir, "tsop-launcher.cjs"),
   bundle: true,
   format: "cjs",
   platform: "node",
   target: "node20.19",
-  define: { "import.meta.url": "importMetaUrl" },
-  banner: { js: 'const importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  ...IMPORT_META_URL,
   logLevel: "warning",
 });
 

@@ -37,7 +37,7 @@ function commandsIn(help) {
   return new Set([...section.matchAll(/^ {2}(\S+)/gm)].map((m) => m[1]));
 }
 
-if (!existsSync(join(repo, "dist/cli/tsop.js"))) {
+if (!existsSync(join(repo, "dist/cli/tsop.cjs"))) {
   step("building tsop (npm run build)");
   run(npm, ["run", "build"], { cwd: repo });
 }

@@ -1,6 +1,6 @@
 // The start-up fast path (src/cli/fast-path.ts): `tsop --help`, `-h`, `--version` and `version`
-// print what the full CLI prints, without loading it. Node says what was loaded: NODE_DEBUG=esm logs
-// every ES module it loads, and the CLI is dist/cli/tsop.js (the shell, with commander bundled in).
+// print what the full CLI prints, without loading it (dist/cli/tsop.cjs, which a preload sees read:
+// test/support/cli-load-trace.ts).
 import { spawn } from "node:child_process";
 import { closeSync, constants, openSync, readFileSync, writeSync } from "node:fs";
 import { Socket } from "node:net";
@@ -9,15 +9,14 @@ import { setTimeout as delay } from "node:timers/promises";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT, runTsop, TSOP_BIN } from "../support/cli.js";
+import { CLI_LOAD_TRACE_ENV, cliLoaded } from "../support/cli-load-trace.js";
 import { runOnTerminal } from "../support/pty.js";
 import { testdir } from "../support/testdir.js";
 
-const CLI_LOADED = /file:\/\/\S*\/dist\/cli\/tsop\.js\b/;
-
 async function tsop(args: string[]) {
-  const run = await runTsop(args, { env: { NODE_DEBUG: "esm" } });
+  const run = await runTsop(args, { env: CLI_LOAD_TRACE_ENV });
   expect(run.exitCode, run.stderr).toBe(0);
-  return { stdout: run.stdout, cliLoaded: CLI_LOADED.test(run.stderr) };
+  return { stdout: run.stdout, cliLoaded: cliLoaded(run.stderr) };
 }
 
 describe("start-up fast path", () => {
@@ -50,18 +49,18 @@ describe("start-up fast path", () => {
 
 describe("where stdout is a character device", () => {
   it("on a terminal the CLI answers --help (commander wraps it to the width); /dev/null gets the fast path", async () => {
-    const terminal = runOnTerminal(["--help"], { env: { NODE_DEBUG: "esm" } });
+    const terminal = runOnTerminal(["--help"], { env: CLI_LOAD_TRACE_ENV });
     expect(await terminal.exited, terminal.output()).toBe(0);
     expect(terminal.output()).toContain("Usage: tsop");
-    expect(CLI_LOADED.test(terminal.output())).toBe(true);
+    expect(cliLoaded(terminal.output().replaceAll("\r", ""))).toBe(true);
 
     const devNull = await execa(process.execPath, [TSOP_BIN, "--help"], {
       stdout: "ignore",
       reject: false,
-      env: { NODE_DEBUG: "esm" },
+      env: CLI_LOAD_TRACE_ENV,
     });
     expect(devNull.exitCode, devNull.stderr).toBe(0);
-    expect(CLI_LOADED.test(devNull.stderr)).toBe(false);
+    expect(cliLoaded(devNull.stderr)).toBe(false);
   });
 });
 

@@ -8,6 +8,7 @@ import { delimiter, dirname, join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/cli.js";
+import { CLI_LOAD_TRACE_ENV, cliLoaded } from "../support/cli-load-trace.js";
 import { testdir } from "../support/testdir.js";
 
 /** A project with the packed tsop installed and its bin linked by npm; returns the linked command. */
@@ -30,8 +31,8 @@ async function installPacked(): Promise<{ bin: string; version: string }> {
   return { bin: join(project, "node_modules/.bin/tsop"), version };
 }
 
-/** The CLI (dist/cli/tsop.js, an ES module) as NODE_DEBUG=esm names it when Node loads it. */
-const CLI_LOADED = /file:\/\/\S*\/node_modules\/tsop\/dist\/cli\/tsop\.js\b/;
+/** The installed copy's CLI, as test/support/cli-load-trace.ts names it when it is loaded. */
+const INSTALLED_CLI = /\/node_modules\/tsop\/dist\/cli\/tsop\.cjs$/;
 
 /** Runs the linked command; `cli` says whether the full CLI answered. */
 async function tsop(bin: string, args: string[], cli: boolean): Promise<string> {
@@ -40,13 +41,13 @@ async function tsop(bin: string, args: string[], cli: boolean): Promise<string> 
     env: {
       PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`,
       NO_COLOR: "1",
-      NODE_DEBUG: "esm",
+      ...CLI_LOAD_TRACE_ENV,
     },
     reject: false,
     stripFinalNewline: false,
   });
   expect(run.exitCode, `tsop ${args.join(" ")}: ${run.stderr}`).toBe(0);
-  expect(CLI_LOADED.test(run.stderr), `tsop ${args.join(" ")} loaded the CLI`).toBe(cli);
+  expect(cliLoaded(run.stderr, INSTALLED_CLI), `tsop ${args.join(" ")} loaded the CLI`).toBe(cli);
   return run.stdout;
 }
 
@@ -55,7 +56,7 @@ describe("the installed tsop command", () => {
     const { bin, version } = await installPacked();
     expect(await readlink(bin)).toMatch(/^\.\.\/tsop\/bin\//);
 
-    // `tsop help` is commander's own help (the full CLI, loaded through the launcher's import()).
+    // `tsop help` is commander's own help (the full CLI, loaded by the launcher).
     const help = await tsop(bin, ["help"], true);
     expect(help).toContain("Usage: tsop");
     expect(await tsop(bin, ["--help"], false)).toBe(help);

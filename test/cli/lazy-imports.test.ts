@@ -1,7 +1,8 @@
-// `tsop --help`, `--version` and offline commands must stay fast: a loader hook in a child process
-// records every module the CLI resolves, and the heavy ones may appear only when a command needs them.
+// `tsop --help`, `--version` and offline commands must stay fast: loader hooks in a child process
+// record every package the CLI loads from node_modules, V8's coverage every package bundled into the
+// CLI whose code ran, and the heavy ones may appear only when a command needs them.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -23,7 +24,7 @@ const HEAVY = [
   "yaml",
 ];
 
-/** Packages (node_modules/<name>) resolved while running `tsop <args>`. */
+/** Packages (node_modules/<name>) loaded, or bundled and run, while running `tsop <args>`. */
 function packagesLoaded(args: string[]): string[] {
   const trace = join(dir, `trace-${Math.random().toString(36).slice(2)}.txt`);
   writeFileSync(trace, "");
@@ -56,35 +57,47 @@ Module._load = function (request, parent, isMain) {
 };
 `,
   );
+  const coverage = mkdtempSync(join(dir, "coverage-"));
   execFileSync(
     process.execPath,
     ["--require", cjsTracer, "--import", pathToFileURL(register).href, TSOP_BIN, ...args],
     {
-      env: { ...process.env, TSOP_TRACE: trace },
+      env: { ...process.env, TSOP_TRACE: trace, NODE_V8_COVERAGE: coverage },
       stdio: ["ignore", "ignore", "ignore"],
     },
   );
   const urls = readFileSync(trace, "utf8").split("\n").filter(Boolean);
   const names = urls.flatMap((url) => {
     const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
-    return match?.[1] ? [match[1]] : [...bundledPackages(url)];
+    return match?.[1] ? [match[1]] : [];
   });
-  return [...new Set(names)].sort();
+  return [...new Set([...names, ...bundledPackagesRun(coverage)])].sort();
+}
+
+interface Coverage {
+  result: Array<{
+    url: string;
+    functions: Array<{ functionName: string; ranges: Array<{ count: number }> }>;
+  }>;
 }
 
 /**
- * Packages bundled into a loaded CLI chunk (scripts/bundle-cli.mjs bundles yaml, js-yaml, semver
- * and commander into the chunk of each command that uses them, and lists them per file in
- * dist/cli/bundled-packages.json).
+ * Packages bundled into dist/cli/tsop.cjs (scripts/bundle-cli.mjs) whose code ran: esbuild wraps
+ * each bundled module in a function named by its path ("node_modules/yaml/dist/index.js"), run when
+ * the module is first imported or required, and V8's coverage counts the calls of each function.
  */
-function bundledPackages(url: string): string[] {
-  const match = /\/dist\/cli\/(tsop[^/]*\.js)$/.exec(url);
-  if (!match) return [];
-  const listed = JSON.parse(readFileSync(new URL("bundled-packages.json", url), "utf8")) as Record<
-    string,
-    string[]
-  >;
-  return listed[match[1]!] ?? [];
+function bundledPackagesRun(coverageDir: string): string[] {
+  const names: string[] = [];
+  for (const file of readdirSync(coverageDir)) {
+    const { result } = JSON.parse(readFileSync(join(coverageDir, file), "utf8")) as Coverage;
+    for (const script of result.filter((s) => s.url.endsWith("/dist/cli/tsop.cjs"))) {
+      for (const fn of script.functions) {
+        const match = /^node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(fn.functionName);
+        if (match?.[1] && (fn.ranges[0]?.count ?? 0) > 0) names.push(match[1]);
+      }
+    }
+  }
+  return names;
 }
 
 describe("lazy imports", () => {

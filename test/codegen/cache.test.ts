@@ -194,6 +194,24 @@ await generate({ cwd: process.cwd() }, silentReporter);`;
     expect((await stat(file)).ino).toBe(before.inode);
   });
 
+  it("a damaged code cache of the compiler is not used: the analysis gives the same files and writes it again", async () => {
+    // V8 does not check the bytes of a code cache's payload in release builds: used as it is, a
+    // damaged file stopped the process with a fatal error in V8's deserializer.
+    const dir = await project();
+    await fromScratch(dir);
+    const codeDir = join(dir, "node_modules/.cache/tsop");
+    const [name] = (await readdir(codeDir)).filter((file) => file.endsWith(".bin"));
+    const file = join(codeDir, name!);
+    const good = await readFile(file);
+    const damaged = Buffer.from(good.map((byte, i) => (i < 64 ? byte : byte ^ 0xff)));
+    await writeFile(file, damaged);
+
+    await writeFile(join(dir, "api/gadget.ts"), API.replace("@minimum 1", "@minimum 3"));
+    const edit = await expectSameAsCold(dir);
+    expect(edit.first.compilerLoaded).toBe(true);
+    expect((await readFile(file)).equals(damaged)).toBe(false);
+  });
+
   it("--check still compares with the files on disk when it answers from the cache", async () => {
     const dir = await project();
     await expectSameAsCold(dir);
@@ -298,8 +316,8 @@ await generate({ cwd: process.cwd() }, silentReporter);`;
     expect(same.run.cache).toMatch(/^generate cache: hit/);
 
     // A rebuild with other code and the same version (a checkout is keyed by a hash of its code:
-    // the CLI's bundled chunks, dist/cli/tsop*.js).
-    await appendFile(join(install, "dist/cli/tsop.js"), "\n// rebuilt\n");
+    // the CLI's bundle, dist/cli/tsop.cjs).
+    await appendFile(join(install, "dist/cli/tsop.cjs"), "\n// rebuilt\n");
     const rebuilt = await fromScratch(dir, [], bin);
     expect(rebuilt.run.cache).toMatch(/^generate cache: no entry/);
     expect(rebuilt.tree).toEqual(same.tree);

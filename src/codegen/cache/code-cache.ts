@@ -4,12 +4,12 @@
 // and after this analysis the code (now including every function the analysis ran) is saved for
 // the next. V8 checks the data against the source and rejects what does not fit (another
 // TypeScript or Node version): the compiler then compiles as usual and the file is written again.
-import { isAscii } from "node:buffer";
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire, Module } from "node:module";
 import { dirname } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { Script } from "node:vm";
+import { readCodeCache, readScriptSource, writeCodeCache } from "../../common/v8-code-cache.js";
+import { PROCESS_V8_FLAGS } from "../../common/v8-flags.js";
 
 const require = createRequire(import.meta.url);
 
@@ -21,25 +21,15 @@ export function useCodeCache(file: string): void {
   cacheFile = file;
 }
 
-/**
- * V8 optimises a function once it has run a budget of bytecode (--interrupt-budget, 66 KB). In a
- * process that parses, binds and walks a project once and exits, much of that optimising, on a
- * second thread, is spent on compiler functions that are done before the optimised code is ready:
- * four times the budget cut an analysis's CPU time by a quarter to a third (docs/generate.md). Set
- * before the compiler loads, by every analysis alike (`tsop generate`, and the generate that
- * bundle, install, run local and deploy run first): V8 rejects a code cache made under other flags,
- * so analyses with different flags would throw away each other's cache.
- */
-const ANALYSIS_V8_FLAGS = "--interrupt-budget=270336";
-
 /** The TypeScript module: through the code cache when one was named, else a plain require(). */
 export function loadTypeScript(): unknown {
-  setFlagsFromString(ANALYSIS_V8_FLAGS);
+  // A no-op under the CLI, which set them at start (common/v8-flags.ts says why).
+  setFlagsFromString(PROCESS_V8_FLAGS);
   if (cacheFile === undefined) return require("typescript");
   const filename = require.resolve("typescript");
-  const cachedData = readOrUndefined(cacheFile);
+  const cachedData = readCodeCache(cacheFile);
   const script = new Script(
-    (Module as unknown as { wrap(code: string): string }).wrap(readSource(filename)),
+    (Module as unknown as { wrap(code: string): string }).wrap(readScriptSource(filename)),
     {
       filename,
       ...(cachedData ? { cachedData } : {}),
@@ -59,29 +49,5 @@ export function loadTypeScript(): unknown {
 export function saveCodeCache(): void {
   if (cacheFile === undefined || loaded === undefined || loaded.reused) return;
   loaded.reused = true;
-  const temp = `${cacheFile}.${process.pid}.tmp`;
-  try {
-    writeFileSync(temp, loaded.script.createCachedData());
-    renameSync(temp, cacheFile);
-  } catch {
-    // Only a cache: a read-only or full disk costs the next run its compile time, nothing else.
-    rmSync(temp, { force: true });
-  }
-}
-
-/**
- * typescript.js's text. The published file is pure ASCII, which decodes as Latin-1 several times
- * faster than through the UTF-8 decoder (~20 ms of each analysis); any other text is decoded as UTF-8.
- */
-function readSource(file: string): string {
-  const bytes = readFileSync(file);
-  return isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
-}
-
-function readOrUndefined(file: string): Buffer | undefined {
-  try {
-    return readFileSync(file);
-  } catch {
-    return undefined;
-  }
+  writeCodeCache(cacheFile, loaded.script.createCachedData());
 }

@@ -22,13 +22,13 @@ const INSTALLED = /[\\/]node_modules[\\/]/.test(HERE);
 
 /**
  * The modules generate runs: in the CLI's bundle (scripts/bundle-cli.mjs) this module is part of
- * dist/cli/tsop*.js, which then hold all of them; else src/ (or dist/) codegen, common and project.
+ * dist/cli/tsop.cjs, which then holds all of them; else src/ (or dist/) codegen, common and project.
  */
 const CODE =
   basename(HERE) === "cli"
     ? // Only top-level names can match: listing subdirectories (Node's recursive readdir is slow,
       // ~4 ms here) would add nothing.
-      { dirs: [HERE], file: /^tsop.*\.js$/, recursive: false }
+      { dirs: [HERE], file: /^tsop.*\.c?js$/, recursive: false }
     : {
         dirs: ["codegen", "common", "project"].map((name) => join(HERE, "../..", name)),
         file: /^(?!.*\.d\.ts$).*\.(js|ts|json)$/,
