@@ -1,6 +1,6 @@
 // The memcached fixture project (fixtures/bundle/memcached/project) in temp copies for the bundle
 // benchmarks, and the facts a tsop bundle and an operator-sdk bundle of it must agree on.
-import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
@@ -9,10 +9,15 @@ import { fail } from "./side-by-side.js";
 export const BUNDLE_FLAGS = ["--version", "0.0.1", "--channels", "alpha", "--default-channel", "alpha"];
 const FIXTURE = join(import.meta.dirname, "../fixtures/bundle/memcached/project");
 
-/** A temp copy of the fixture project; operator-sdk's with the kubebuilder Go layout in PROJECT. */
+/**
+ * A temp copy of the fixture project; operator-sdk's with the kubebuilder Go layout in PROJECT.
+ * tsop's has a node_modules/ like every project tsop is installed in, where the CLI keeps its code
+ * cache (src/cli/load-cli.ts; written by each benchmark's warm-up run).
+ */
 export function copyProject(forOperatorSdk: boolean): string {
   const dir = mkdtempSync(join(tmpdir(), forOperatorSdk ? "tsop-bench-sdk-" : "tsop-bench-tsop-"));
   cpSync(FIXTURE, dir, { recursive: true });
+  if (!forOperatorSdk) mkdirSync(join(dir, "node_modules"));
   if (forOperatorSdk) {
     const project = join(dir, "PROJECT");
     writeFileSync(project, readFileSync(project, "utf8").replace("tsop.dev/v1", "go.kubebuilder.io/v4"));

@@ -37,6 +37,9 @@ for (const name of readdirSync(cliDir)) {
   if (/^tsop(-.*)?\.c?js$/.test(name)) rmSync(resolve(cliDir, name));
 }
 
+/** `import("<package>")` calls esbuild left in the CLI (see the rewrite below). */
+let externalImports = 0;
+
 /** import.meta.url in a CommonJS file: its own URL (both files sit in dist/cli/). */
 const IMPORT_META_URL = {
   define: { "import.meta.url": "importMetaUrl" },
@@ -71,8 +74,8 @@ await build({
             return { external: true, path: `./${relative(cliDir, resolve(args.resolveDir, args.path))}` };
           }
           if (args.path.startsWith(".")) return undefined;
-          if (isBuiltin(args.path)) return { external: true, path: args.path };
-          if (BUNDLED_PACKAGES.has(packageName(args.path))) return undefined;
+          if (!isBuiltin(args.path) && BUNDLED_PACKAGES.has(packageName(args.path))) return undefined;
+          if (args.kind === "dynamic-import") externalImports++;
           return { external: true, path: args.path };
         });
       },
@@ -85,11 +88,20 @@ await build({
 // @inquirer/prompts, @kubernetes/client-node) are ES modules: their import() becomes a call of the
 // function the launcher passes in, which runs a real import() from dist/cli/.
 const EXTERNAL_IMPORT = /\bimport\(("[^".][^"]*")\)/g;
+// The rewrite must meet exactly the calls esbuild left: a text like `import("x")` in a string
+// would be met too, and changed.
 const code = readFileSync(cliFile, "latin1");
-const rewritten = code.replace(EXTERNAL_IMPORT, "importExternal($1)");
-const left = /\bimport\(/.exec(rewritten.replace(/"(?:[^"\\]|\\.)*"/g, '""'));
-if (left)
-  throw new Error(`dist/cli/tsop.cjs: an import() the launcher cannot serve is left at ${left.index}`);
+let rewrites = 0;
+const rewritten = code.replace(EXTERNAL_IMPORT, (_, specifier) => {
+  rewrites++;
+  return `importExternal(${specifier})`;
+});
+if (rewrites !== externalImports || /\bimport\(/.test(rewritten.replace(/"(?:[^"\\]|\\.)*"/g, '""'))) {
+  throw new Error(
+    `dist/cli/tsop.cjs: ${externalImports} import() of packages expected, ${rewrites} rewritten; ` +
+      'an import() of a variable, or import("…") in a string, cannot be told apart here',
+  );
+}
 writeFileSync(cliFile, rewritten, "latin1");
 
 // The launcher (src/cli/launcher.ts: the start-up fast path, and the loader of the CLI above) as one

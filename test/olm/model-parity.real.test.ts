@@ -87,20 +87,21 @@ async function kubectl(world: World, args: string[]): Promise<KubeObject & { ite
 }
 
 /**
- * An unapproved plan for CSVs that are already installed. Real OLM left one behind an upgrade once
- * in a CI run (three plans where the model had two). v0.28's catalog operator skips re-resolving a
- * namespace only while its Subscription is UpgradePending, so a catalog event during the install
- * can resolve again and ensureInstallPlan makes a plan of the next generation for the same CSV (our
- * reading of its source; the run kept no OLM logs). It installs nothing, and
- * the model, which has no such race, never makes one, so the comparison leaves it out.
+ * An unapproved plan that no Subscription points at. Real OLM left one behind an upgrade in two CI
+ * runs (three plans where the model had two): v0.28's catalog operator skips re-resolving a
+ * namespace only while its Subscription is UpgradePending, so a catalog event during an install can
+ * resolve again and ensureInstallPlan makes a plan of the next generation (our reading of its
+ * source; the runs kept no OLM logs). Once it was for the CSV just installed; once, its CSVs were no
+ * longer there to tell (most likely the first install's, since replaced), so what marks it is that
+ * nothing waits on it: the Subscription, compared separately, points at the plan it installed from
+ * (a Subscription waiting for approval would be UpgradePending). It installs nothing, and the model,
+ * which has no such race, never makes one, so the comparison leaves it out.
  */
-function staleDuplicate(plan: KubeObject, succeeded: Set<string>): boolean {
-  const csvs = (plan.spec?.clusterServiceVersionNames ?? []) as string[];
+function strayPlan(plan: KubeObject, referenced: Set<string>): boolean {
   return (
     plan.spec?.approved !== true &&
     plan.status?.phase === "RequiresApproval" &&
-    csvs.length > 0 &&
-    csvs.every((name) => succeeded.has(name))
+    !referenced.has(String(plan.metadata.name))
   );
 }
 
@@ -114,7 +115,8 @@ async function observe(world: World, namespace: string) {
   const csvs = (await get("clusterserviceversions"))
     .filter((c) => !c.metadata.labels?.["olm.copiedFrom"])
     .map((c) => ({ name: c.metadata.name, phase: c.status?.phase, reason: c.status?.reason }));
-  const subscriptions = (await get("subscriptions")).map((s) => ({
+  const subs = await get("subscriptions");
+  const subscriptions = subs.map((s) => ({
     state: s.status?.state,
     installedCSV: s.status?.installedCSV,
     currentCSV: s.status?.currentCSV,
@@ -125,9 +127,13 @@ async function observe(world: World, namespace: string) {
       .map((c) => `${c.type}/${c.reason ?? ""}`)
       .sort(),
   }));
-  const succeeded = new Set(csvs.filter((c) => c.phase === "Succeeded").map((c) => String(c.name)));
+  const referenced = new Set(
+    subs.flatMap((s) =>
+      [s.status?.installPlanRef?.name, s.status?.installplan?.name].filter((n) => typeof n === "string"),
+    ),
+  );
   const plans = (await get("installplans"))
-    .filter((p) => !staleDuplicate(p, succeeded))
+    .filter((p) => !strayPlan(p, referenced))
     .map((p) => `${p.spec?.approval} approved=${p.spec?.approved} ${p.status?.phase}`)
     .sort();
   const catalogs = (await get("catalogsources")).map((c) => c.status?.connectionState?.lastObservedState);
