@@ -53,7 +53,8 @@ async function checkOutputDir(plan: ResolvedBundle): Promise<void> {
 }
 
 async function defaultPinImages(objects: Array<Record<string, unknown>>, options: PinImagesOptions) {
-  const { pinBundleImages } = await import("../oci/index.js");
+  // The pinning module, not oci/'s index: that loads the image pull and push code too (tar-stream).
+  const { pinBundleImages } = await import("../oci/pin.js");
   return pinBundleImages(objects, options);
 }
 

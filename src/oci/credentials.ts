@@ -8,7 +8,6 @@
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { execa } from "execa";
 import { InvalidInputError, TsopError } from "../common/errors.js";
 import { DOCKER_HUB } from "./reference.js";
 
@@ -132,6 +131,8 @@ export async function runCredentialHelper(
   env: NodeJS.ProcessEnv,
 ): Promise<Credential | undefined> {
   const program = `docker-credential-${helper}`;
+  // Loaded here, where a helper runs: execa and its modules cost every registry command ~30 ms.
+  const { execa } = await import("execa");
   const result = await execa(program, ["get"], {
     input: helperServerUrl(registry),
     env,

@@ -2,12 +2,13 @@
 // record every package the CLI loads from node_modules, V8's coverage every package bundled into the
 // CLI whose code ran, and the heavy ones may appear only when a command needs them.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { TSOP_BIN } from "../support/cli.js";
+import { REPO_ROOT, TSOP_BIN } from "../support/cli.js";
+import { pushTestImage, startRegistry } from "../support/registry.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tsop-lazy-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -25,7 +26,7 @@ const HEAVY = [
 ];
 
 /** Packages (node_modules/<name>) loaded, or bundled and run, while running `tsop <args>`. */
-function packagesLoaded(args: string[]): string[] {
+function packagesLoaded(args: string[], cwd?: string): string[] {
   const trace = join(dir, `trace-${Math.random().toString(36).slice(2)}.txt`);
   writeFileSync(trace, "");
   const hooks = join(dir, "hooks.mjs");
@@ -62,6 +63,7 @@ Module._load = function (request, parent, isMain) {
     process.execPath,
     ["--require", cjsTracer, "--import", pathToFileURL(register).href, TSOP_BIN, ...args],
     {
+      cwd,
       env: { ...process.env, TSOP_TRACE: trace, NODE_V8_COVERAGE: coverage },
       stdio: ["ignore", "ignore", "ignore"],
     },
@@ -114,5 +116,30 @@ describe("lazy imports", () => {
     if (cli) expect(loaded).toContain("commander");
     else expect(loaded).toEqual([]);
     for (const heavy of HEAVY) expect(loaded, `${args.join(" ")} loaded ${heavy}`).not.toContain(heavy);
+  });
+
+  it("tsop bundle --use-image-digests loads none but yaml, js-yaml and semver", async () => {
+    // It asks a registry for digests (its credentials are read, no helper is run): execa, which
+    // a credential helper needs, cost it ~30 ms when loaded with the registry client.
+    const registry = await startRegistry();
+    try {
+      const image = `${registry.host}/lazy/operator:v1`;
+      await pushTestImage(registry, "lazy/operator", "v1");
+      const project = mkdtempSync(join(dir, "project-"));
+      cpSync(join(REPO_ROOT, "fixtures/bundle/memcached/project"), project, { recursive: true });
+      const manager = join(project, "config/manager/manager.yaml");
+      writeFileSync(
+        manager,
+        readFileSync(manager, "utf8").replace("image: controller:latest", `image: ${image}`),
+      );
+      const args = ["bundle", "--skip-generate", "--version", "0.0.1", "--use-image-digests"];
+      const loaded = packagesLoaded([...args, "--plain-http", registry.host], project);
+      expect(
+        readFileSync(join(project, "bundle/manifests/memcached-operator.clusterserviceversion.yaml"), "utf8"),
+      ).toContain(`${registry.host}/lazy/operator@sha256:`);
+      expect(loaded).toEqual(["commander", "js-yaml", "semver", "yaml"]);
+    } finally {
+      await registry.stop();
+    }
   });
 });
