@@ -24,7 +24,7 @@ function median(values) {
 // (CPU time is what to compare on a shared, busy machine).
 const probe = `
 const start = process.hrtime.bigint();
-const { loadCli } = (await import("node:module")).createRequire(import.meta.url)(${JSON.stringify(fileURLToPath(new URL("../dist/cli/tsop-launcher.cjs", import.meta.url)))});
+const { loadCli } = (await import("node:module")).createRequire(import.meta.url)(${JSON.stringify(fileURLToPath(new URL("../dist/cli/tsop-load-cli.cjs", import.meta.url)))});
 const args = JSON.parse(process.env.TSOP_ARGS);
 const code = await loadCli(args).cli.run(args);
 const wall = Number(process.hrtime.bigint() - start) / 1e6;

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // Launcher only: all logic lives in dist/cli/tsop.cjs (src/cli/main.ts, bundled by
-// scripts/bundle-cli.mjs). dist/cli/tsop-launcher.cjs (src/cli/launcher.ts) answers --help,
-// --version and `version` without loading it (src/cli/fast-path.ts), and otherwise loads it with
-// V8's code cache (src/cli/load-cli.ts). All CommonJS: Node's ES module loader is never set up for
-// the CLI itself (~4 ms of a ~55 ms start).
+// scripts/bundle-cli.mjs). dist/cli/tsop-fast-path.cjs (src/cli/fast-path.ts) answers --help,
+// --version and `version` without loading it; otherwise dist/cli/tsop-load-cli.cjs
+// (src/cli/load-cli.ts) loads it with V8's code cache. All CommonJS: Node's ES module loader is
+// never set up for the CLI itself (~4 ms of a ~55 ms start).
 "use strict";
-const { answeredWithoutCli, loadCli } = require("../dist/cli/tsop-launcher.cjs");
+const { answeredWithoutCli } = require("../dist/cli/tsop-fast-path.cjs");
 
 const argv = process.argv.slice(2);
 if (!answeredWithoutCli(argv)) {
@@ -24,6 +24,7 @@ function stopQuietlyOnClosedPipe() {
 }
 
 async function runCli() {
+  const { loadCli } = require("../dist/cli/tsop-load-cli.cjs");
   const { cli, saveCodeCache } = loadCli(argv);
   const code = await cli.run(argv);
   process.exitCode = code;

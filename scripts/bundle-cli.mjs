@@ -1,6 +1,6 @@
 // Build step after tsc: bundles the CLI (src/cli/main.ts, every command and the dist/ modules and
 // pure-JavaScript packages they use) into one CommonJS file, dist/cli/tsop.cjs, which bin/tsop.cjs
-// loads through dist/cli/tsop-launcher.cjs with V8's code cache (src/cli/load-cli.ts). One file
+// loads through dist/cli/tsop-load-cli.cjs with V8's code cache (src/cli/load-cli.ts). One file
 // because each module Node's ES module loader loads costs ~0.3-0.5 ms of resolving, reading and
 // linking (`tsop bundle` loaded 24), and CommonJS because only a script compiled by node:vm can be
 // given V8's code cache on Node 20: compiling the CLI's code was the largest single cost of a short
@@ -104,20 +104,27 @@ if (rewrites !== externalImports || /\bimport\(/.test(rewritten.replace(/"(?:[^"
 }
 writeFileSync(cliFile, rewritten, "latin1");
 
-// The launcher (src/cli/launcher.ts: the start-up fast path, and the loader of the CLI above) as one
-// CommonJS file: `tsop --help` and `--version` then load two modules (bin/tsop.cjs and this) and
-// never set up Node's ES module loader. import.meta.url (paths to help.txt, package.json and the
-// CLI) is this file's URL; it sits in dist/cli/ like launcher.js, so those relative paths stay right.
-await build({
-  entryPoints: [resolve(cliDir, "launcher.js")],
-  outfile: resolve(cliDir, "tsop-launcher.cjs"),
-  bundle: true,
-  format: "cjs",
-  platform: "node",
-  target: "node20.19",
-  ...IMPORT_META_URL,
-  logLevel: "warning",
-});
+// What bin/tsop.cjs loads, each as one CommonJS file: the start-up fast path (src/cli/fast-path.ts:
+// `tsop --help` and `--version` then load two small modules and never set up Node's ES module
+// loader), and the CLI's loader (src/cli/load-cli.ts, loaded only when the fast path does not
+// answer: node:vm, node:v8 and node:zlib would cost the fast path ~1 ms). import.meta.url (paths to
+// help.txt, package.json and the CLI) is each file's URL; they sit in dist/cli/ like their sources,
+// so those relative paths stay right.
+for (const [source, output] of [
+  ["fast-path.js", "tsop-fast-path.cjs"],
+  ["load-cli.js", "tsop-load-cli.cjs"],
+]) {
+  await build({
+    entryPoints: [resolve(cliDir, source)],
+    outfile: resolve(cliDir, output),
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: "node20.19",
+    ...IMPORT_META_URL,
+    logLevel: "warning",
+  });
+}
 
 // The start-up fast path answers `tsop --help` from this file: the help the
 // CLI just built prints with stdout not a terminal (the only case where the file is used). Removed

@@ -1,7 +1,7 @@
 // Start-up fast path: `tsop --help`, `tsop --version` and `tsop version` answered without loading
 // the CLI (commander, every command module, their imports), so they cost Node's own start and
-// little else. bin/tsop.cjs asks here first (bundled as CommonJS into the launcher,
-// dist/cli/tsop-launcher.cjs, so these answers never set up Node's ES module loader). The help is the text the CLI itself printed
+// little else. bin/tsop.cjs asks here first (this file is bundled as CommonJS, dist/cli/tsop-fast-path.cjs,
+// so these answers never set up Node's ES module loader). The help is the text the CLI itself printed
 // at build time (scripts/bundle-cli.mjs runs `tsop --help` into dist/cli/help.txt), so it is the same
 // bytes; it is used only where commander would print exactly that text: stdout not a terminal, since
 // commander wraps help to a terminal's width. Anything else goes to the CLI.
