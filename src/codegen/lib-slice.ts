@@ -57,9 +57,24 @@ export function withoutTypedArrays(text: string, typescriptVersion: string): Lib
   const names = [...section.matchAll(DECLARATION)].map((m) => m[1] as string);
   if (names.length === 0 || names.some((name) => !SECTION_NAMES.has(name))) return undefined;
   return {
-    text: text.slice(0, start) + section.replace(/[^\r\n]/g, " ") + text.slice(end),
+    text: text.slice(0, start) + blanked(section) + text.slice(end),
     mentions: new RegExp(`\\b(?:${[...new Set(names), "globalThis"].join("|")})\\b`),
   };
+}
+
+/**
+ * `text` with every character but line breaks made a space, so positions and line numbers stay
+ * (a regular expression replacing each of ~80,000 characters cost an analysis ~5 ms).
+ */
+function blanked(text: string): string {
+  const bytes = Buffer.alloc(text.length, " ");
+  for (const [char, code] of [
+    ["\n", 10],
+    ["\r", 13],
+  ] as const) {
+    for (let i = text.indexOf(char); i >= 0; i = text.indexOf(char, i + 1)) bytes[i] = code;
+  }
+  return bytes.toString("latin1");
 }
 
 /**
