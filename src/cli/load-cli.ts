@@ -1,13 +1,13 @@
 // Loads the CLI, dist/cli/tsop.cjs (one CommonJS file, scripts/bundle-cli.mjs), with V8's code
-// cache: compiling the CLI's code was the largest single cost of a short command (`tsop bundle`
-// ~15 ms of its own ~90 ms), and Node 20 gives a code cache only to scripts compiled by node:vm. The
-// cache is kept per command in the project, node_modules/.cache/tsop/cli/ of the working directory,
-// and only where node_modules already exists (tsop never creates it): outside a project nothing is
-// read or written. After a command that succeeded, the code V8 compiled for it (every function it
-// ran) is saved when the cache was missing or V8 rejected it (another Node, other flags, a damaged
-// file); a cache V8 accepted is never rewritten. A file is named by the CLI build it belongs to (version, size and
-// modification time of tsop.cjs: V8 itself checks only the source's length), and writing one
-// removes the files of other builds.
+// cache: compiling the CLI's code was the largest single cost of a short command (with the cache
+// `tsop bundle` took 125 ms instead of 155), and Node 20 gives a code cache only to scripts compiled
+// by node:vm. The cache is kept per command in the project, node_modules/.cache/tsop/cli/ of the
+// working directory, and only where node_modules already exists (tsop never creates it): outside a
+// project nothing is read or written. After a command that succeeded, the code V8 compiled for it
+// (every function it ran) is saved when the cache was missing or V8 rejected it (another Node, other
+// flags, a damaged file); a cache V8 accepted is never rewritten. A file is named by the CLI build
+// it belongs to (version, size and modification time of tsop.cjs: V8 itself checks only the
+// source's length), and writing one removes the files of other builds.
 import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
