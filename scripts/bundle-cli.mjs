@@ -107,7 +107,7 @@ writeFileSync(cliFile, rewritten, "latin1");
 // What bin/tsop.cjs loads, each as one CommonJS file: the start-up fast path (src/cli/fast-path.ts:
 // `tsop --help` and `--version` then load two small modules and never set up Node's ES module
 // loader), and the CLI's loader (src/cli/load-cli.ts, loaded only when the fast path does not
-// answer: node:vm, node:v8 and node:zlib would cost the fast path ~1 ms). import.meta.url (paths to
+// answer: node:vm and node:v8 would cost the fast path ~1 ms). import.meta.url (paths to
 // help.txt, package.json and the CLI) is each file's URL; they sit in dist/cli/ like their sources,
 // so those relative paths stay right.
 for (const [source, output] of [
