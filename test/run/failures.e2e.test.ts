@@ -115,6 +115,54 @@ describe("run bundle failures", () => {
     await expectClean(env);
   }, 60_000);
 
+  it("the rollback also removes the ClusterRoles OLM made for the OperatorGroup the run created", async () => {
+    // Real OLM makes admin/edit/view ClusterRoles for each OperatorGroup and deletes them on the
+    // group's delete event, missing one it made just before (a real-tier run was left with one).
+    // The model makes none: here they are made as OLM would once the run's group appears, beside
+    // one of another namespace's group of the same name, which must stay.
+    env = await startRunEnv();
+    const e = env;
+    e.model.faults.csvFailure.set("demo/memcached-operator.v0.0.1", {
+      reason: "RequirementsNotMet",
+      message: "one or more requirements couldn't be found",
+    });
+    const role = (name: string, namespace: string) => ({
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: {
+        name,
+        labels: {
+          "olm.owner": "tsop-operatorgroup",
+          "olm.owner.kind": "OperatorGroup",
+          "olm.owner.namespace": namespace,
+        },
+      },
+      rules: [],
+    });
+    await e.client.create(role("olm.og.tsop-operatorgroup.view-other", "other"));
+    const group = {
+      apiVersion: "operators.coreos.com/v1",
+      kind: "OperatorGroup",
+      namespace: "demo",
+      name: "tsop-operatorgroup",
+    };
+    const run = failure(runBundle(options(e, { csvFailedGraceMs: 600 })));
+    for (let i = 0; i < 400 && !(await e.client.get(group).catch(() => undefined)); i++) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    for (const verb of ["admin", "edit", "view"])
+      await e.client.create(role(`olm.og.tsop-operatorgroup.${verb}-demo`, "demo"));
+    const error = await run;
+    expect(error.exitCode).toBe(ExitCode.installFailed);
+    expect(await names(e.client, "rbac.authorization.k8s.io/v1", "ClusterRole")).toEqual(
+      expect.not.arrayContaining([expect.stringMatching(/-demo$/)]),
+    );
+    expect(await names(e.client, "rbac.authorization.k8s.io/v1", "ClusterRole")).toContain(
+      "olm.og.tsop-operatorgroup.view-other",
+    );
+    await expectClean(e);
+  }, 60_000);
+
   it("deployment never available: times out with the deployment's pods and their waiting reasons", async () => {
     env = await startRunEnv();
     env.cluster.markImageUnpullable("registry.example.com/memcached-operator:v0.0.1");

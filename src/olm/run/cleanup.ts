@@ -252,12 +252,13 @@ async function reappears(
 }
 
 /**
- * The admin/edit/view ClusterRoles OLM made for the OperatorGroups cleanup deleted. OLM removes them
- * on the group's delete event from its informer cache, so one created just before the delete is
- * missed and stays for good (seen on the real test bed); swept after the group is gone, and once
- * more when there were any, in case a sync in flight re-creates one.
+ * The admin/edit/view ClusterRoles OLM made for OperatorGroups that were deleted (by cleanup, or by
+ * a failed run's rollback). OLM removes them on the group's delete event from its informer cache, so
+ * one created just before the delete is missed and stays for good (seen on the real test bed);
+ * swept after the group is gone, and once more when there were any, in case a sync in flight
+ * re-creates one.
  */
-async function removeOperatorGroupRoles(
+export async function removeOperatorGroupRoles(
   client: KubeClient,
   groups: readonly string[],
   namespace: string,

@@ -10,7 +10,7 @@ import { deleteAndWait } from "../../kube/delete.js";
 import { diagnose } from "../../kube/diagnostics.js";
 import { describeRef, type ObjectRef } from "../../kube/objects.js";
 import { conditionLines } from "./checks.js";
-import { removeOperatorObject } from "./cleanup.js";
+import { removeOperatorGroupRoles, removeOperatorObject } from "./cleanup.js";
 import { messages } from "./messages.js";
 import { PhaseError, type Session } from "./session.js";
 
@@ -103,6 +103,12 @@ export async function failRun(
       await removeOperatorObject(client, options.packageName, namespace, reporter, 60_000).catch(
         () => undefined,
       );
+    }
+    // What OLM made for an OperatorGroup this run created (a real CI run left one ClusterRole).
+    if (outcome.left.length === 0) {
+      for (const group of journal.filter((ref) => ref.kind === "OperatorGroup" && ref.namespace)) {
+        await removeOperatorGroupRoles(client, [group.name], group.namespace!).catch(() => []);
+      }
     }
     summary =
       outcome.left.length === 0
