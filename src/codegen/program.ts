@@ -17,6 +17,8 @@ export interface LoadedProgram {
   sourceFiles: TS.SourceFile[];
   configPath: string;
   root: string;
+  /** The files each program file's imports resolved to (module specifiers, import types, augmentations). */
+  imports: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /**
@@ -47,7 +49,8 @@ export function loadProgram(configPath: string, inputs?: InputRecorder): LoadedP
   // Referenced projects are read through paths the recorder does not see: never cached.
   if (parsed.projectReferences?.length) inputs?.markUnstable("the tsconfig has project references");
   const libFiles: LibFiles = { sliced: true };
-  const host = pruningHost(options, parsed.fileNames, system, libFiles);
+  const imports = new Map<string, Set<string>>();
+  const host = pruningHost(options, parsed.fileNames, system, libFiles, imports);
   const build = () =>
     ts.createProgram({
       rootNames: parsed.fileNames,
@@ -70,7 +73,14 @@ export function loadProgram(configPath: string, inputs?: InputRecorder): LoadedP
       (sf) =>
         !sf.isDeclarationFile && !program.isSourceFileFromExternalLibrary(sf) && !isTsopFile(sf.fileName),
     );
-  return { program, checker: program.getTypeChecker(), sourceFiles, configPath: path, root: dirname(path) };
+  return {
+    program,
+    checker: program.getTypeChecker(),
+    sourceFiles,
+    configPath: path,
+    root: dirname(path),
+    imports,
+  };
 }
 
 /**
@@ -108,13 +118,15 @@ function parseConfig(
  * A compiler host that leaves out what CRD and RBAC generation cannot need, which is most of the
  * parse time: packages imported by files outside the "API closure" (the files that mention
  * @CustomResource and the project files they import), and tsop's own runtime beyond its
- * declaration surface (decorators and schema types). Left-out imports resolve to nothing.
+ * declaration surface (decorators and schema types). Left-out imports resolve to nothing. The files
+ * imports did resolve to are added to `imports`.
  */
 function pruningHost(
   options: TS.CompilerOptions,
   rootNames: readonly string[],
   system: ObservedSystem,
   libFiles: LibFiles,
+  imports: Map<string, Set<string>>,
 ): TS.CompilerHost {
   // No parent pointers from the parser (setParentNodes false, as tsc): the checker's binder sets
   // them on every node of every file when loadProgram creates the checker, before the analysis
@@ -163,6 +175,12 @@ function pruningHost(
   const resolveOne = (name: string, containing: string, mode?: TS.ResolutionMode) =>
     ts.resolveModuleName(name, containing, options, host, cache, undefined, mode).resolvedModule;
   const apiFiles = apiClosure(rootNames, resolveOne, system);
+  const keep = (containingFile: string, resolved: TS.ResolvedModuleFull) => {
+    let targets = imports.get(containingFile);
+    if (!targets) imports.set(containingFile, (targets = new Set()));
+    targets.add(resolved.resolvedFileName);
+    return { resolvedModule: resolved };
+  };
   host.resolveModuleNameLiterals = (
     literals,
     containingFile,
@@ -176,13 +194,13 @@ function pruningHost(
       if (!resolved) return { resolvedModule: undefined };
       const target = resolved.resolvedFileName;
       if (isTsopFile(containingFile) && /[\\/]index\.(d\.)?ts$/.test(containingFile)) {
-        return RUNTIME_SURFACE.test(target) ? { resolvedModule: resolved } : { resolvedModule: undefined };
+        return RUNTIME_SURFACE.test(target) ? keep(containingFile, resolved) : { resolvedModule: undefined };
       }
       const external = resolved.isExternalLibraryImport === true || /[\\/]node_modules[\\/]/.test(target);
       const fromProject = !/[\\/]node_modules[\\/]/.test(containingFile) && !isTsopFile(containingFile);
       if (external && fromProject && !isTsopFile(target) && !apiFiles.has(containingFile))
         return { resolvedModule: undefined };
-      return { resolvedModule: resolved };
+      return keep(containingFile, resolved);
     });
   return host;
 }

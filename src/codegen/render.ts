@@ -11,6 +11,7 @@ import { tsopVersion } from "../common/version.js";
 import { classesOf, collectResources, type ResourceVersion } from "./crd/collect.js";
 import { assembleCrds } from "./crd/assemble.js";
 import { SchemaBuilder } from "./crd/schema.js";
+import { SchemaReuse } from "./crd/schema-reuse.js";
 import { Diagnostics } from "./diagnostics.js";
 import { msg } from "./messages.js";
 import type { RenderedFile } from "./output/write.js";
@@ -54,7 +55,8 @@ type NoteSink = Pick<Reporter, "info" | "warn" | "debug">;
 
 /**
  * Analyses the project and renders every file `options.what` asks for; with `inputs`, records what
- * the analysis read. Synchronous from start to end: one analysis at a time (see program.ts).
+ * the analysis read. `previous`, the last output for the same options, lends the texts and schemas
+ * of what has not changed. Synchronous from start to end: one analysis at a time (see program.ts).
  */
 export function analyseAndRender(
   tsconfig: string,
@@ -70,8 +72,13 @@ export function analyseAndRender(
     debug: (message) => notes.push({ level: "debug", message }),
   };
   const analysis = analyse(tsconfig, cwd, inputs);
-  const files = renderFiles(analysis, options, sink, yamlWriter(previous?.files), recordingReader(inputs));
-  return { files, diagnostics: analysis.diags.sorted(), notes };
+  const reuse = new SchemaReuse(analysis.loaded, previous?.diagnostics.length === 0 ? previous.schemas : []);
+  const files = renderFiles(analysis, options, sink, {
+    yaml: yamlWriter(previous?.files),
+    reader: recordingReader(inputs),
+    reuse,
+  });
+  return { files, diagnostics: analysis.diags.sorted(), notes, schemas: reuse.records() };
 }
 
 /** Loads the program, reports syntax and source errors, and collects the custom resource classes. */
@@ -94,16 +101,22 @@ function analyse(tsconfig: string, cwd: string, inputs: InputRecorder | undefine
   return { loaded, diags, resources };
 }
 
+/** What rendering reads besides the analysis: earlier texts and schemas, and the config tree. */
+interface RenderInputs {
+  yaml: YamlWriter;
+  reader: TreeReader;
+  reuse: SchemaReuse;
+}
+
 /** Every file `what` asks for, rendered in memory. */
 function renderFiles(
   analysis: Analysis,
   options: RenderOptions,
   reporter: NoteSink,
-  yaml: YamlWriter,
-  reader: TreeReader,
+  { yaml, reader, reuse }: RenderInputs,
 ): RenderedFile[] {
   return [
-    ...(options.what !== "rbac" ? renderCrds(analysis, options, yaml) : []),
+    ...(options.what !== "rbac" ? renderCrds(analysis, options, yaml, reuse) : []),
     ...(options.what !== "crds" ? renderRole(analysis, options, reporter, yaml, reader) : []),
     ...(options.what === "all" ? renderWebhooks(analysis, options, yaml) : []),
   ];
@@ -113,9 +126,10 @@ function renderCrds(
   { loaded, diags, resources }: Analysis,
   options: RenderOptions,
   yaml: YamlWriter,
+  reuse: SchemaReuse,
 ): RenderedFile[] {
   const builder = new SchemaBuilder(loaded.checker, diags);
-  const crds = assembleCrds(resources, builder, diags, {
+  const crds = assembleCrds(resources, { builder, reuse }, diags, {
     toolVersion: tsopVersion(),
     ...(options.maxDescLen === undefined ? {} : { maxDescLen: options.maxDescLen }),
   });

@@ -174,13 +174,38 @@ const SUFFIXES: Array<[string, string]> = [
   ["o", "oes"],
 ];
 
-/** Each rule, followed by a rule that leaves its plural form alone (flect's order). */
-const RULES: Array<[string, string | undefined]> = SUFFIXES.flatMap(
-  ([s, p]): Array<[string, string | undefined]> => [
+interface Rule {
+  /** Its place in flect's list: of the rules whose suffix a word ends with, the first applies. */
+  order: number;
+  suffix: string;
+  /** undefined: the word is plural already. */
+  plural: string | undefined;
+}
+
+/**
+ * Each rule, followed by a rule that leaves its plural form alone (flect's order), by suffix: a word
+ * looks up each of its own endings (a few map lookups, where trying the ~400 rules in turn cost each
+ * call ~0.3 ms before the JIT had compiled it: 10 ms of a cold fifty-kind generate).
+ */
+const RULES = new Map<string, Rule>();
+for (const [s, p] of SUFFIXES) {
+  for (const [suffix, plural] of [
     [s, p],
     [p, undefined],
-  ],
-);
+  ] as const) {
+    if (!RULES.has(suffix)) RULES.set(suffix, { order: RULES.size, suffix, plural });
+  }
+}
+
+/** The rule for a lower-case word: the first in flect's list whose suffix ends it. */
+function ruleFor(lower: string): Rule | undefined {
+  let first: Rule | undefined;
+  for (let length = 1; length <= lower.length; length++) {
+    const rule = RULES.get(lower.slice(lower.length - length));
+    if (rule !== undefined && (first === undefined || rule.order < first.order)) first = rule;
+  }
+  return first;
+}
 
 /** The last word of an identifier: `TestQuota` → `Quota`, `HTTPRoute` → `Route`, `MyAPI` → `API`. */
 function lastWord(kind: string): string {
@@ -197,10 +222,10 @@ export function defaultPlural(kind: string): string {
   if (PLURAL_WORDS.has(lower)) return kind.toLowerCase();
   const word = WORDS[lower];
   if (word !== undefined) return (prefix + word).toLowerCase();
-  for (const [suffix, plural] of RULES) {
-    if (!lower.endsWith(suffix)) continue;
-    if (plural === undefined) return kind.toLowerCase();
-    return (prefix + last.slice(0, last.length - suffix.length) + plural).toLowerCase();
+  const rule = ruleFor(lower);
+  if (rule !== undefined) {
+    if (rule.plural === undefined) return kind.toLowerCase();
+    return (prefix + last.slice(0, last.length - rule.suffix.length) + rule.plural).toLowerCase();
   }
   if (lower.endsWith("s")) return kind.toLowerCase();
   return `${kind}s`.toLowerCase();

@@ -1,8 +1,8 @@
 // The generate cache (src/codegen/cache), driven through the built CLI in temporary projects. Every
 // answer the cache gives must equal a --no-cache run of the same project, file for file, and an
 // unchanged project must be answered without the compiler. Whether the compiler was loaded is
-// observed from outside tsop: a preloaded script reports every read of typescript.js, which both
-// ways of loading it (require(), and compiling it with V8's code cache) start with.
+// observed from outside tsop: a preloaded script reports every read of the compiler's source, which
+// loading it starts with (typescript.js, or the minified copy of it tsop's build makes).
 import { appendFile, cp, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -24,7 +24,7 @@ async function compilerTracer(): Promise<string> {
     `const fs = require("node:fs");
 const read = fs.readFileSync;
 fs.readFileSync = function (path, ...rest) {
-  if (/[\\\\/]typescript[\\\\/]lib[\\\\/]typescript\\.js$/.test(String(path))) process.stderr.write(${JSON.stringify(`${TYPESCRIPT_READ}
+  if (/[\\\\/]typescript[\\\\/]lib[\\\\/]typescript\\.js$|[\\\\/]typescript-[^\\\\/]*\\.min\\.cjs$/.test(String(path))) process.stderr.write(${JSON.stringify(`${TYPESCRIPT_READ}
 `)});
   return read.call(this, path, ...rest);
 };
@@ -327,6 +327,132 @@ await generate({ cwd: process.cwd() }, silentReporter);`;
     const upgraded = await expectSameAsCold(dir, bin);
     expect(upgraded.first.cache).toMatch(/^generate cache: no entry/);
     expect(upgraded.tree[CRD]).toContain("tsop.dev/version: 9.9.9-test");
+  });
+});
+
+/** Four kinds: one importing a shared type, one using a global type, one a module augments, one alone. */
+function fourKinds(): Promise<string> {
+  const kind = (name: string, imports: string, fields: string) =>
+    `import { CustomResource, KubeObject } from "tsop";
+${imports}
+/** ${name}Spec is the desired state. */
+export interface ${name}Spec {
+${fields}
+}
+
+@CustomResource({ group: "reuse.tsop.dev", version: "v1" })
+export class ${name} extends KubeObject<${name}Spec> {}
+`;
+  return testdir({
+    "tsconfig.json": JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        skipLibCheck: true,
+        noEmit: true,
+        paths: { tsop: [RUNTIME] },
+      },
+      include: ["api"],
+    }),
+    "api/shared.ts": "export interface Shared {\n  name?: string;\n}\n",
+    "api/alpha.ts": kind("Alpha", 'import type { Shared } from "./shared.js";', "  shared?: Shared;"),
+    "api/beta.ts": kind("Beta", "", "  extra?: Extra;"),
+    "api/globals.d.ts": "interface Extra {\n  note?: string;\n}\n",
+    "api/gamma.ts": kind("Gamma", "", "  size?: string;"),
+    "api/augment.ts":
+      'import "./gamma.js";\n\ndeclare module "./gamma.js" {\n  interface GammaSpec {\n    added?: string;\n  }\n}\n',
+    "api/delta.ts": kind("Delta", "type OrNull<T> = T | null;", "  maybe?: OrNull<string>;"),
+  });
+}
+
+/** The cache's debug line that counts the reused schemas. */
+function reuseLine(run: Run): string {
+  return (
+    /generate cache: (no schema reused.*|\d+ of \d+ version schemas reused.*)/.exec(run.stderr)?.[1] ?? ""
+  );
+}
+
+describe("schemas reused after an edit", { timeout: 300_000 }, () => {
+  const crd = (plural: string) => `config/crd/bases/reuse.tsop.dev_${plural}.yaml`;
+  const edit = async (dir: string, file: string, from: string | RegExp, to: string) => {
+    const path = join(dir, file);
+    const text = await readFile(path, "utf8");
+    const edited = text.replace(from, to);
+    expect(edited, `${file}: the edit changes nothing`).not.toBe(text);
+    await writeFile(path, edited);
+  };
+
+  it("only the kinds an edit can reach are built again; every run writes the files of a cold run", async () => {
+    const dir = await fourKinds();
+    await expectSameAsCold(dir);
+
+    await edit(dir, "api/alpha.ts", "AlphaSpec is the desired state.", "AlphaSpec: edited.");
+    const own = await expectSameAsCold(dir);
+    expect(reuseLine(own.first)).toBe("3 of 4 version schemas reused, unchanged since the last analysis");
+    expect(own.tree[crd("alphas")]).toContain("AlphaSpec: edited.");
+
+    await edit(
+      dir,
+      "api/shared.ts",
+      "name?: string;",
+      "name?: string;\n  /** Shared tag. */\n  tag?: string;",
+    );
+    const imported = await expectSameAsCold(dir);
+    expect(reuseLine(imported.first)).toBe(
+      "3 of 4 version schemas reused, unchanged since the last analysis",
+    );
+    expect(imported.tree[crd("alphas")]).toContain("Shared tag.");
+
+    // A global declaration and a module augmentation reach kinds that import neither.
+    await edit(
+      dir,
+      "api/globals.d.ts",
+      "note?: string;",
+      "note?: string;\n  /** Global. */\n  level?: string;",
+    );
+    const global = await expectSameAsCold(dir);
+    expect(reuseLine(global.first)).toBe("0 of 4 version schemas reused, unchanged since the last analysis");
+    expect(global.tree[crd("betas")]).toContain("Global.");
+
+    await edit(
+      dir,
+      "api/augment.ts",
+      "added?: string;",
+      "added?: string;\n    /** Augmented. */\n    more?: string;",
+    );
+    const augmented = await expectSameAsCold(dir);
+    expect(reuseLine(augmented.first)).toBe(
+      "0 of 4 version schemas reused, unchanged since the last analysis",
+    );
+    expect(augmented.tree[crd("gammas")]).toContain("Augmented.");
+
+    // A compiler option changes types without changing any source: OrNull<string> loses its null.
+    expect(augmented.tree[crd("deltas")]).toContain("nullable: true");
+    await edit(dir, "tsconfig.json", '"strict":true', '"strict":true,"strictNullChecks":false');
+    const options = await expectSameAsCold(dir);
+    expect(reuseLine(options.first)).toBe("0 of 4 version schemas reused, unchanged since the last analysis");
+    expect(options.tree[crd("deltas")]).not.toContain("nullable: true");
+  });
+
+  it("after an analysis that reported problems, every schema is built again", async () => {
+    const dir = await fourKinds();
+    await expectSameAsCold(dir);
+    await edit(dir, "api/shared.ts", "name?: string;", "name?: string;\n  bad?: any;");
+    const failed = await tsop(dir, []);
+    expect(failed.exitCode).not.toBe(0);
+    expect(failed.stderr).toMatch(/shared\.ts.*any/);
+    // An edit that reaches no kind using Shared: its problem must still be reported, as cold.
+    await edit(dir, "api/delta.ts", "DeltaSpec is the desired state.", "DeltaSpec: edited.");
+    const again = await tsop(dir, []);
+    const cold = await tsop(dir, ["--no-cache"]);
+    expect(reuseLine(again)).toBe("no schema reused: the last analysis reported problems");
+    expect(cold.exitCode).not.toBe(0);
+    expect(again.exitCode).toBe(cold.exitCode);
+    const problems = (run: Run) => run.stderr.split("\n").filter((line) => /\.ts:\d+:\d+/.test(line));
+    expect(problems(cold)).not.toEqual([]);
+    expect(problems(again)).toEqual(problems(cold));
   });
 });
 

@@ -62,6 +62,7 @@ export async function analysisOutput(request: AnalysisRequest, reporter: Reporte
   const inputs = new InputRecorder((file) => file.startsWith(TYPESCRIPT_LIB_DIR + sep));
   const output = (await compiler()).analyseAndRender(tsconfig, cwd, render, inputs, previous);
   if (request.store) saveCodeCache();
+  if (previous) reporter.debug(`generate cache: ${reusedSchemas(previous, output)}`);
   if (inputs.unstable !== undefined) {
     reporter.debug(`generate cache: not stored: ${inputs.unstable}`);
   } else if (request.store) {
@@ -73,6 +74,14 @@ export async function analysisOutput(request: AnalysisRequest, reporter: Reporte
     }
   }
   return output;
+}
+
+/** How many version schemas the analysis took from the last one (crd/schema-reuse.ts). */
+function reusedSchemas(previous: AnalysisOutput, output: AnalysisOutput): string {
+  if (previous.diagnostics.length > 0) return "no schema reused: the last analysis reported problems";
+  const before = new Map(previous.schemas.map((r) => [r.version, r.inputs]));
+  const reused = output.schemas.filter((r) => before.get(r.version) === r.inputs).length;
+  return `${reused} of ${output.schemas.length} version schemas reused, unchanged since the last analysis`;
 }
 
 /** The analysis, which loads the TypeScript compiler: imported only when it has to run. */

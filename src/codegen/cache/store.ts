@@ -8,6 +8,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { SchemaRecord } from "../crd/schema-reuse.js";
 import type { Diagnostic } from "../diagnostics.js";
 import type { RenderedFile } from "../output/write.js";
 import type { Facts } from "./inputs.js";
@@ -23,6 +24,8 @@ export interface AnalysisOutput {
   files: RenderedFile[];
   diagnostics: Diagnostic[];
   notes: Note[];
+  /** Each version's schema, for the next analysis to reuse what an edit did not reach. */
+  schemas: SchemaRecord[];
 }
 
 interface Entry {
@@ -32,7 +35,7 @@ interface Entry {
   output: AnalysisOutput;
 }
 
-const FORMAT = 1;
+const FORMAT = 2;
 const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
 
 export function cacheDir(root: string): string {
@@ -126,7 +129,11 @@ function isEntry(value: unknown): value is Entry {
     Array.isArray(o.diagnostics) &&
     o.diagnostics.every(isDiagnostic) &&
     Array.isArray(o.notes) &&
-    o.notes.every((n) => ["info", "warn", "debug"].includes(n?.level) && typeof n.message === "string")
+    o.notes.every((n) => ["info", "warn", "debug"].includes(n?.level) && typeof n.message === "string") &&
+    Array.isArray(o.schemas) &&
+    o.schemas.every(
+      (r) => typeof r?.version === "string" && typeof r.inputs === "string" && typeof r.schema === "string",
+    )
   );
 }
 

@@ -8,6 +8,7 @@ import type { Schema } from "../schema-types.js";
 import type { ResourceVersion } from "./collect.js";
 import { Flattener, truncateDescriptions } from "./flatten.js";
 import type { SchemaBuilder } from "./schema.js";
+import type { SchemaReuse } from "./schema-reuse.js";
 
 export interface Crd {
   /** `<group>_<plural>.yaml` */
@@ -100,9 +101,15 @@ export interface AssembleOptions {
   toolVersion: string;
 }
 
+/** How each version's schema is made: built, or taken from the last analysis when unchanged. */
+export interface VersionSchemas {
+  builder: SchemaBuilder;
+  reuse: SchemaReuse;
+}
+
 export function assembleCrds(
   resources: ResourceVersion[],
-  builder: SchemaBuilder,
+  schemas: VersionSchemas,
   diags: Diagnostics,
   options: AssembleOptions,
 ): Crd[] {
@@ -185,7 +192,7 @@ export function assembleCrds(
       diags.at(first.at, msg.storage(`CRD for ${first.kind}.${first.group} does not serve any version`));
       continue;
     }
-    const versionObjects = versions.map((r) => versionObject(r, builder, diags, options));
+    const versionObjects = versions.map((r) => versionObject(r, schemas, diags, options));
     crds.push({
       fileName: `${first.group}_${first.plural}.yaml`,
       object: crdObject(first, versionObjects, options),
@@ -196,13 +203,16 @@ export function assembleCrds(
 
 function versionObject(
   r: ResourceVersion,
-  builder: SchemaBuilder,
+  { builder, reuse }: VersionSchemas,
   diags: Diagnostics,
   options: AssembleOptions,
 ): Record<string, unknown> {
-  const raw = builder.rootSchema(r.cls, r.kind);
-  const schema = new Flattener(builder.named, builder.origins, diags).flatten(raw, r.kind, r.cls);
-  if (options.maxDescLen !== undefined) truncateDescriptions(schema, options.maxDescLen);
+  const schema = reuse.schemaOf(r, () => {
+    const raw = builder.rootSchema(r.cls, r.kind);
+    const flat = new Flattener(builder.named, builder.origins, diags).flatten(raw, r.kind, r.cls);
+    if (options.maxDescLen !== undefined) truncateDescriptions(flat, options.maxDescLen);
+    return flat;
+  });
   if (r.status && !schema.properties?.status) diags.at(r.at, msg.noStatusProperty(r.kind));
   const v: Record<string, unknown> = {
     name: r.version,
