@@ -8,14 +8,14 @@
 // reached only through `await import(…)` in a function run on that import, and each bundled
 // CommonJS package in one run on its first require(); V8 compiles a function only when it first runs.
 // The file sits in dist/cli/, one folder below dist/ like every tsc output, so the paths modules
-// compute from import.meta.url (../../package.json, ../../templates/) stay right.
+// compute from import.meta.url (../../package.json, ../../templates/, ../../data/) stay right.
 // Left external: packages that are large and used by few commands, or load files of their own
 // (typescript is loaded through require with V8's code cache, src/codegen/cache/code-cache.ts).
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { isBuiltin } from "node:module";
-import { dirname, relative, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -68,11 +68,6 @@ await build({
       setup(builder) {
         builder.onResolve({ filter: /.*/ }, (args) => {
           if (args.kind === "entry-point") return undefined;
-          // Data files stay JSON (Node's JSON.parse reads them faster than V8 compiles the same
-          // data as a JavaScript literal: 0.9 MB of built-in Kubernetes schemas in codegen).
-          if (args.path.startsWith(".") && args.path.endsWith(".json")) {
-            return { external: true, path: `./${relative(cliDir, resolve(args.resolveDir, args.path))}` };
-          }
           if (args.path.startsWith(".")) return undefined;
           if (!isBuiltin(args.path) && BUNDLED_PACKAGES.has(packageName(args.path))) return undefined;
           if (args.kind === "dynamic-import") externalImports++;

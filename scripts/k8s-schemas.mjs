@@ -1,4 +1,4 @@
-// Regenerates src/codegen/k8s/schemas.json: the schemas of Kubernetes' built-in types as a CRD
+// Regenerates data/kubernetes-schemas.json: the schemas of Kubernetes' built-in types as a CRD
 // embeds them, read from the OpenAPI v3 that the real kube-apiserver of the pinned version serves
 // (started from the rig: etcd + kube-apiserver), reduced to what `tsop generate` needs and in
 // controller-gen's conventions (see docs/generate.md, "Built-in Kubernetes types").
@@ -24,7 +24,7 @@ import * as clientNode from "@kubernetes/client-node";
 import { KUBERNETES_VERSION } from "./rig/components.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const OUT = join(ROOT, "src/codegen/k8s/schemas.json");
+const OUT = join(ROOT, "data/kubernetes-schemas.json");
 const QUANTITY_PATTERN =
   "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$";
 

@@ -308,7 +308,10 @@ await generate({ cwd: process.cwd() }, silentReporter);`;
     await expectSameAsCold(dir);
     // A copy of tsop with the same code (timestamps kept): first the same version, then a new one.
     const install = await testdir();
-    for (const part of ["bin", "dist", "package.json"])
+    const published = JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8")) as {
+      files: string[];
+    };
+    for (const part of [...published.files, "package.json"])
       await cp(join(REPO_ROOT, part), join(install, part), { recursive: true, preserveTimestamps: true });
     await symlink(realpathSync(join(REPO_ROOT, "node_modules")), join(install, "node_modules"));
     const bin = join(install, "bin/tsop.cjs");

@@ -11,6 +11,7 @@ import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { tsopVersion } from "../../common/version.js";
+import { BUILTIN_SCHEMAS_FILE } from "../builtin-schemas.js";
 
 const require = createRequire(import.meta.url);
 
@@ -23,6 +24,7 @@ const INSTALLED = /[\\/]node_modules[\\/]/.test(HERE);
 /**
  * The modules generate runs: in the CLI's bundle (scripts/bundle-cli.mjs) this module is part of
  * dist/cli/tsop.cjs, which then holds all of them; else src/ (or dist/) codegen, common and project.
+ * The built-in Kubernetes schemas (data/) shape the output too.
  */
 const CODE =
   basename(HERE) === "cli"
@@ -50,7 +52,7 @@ function packageVersion(name: string): string {
 }
 
 function codeFingerprint(): string {
-  const hash = createHash("sha256");
+  const hash = createHash("sha256").update(readFileSync(BUILTIN_SCHEMAS_FILE)).update("\0");
   for (const dir of CODE.dirs) {
     for (const name of readdirSync(dir, { recursive: CODE.recursive, encoding: "utf8" }).sort()) {
       if (!CODE.file.test(name)) continue;

@@ -6,7 +6,7 @@
 import type TS from "typescript";
 import type { Diagnostics } from "../diagnostics.js";
 import { descriptionOf } from "../jsdoc.js";
-import { builtinDefinition, shortDefinitionName } from "../k8s/builtins.js";
+import { builtinDefinition, shortDefinitionName } from "../builtin-schemas.js";
 import type { SchemaKind } from "../marker-apply.js";
 import type { Schema } from "../schema-types.js";
 import { overlayCondition } from "./known.js";

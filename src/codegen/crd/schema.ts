@@ -10,7 +10,7 @@ import type { Diagnostics } from "../diagnostics.js";
 import { collectMarkers, descriptionOf } from "../jsdoc.js";
 import { msg } from "../messages.js";
 import { isTsopFile, resolveAlias } from "../program.js";
-import { definitionOfClientNodeModel } from "../k8s/builtins.js";
+import { definitionOfClientNodeModel } from "../builtin-schemas.js";
 import type { Schema, ValidationRule } from "../schema-types.js";
 import { VALIDATIONS } from "../schema-types.js";
 import {
