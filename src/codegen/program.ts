@@ -9,6 +9,7 @@ import { InvalidInputError } from "../common/errors.js";
 import type { InputRecorder } from "./cache/inputs.js";
 import { type ObservedSystem, observedSystem, useSystem } from "./cache/system.js";
 import { type LibSlice, mentionsSection, withoutTypedArrays } from "./lib-slice.js";
+import { moduleSpecifiers } from "./module-specifiers.js";
 
 export interface LoadedProgram {
   program: TS.Program;
@@ -243,8 +244,8 @@ function apiClosure(
     closure.add(file);
     const text = system.readFile(file);
     if (text === undefined) continue;
-    for (const ref of ts.preProcessFile(text, true, true).importedFiles) {
-      const target = resolveOne(ref.fileName, file)?.resolvedFileName;
+    for (const specifier of moduleSpecifiers(text)) {
+      const target = resolveOne(specifier, file)?.resolvedFileName;
       if (
         target &&
         !/[\\/]node_modules[\\/]/.test(target) &&
