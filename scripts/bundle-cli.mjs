@@ -10,7 +10,8 @@
 // The file sits in dist/cli/, one folder below dist/ like every tsc output, so the paths modules
 // compute from import.meta.url (../../package.json, ../../templates/, ../../data/) stay right.
 // Left external: packages that are large and used by few commands, or load files of their own
-// (typescript is loaded through require with V8's code cache, src/codegen/cache/code-cache.ts).
+// (typescript is compiled by node:vm with V8's code cache, from the minified copy
+// scripts/minify-typescript.mjs makes: src/codegen/cache/code-cache.ts, compiler-source.ts).
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";

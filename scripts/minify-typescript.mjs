@@ -1,7 +1,7 @@
 // Build step: a minified copy of the TypeScript compiler, dist/typescript/typescript-<version>.min.cjs,
 // which generate compiles instead of typescript.js (src/codegen/compiler-source.ts). Without a code
 // cache (a fresh clone, CI) V8 scans all 9 MB of typescript.js before the first analysis; the
-// minified text is 40% of that, which took ~60 ms off each cold `tsop generate` here, and the code
+// minified text is 40% of that, which took 40–55 ms off each cold `tsop generate` here, and the code
 // cache made from it is smaller too. Identifiers are shortened as well as whitespace: that is most
 // of the gain. The copy is made from the TypeScript in node_modules and named by its version; the
 // loader uses it only while that version is the one installed. A copy that exists is not made again.

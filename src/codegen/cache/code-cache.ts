@@ -1,10 +1,10 @@
 // V8's code cache for the TypeScript compiler: typescript.js is 9 MB of JavaScript (3.6 MB as the
 // minified copy compiler-source.ts picks), and compiling it costs ~0.1 s of each analysis. When
 // generate names a cache file before the compiler loads (useCodeCache), the compiler is compiled
-// with the code V8 saved there by an earlier analysis,
-// and after this analysis the code (now including every function the analysis ran) is saved for
-// the next. V8 checks the data against the source and rejects what does not fit (another
-// TypeScript or Node version): the compiler then compiles as usual and the file is written again.
+// with the code V8 saved there by an earlier analysis, and after this analysis the code (now
+// including every function the analysis ran) is saved for the next. V8 checks the data against the
+// source and rejects what does not fit (another TypeScript or Node version): the compiler then
+// compiles as usual and the file is written again.
 import { createRequire, Module } from "node:module";
 import { dirname } from "node:path";
 import { setFlagsFromString } from "node:v8";
