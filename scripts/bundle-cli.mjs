@@ -41,6 +41,15 @@ for (const name of readdirSync(cliDir)) {
 /** `import("<package>")` calls esbuild left in the CLI (see the rewrite below). */
 let externalImports = 0;
 
+/**
+ * commander requires node:child_process when it loads, for executable subcommands, which tsop does
+ * not have; loading it (with net, dgram and the stream modules) cost every command ~3 ms. The
+ * bundled copy requires it on first use instead; the build fails if commander's line changes.
+ */
+const COMMANDER_CHILD_PROCESS = "const childProcess = require('node:child_process');";
+const LAZY_CHILD_PROCESS =
+  "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };";
+
 /** import.meta.url in a CommonJS file: its own URL (both files sit in dist/cli/). */
 const IMPORT_META_URL = {
   define: { "import.meta.url": "importMetaUrl" },
@@ -73,6 +82,12 @@ await build({
           if (!isBuiltin(args.path) && BUNDLED_PACKAGES.has(packageName(args.path))) return undefined;
           if (args.kind === "dynamic-import") externalImports++;
           return { external: true, path: args.path };
+        });
+        builder.onLoad({ filter: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
+          const source = readFileSync(args.path, "utf8");
+          if (source.split(COMMANDER_CHILD_PROCESS).length !== 2)
+            throw new Error(`${args.path}: expected one \`${COMMANDER_CHILD_PROCESS}\` to make lazy`);
+          return { contents: source.replace(COMMANDER_CHILD_PROCESS, LAZY_CHILD_PROCESS), loader: "js" };
         });
       },
     },

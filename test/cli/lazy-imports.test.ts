@@ -4,6 +4,7 @@
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { isBuiltin } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -27,6 +28,11 @@ const HEAVY = [
 
 /** Packages (node_modules/<name>) loaded, or bundled and run, while running `tsop <args>`. */
 function packagesLoaded(args: string[], cwd?: string): string[] {
+  return load(args, cwd).packages;
+}
+
+/** What running `tsop <args>` loads: packages, and Node's built-in modules by name. */
+function load(args: string[], cwd?: string): { packages: string[]; builtins: string[] } {
   const trace = join(dir, `trace-${Math.random().toString(36).slice(2)}.txt`);
   writeFileSync(trace, "");
   const hooks = join(dir, "hooks.mjs");
@@ -73,7 +79,11 @@ Module._load = function (request, parent, isMain) {
     const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
     return match?.[1] ? [match[1]] : [];
   });
-  return [...new Set([...names, ...bundledPackagesRun(coverage)])].sort();
+  const builtins = urls.filter((url) => isBuiltin(url)).map((url) => url.replace(/^node:/, ""));
+  return {
+    packages: [...new Set([...names, ...bundledPackagesRun(coverage)])].sort(),
+    builtins: [...new Set(builtins)].sort(),
+  };
 }
 
 interface Coverage {
@@ -111,11 +121,14 @@ describe("lazy imports", () => {
     [["bundle", "--help"], true],
     [["image", "build", "--help"], true],
     [["completion", "bash"], true],
-  ])("tsop %j loads no heavy package", (args, cli) => {
-    const loaded = packagesLoaded(args);
+  ])("tsop %j loads no heavy package, nor node:child_process", (args, cli) => {
+    const { packages: loaded, builtins } = load(args);
     if (cli) expect(loaded).toContain("commander");
     else expect(loaded).toEqual([]);
     for (const heavy of HEAVY) expect(loaded, `${args.join(" ")} loaded ${heavy}`).not.toContain(heavy);
+    // commander loads it for executable subcommands, which tsop has none of (scripts/bundle-cli.mjs).
+    expect(builtins, `${args.join(" ")} loaded node:child_process`).not.toContain("child_process");
+    if (cli) expect(builtins).toContain("vm");
   });
 
   it("tsop bundle --use-image-digests loads none but yaml, js-yaml and semver", async () => {
