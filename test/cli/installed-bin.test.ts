@@ -4,7 +4,7 @@
 // The start-up fast path and the CLI behind it both answer from the installed copy, and generate
 // runs from what the package ships (the compiler's minified copy, the built-in Kubernetes schemas).
 import { realpathSync } from "node:fs";
-import { mkdir, readFile, readlink, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
 import { delimiter, dirname, join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
@@ -110,13 +110,16 @@ export class Runner extends KubeObject<RunnerSpec> {}
 `,
     );
     const run = await tsopRun(bin, ["generate", "--no-cache"], true, project);
-    const typescript = JSON.parse(
-      await readFile(join(project, "node_modules/tsop/node_modules/typescript/package.json"), "utf8"),
-    ) as { version: string };
+    // The copy of the installed typescript.js: named by its version and byte length.
+    const typescript = join(realpathSync(join(project, "node_modules/tsop/node_modules/typescript")));
+    const { version: tsVersion } = JSON.parse(await readFile(join(typescript, "package.json"), "utf8")) as {
+      version: string;
+    };
+    const bytes = (await stat(join(typescript, "lib/typescript.js"))).size;
     expect(compilerFiles(run.stderr)).toEqual([
       join(
         realpathSync(join(project, "node_modules/tsop")),
-        `dist/typescript/typescript-${typescript.version}.min.cjs`,
+        `dist/typescript/typescript-${tsVersion}-${bytes}.min.cjs`,
       ),
     ]);
     const crd = await readFile(join(project, "config/crd/bases/apps.example.com_runners.yaml"), "utf8");
