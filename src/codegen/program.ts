@@ -207,6 +207,11 @@ function pruningHost(
 }
 
 const LIB_FILE = /[\\/]typescript[\\/]lib[\\/]lib\.[^\\/]*\.d\.ts$/;
+
+/** Whether a file is one of the TypeScript compiler's own `lib.*.d.ts` (covered by its version). */
+export function isTypeScriptLibFile(fileName: string): boolean {
+  return LIB_FILE.test(fileName);
+}
 const ES5_LIB = /[\\/]lib\.es5\.d\.ts$/;
 const libCache = new Map<string, TS.SourceFile>();
 

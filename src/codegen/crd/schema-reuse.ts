@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import type TS from "typescript";
 import { ts } from "../compiler.js";
-import { isTsopFile, type LoadedProgram } from "../program.js";
+import { isTsopFile, isTypeScriptLibFile, type LoadedProgram } from "../program.js";
 import type { Schema } from "../schema-types.js";
 import type { ResourceVersion } from "./collect.js";
 
@@ -23,7 +23,6 @@ export interface SchemaRecord {
   schema: string;
 }
 
-const LIB_FILE = /[\\/]typescript[\\/]lib[\\/]lib\.[^\\/]*\.d\.ts$/;
 const GLOBAL_EFFECT = /\bdeclare\s+(global|module)\b/;
 
 export class SchemaReuse {
@@ -90,7 +89,8 @@ export class SchemaReuse {
     this.globalFiles ??= this.loaded.program
       .getSourceFiles()
       .filter(
-        (sf) => !LIB_FILE.test(sf.fileName) && (!ts.isExternalModule(sf) || GLOBAL_EFFECT.test(sf.text)),
+        (sf) =>
+          !isTypeScriptLibFile(sf.fileName) && (!ts.isExternalModule(sf) || GLOBAL_EFFECT.test(sf.text)),
       )
       .map((sf) => sf.fileName);
     return this.globalFiles;

@@ -3,7 +3,7 @@
 // that JSON carries, and the literal a literal type node spells.
 import type TS from "typescript";
 import { ts } from "../compiler.js";
-import { isTsopFile } from "../program.js";
+import { isTsopFile, isTypeScriptLibFile } from "../program.js";
 import type { Schema } from "../schema-types.js";
 
 /** Declared in an installed package (not the project, not tsop). */
@@ -22,8 +22,7 @@ export function isErrorType(type: TS.Type): boolean {
 }
 
 export function isLibFile(decl: TS.Node): boolean {
-  const name = decl.getSourceFile().fileName;
-  return /[\\/]typescript[\\/]lib[\\/]lib\.[^\\/]*\.d\.ts$/.test(name);
+  return isTypeScriptLibFile(decl.getSourceFile().fileName);
 }
 
 export function isDataProperty(symbol: TS.Symbol): boolean {
