@@ -33,6 +33,50 @@ export interface Report {
   warnings: string[];
 }
 
+/**
+ * The rooms of runtime/, lowest first: a room imports only the rooms listed before it (and the
+ * declarations at runtime/'s root, which `tsop generate` reads and which import nothing).
+ */
+export const RUNTIME_ROOMS: Array<{ room: string; uses: string[] }> = [
+  { room: "log", uses: [] },
+  { room: "connect", uses: [] },
+  { room: "serving", uses: ["log", "connect"] },
+  { room: "metrics", uses: ["log", "connect", "serving"] },
+  { room: "client", uses: ["connect"] },
+  { room: "controllerutil", uses: ["connect", "client"] },
+  { room: "cache", uses: ["log", "connect", "metrics", "client"] },
+  { room: "events", uses: ["log", "connect", "client"] },
+  { room: "webhook", uses: ["log", "connect", "serving"] },
+  { room: "controller", uses: ["log", "connect", "metrics", "client", "cache", "events"] },
+  {
+    room: "manager",
+    uses: ["log", "connect", "serving", "metrics", "client", "cache", "events", "webhook", "controller"],
+  },
+];
+
+const RUNTIME_DECLARATIONS = ["decorators.ts", "schema.ts", "field-decorators.ts", "webhooks.ts"].map(
+  (f) => `src/runtime/${f}`,
+);
+
+function runtimeRooms(): Boundary[] {
+  const rooms: Boundary[] = RUNTIME_ROOMS.map(({ room, uses }) => ({
+    from: `src/runtime/${room}/`,
+    allow: [
+      `src/runtime/${room}/`,
+      ...uses.map((u) => `src/runtime/${u}/`),
+      ...RUNTIME_DECLARATIONS,
+      "src/common/",
+    ],
+    why: `runtime/${room}/ may import only ${uses.length ? uses.map((u) => `${u}/`).join(", ") + ", " : ""}the declarations at runtime/'s root and common/ (rooms lowest first, scripts/check-architecture.ts RUNTIME_ROOMS)`,
+  }));
+  const declarations: Boundary[] = RUNTIME_DECLARATIONS.map((file) => ({
+    from: file,
+    allow: ["src/common/"],
+    why: "the declarations `tsop generate` reads (runtime/'s root) import no runtime machinery",
+  }));
+  return [...rooms, ...declarations];
+}
+
 export const RULES: Rules = {
   scope: "src/",
   maxLines: 800,
@@ -42,6 +86,7 @@ export const RULES: Rules = {
       allow: ["src/runtime/", "src/common/"],
       why: 'the operator library (`import … from "tsop"`) ships without the CLI: runtime/ imports only common/',
     },
+    ...runtimeRooms(),
     {
       from: "src/common/",
       allow: ["src/common/"],

@@ -1,6 +1,6 @@
 // Downloads over plain URLs (today OLM's release manifests, olm/release.ts): GET over node:http(s)
 // following redirects, through the proxy the environment selects (proxy.ts). Requests to the API
-// server go through runtime/rest.ts, to registries through oci/transport.ts.
+// server go through runtime/connect/rest.ts, to registries through oci/transport.ts.
 import http from "node:http";
 import https from "node:https";
 import { proxyFor } from "./proxy.js";

@@ -3,9 +3,9 @@
 // for them (undefined when absent, lists with their resourceVersion, apply saying created or
 // updated, watches with a resume point) and errors that name the verb, resource, user and server.
 import { COMMAND_RETRY, type RetryPolicy } from "../common/retry.js";
-import { ApiError, isNoMatch, type StatusBody } from "../runtime/errors.js";
-import { pathSegment, RestMapper, resourcePath, type ResourceMapping } from "../runtime/mapper.js";
-import { type RequestOptions, RestClient } from "../runtime/rest.js";
+import { ApiError, isNoMatch, type StatusBody } from "../runtime/connect/errors.js";
+import { pathSegment, RestMapper, resourcePath, type ResourceMapping } from "../runtime/connect/mapper.js";
+import { type RequestOptions, RestClient } from "../runtime/connect/rest.js";
 import { type Connection, type ConnectionOptions, loadConnection } from "./config.js";
 import {
   ClusterUnreachableError,

@@ -1,10 +1,10 @@
 // The CLI's view of a kubeconfig: the runtime's loader (kubectl's file precedence and merge rules,
 // in-cluster only without any file) plus the -n override and the interactivity the credential
-// plugins need. Everything else about loading lives in runtime/kubeconfig.ts.
+// plugins need. Everything else about loading lives in runtime/connect/kubeconfig.ts.
 import { delimiter } from "node:path";
-import { type ClusterConfig, loadKubeConfig, type UserConfig } from "../runtime/kubeconfig.js";
+import { type ClusterConfig, loadKubeConfig, type UserConfig } from "../runtime/connect/kubeconfig.js";
 
-export { kubeconfigFiles } from "../runtime/kubeconfig.js";
+export { kubeconfigFiles } from "../runtime/connect/kubeconfig.js";
 
 export interface ConnectionOptions {
   kubeconfig?: string;

@@ -3,7 +3,7 @@
 // object or permission with a hint saying what to do. client.ts turns the runtime's ApiError into
 // these; callers catch the internal ones (NotFound, Conflict) and let the rest reach the CLI.
 import { TsopError } from "../common/errors.js";
-import { ApiError } from "../runtime/errors.js";
+import { ApiError } from "../runtime/connect/errors.js";
 
 export {
   ApiError,
@@ -14,7 +14,7 @@ export {
   isNotFound,
   NoKindMatchError,
   type StatusBody as ApiStatus,
-} from "../runtime/errors.js";
+} from "../runtime/connect/errors.js";
 
 /** An API answer worded for people: the same status, reason and Status body as the ApiError it wraps. */
 export class KubeApiError extends ApiError {

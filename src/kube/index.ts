@@ -1,4 +1,4 @@
-// Cluster access for tsop's cluster commands, on the runtime's REST client (runtime/rest.ts).
+// Cluster access for tsop's cluster commands, on the runtime's REST client (runtime/connect/rest.ts).
 // Pipeline: config.ts (kubeconfig files, context, namespace, in-cluster; the runtime's loader) →
 // client.ts (discovery, CRUD, server-side apply, watch, retries, error mapping) → connect.ts (flags
 // in, a client out) → apply.ts (dependency-ordered apply), wait.ts (watch-based waits with relist

@@ -1,6 +1,6 @@
 // The cluster layer's user-facing text lives with the runtime's cluster access (one wording for the
 // CLI and the operator library); what only the CLI's client says is added here.
-import { type Message, messages as runtimeMessages } from "../runtime/messages.js";
+import { type Message, messages as runtimeMessages } from "../runtime/connect/messages.js";
 
 export type { Message };
 

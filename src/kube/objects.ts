@@ -2,7 +2,7 @@
 // plus a reference type (apiVersion, kind, namespace, name) used for messages, waits and deletes.
 import type { ObjectMeta, KubeObject as TypedKubeObject } from "../runtime/schema.js";
 
-export { splitApiVersion } from "../runtime/mapper.js";
+export { splitApiVersion } from "../runtime/connect/mapper.js";
 
 /** Metadata as the CLI reads it: the runtime's ObjectMeta, open to fields tsop does not name. */
 export type ObjectMetadata = ObjectMeta & { [key: string]: unknown };

@@ -1,13 +1,19 @@
-// The operator library: `import { … } from "tsop"`. Light by design (no CLI dependencies, no
+// The operator library: `import … from "tsop"`. Light by design (no CLI dependencies, no
 // @kubernetes/client-node: tsop reads kubeconfigs itself): it ships inside operator images.
-// Declarations (decorators.ts, schema.ts) are read statically by `tsop generate`. The runtime:
-//   manager.ts   → kubeconfig.ts, rest.ts (HTTP, watch streams; credentials.ts), mapper.ts
-//   controller.ts (for/owns/watches → queue.ts + ratelimit.ts → reconcile) over cache.ts
-//   (informer.ts per kind, namespaced-informer.ts per namespace, transform.ts; serves client reads)
-//   leader.ts (Lease election), metrics.ts (Prometheus), logger.ts, events.ts
-//   helpers.ts (createOrUpdate, finalizers, status; equality.ts), conditions.ts, related-image.ts
-//   webhooks.ts (webhook decorators) → webhook-server.ts (HTTPS, loaded only when webhooks are
-//   added) → admission.ts (AdmissionReview, json-diff.ts patches), conversion.ts (hub and spokes)
+// At this folder's root sit the declarations `tsop generate` reads statically (decorators.ts,
+// schema.ts, field-decorators.ts, webhooks.ts); the machinery lives in rooms, lowest first
+// (scripts/check-architecture.ts keeps the order):
+//   log/            logger
+//   connect/        kubeconfig, credentials, rest (HTTP, watch streams), mapper, API errors
+//   serving/        listeners and serving certificates for the metrics and webhook servers
+//   metrics/        Prometheus registry, the metrics server and its authentication
+//   client/         reads (from the cache where watched) and writes
+//   controllerutil/ createOrUpdate, finalizers, status, conditions, equality, related images
+//   cache/          one shared informer per kind (per namespace), transforms
+//   events/         the event recorder and correlator
+//   webhook/        the webhook server: admission (json-diff patches), conversion
+//   controller/     builder (for / owns / watches, predicates) → work queue + rate limits → reconcile
+//   manager/        Manager (wires them all), options from flags, leader election
 export * from "./decorators.js";
 export * from "./schema.js";
 export * from "./field-decorators.js";
@@ -17,7 +23,7 @@ export {
   type CacheOptions,
   type InformerRequest,
   type UnwatchedReads,
-} from "./cache.js";
+} from "./cache/cache.js";
 export {
   Client,
   type ApplyOptions,
@@ -26,7 +32,7 @@ export {
   type KubeObjectLike,
   type ListOptions,
   type PatchType,
-} from "./client.js";
+} from "./client/client.js";
 export {
   type ConditionInput,
   type ConditionTarget,
@@ -35,21 +41,23 @@ export {
   isConditionTrue,
   removeCondition,
   setCondition,
-} from "./conditions.js";
+} from "./controllerutil/conditions.js";
 export {
   Controller,
-  ControllerBuilder,
   type ControllerOptions,
-  generationChanged,
-  type MapFunction,
-  type Predicate,
   type ReconcileContext,
   type ReconcileFunction,
   type Reconciler,
   type Request,
   type Result,
+} from "./controller/controller.js";
+export {
+  ControllerBuilder,
+  generationChanged,
+  type MapFunction,
+  type Predicate,
   type WatchOptions,
-} from "./controller.js";
+} from "./controller/builder.js";
 export {
   ApiError,
   ConfigError,
@@ -61,8 +69,8 @@ export {
   isTooManyRequests,
   NoKindMatchError,
   type StatusBody,
-} from "./errors.js";
-export { EventRecorder, type EventType } from "./events.js";
+} from "./connect/errors.js";
+export { EventRecorder, type EventType } from "./events/events.js";
 export {
   AlreadyOwnedError,
   InvalidOwnerError,
@@ -77,8 +85,8 @@ export {
   retryOnConflict,
   setControllerReference,
   updateStatus,
-} from "./helpers.js";
-export { quantitiesEqual, semanticEqual } from "./equality.js";
+} from "./controllerutil/helpers.js";
+export { quantitiesEqual, semanticEqual } from "./controllerutil/equality.js";
 export {
   type EventHandler,
   Informer,
@@ -87,7 +95,7 @@ export {
   type InformerOptions,
   INITIAL_EVENTS_END,
   type SharedInformer,
-} from "./informer.js";
+} from "./cache/informer.js";
 export {
   type ClusterAccess,
   type ClusterConfig,
@@ -95,8 +103,8 @@ export {
   type LoadedKubeConfig,
   loadKubeConfig,
   type UserConfig,
-} from "./kubeconfig.js";
-export { LeaderElector, type LeaderElectionOptions } from "./leader.js";
+} from "./connect/kubeconfig.js";
+export { LeaderElector, type LeaderElectionOptions } from "./manager/leader.js";
 export {
   createLogger,
   type LogFields,
@@ -105,8 +113,8 @@ export {
   type LoggerOptions,
   type LogLevel,
   type LogSink,
-} from "./logger.js";
-export { type Check, Manager, type ManagerOptions } from "./manager.js";
+} from "./log/logger.js";
+export { type Check, Manager, type ManagerOptions } from "./manager/manager.js";
 export {
   type GroupVersionKind,
   type KindClass,
@@ -114,7 +122,7 @@ export {
   type ObjectKey,
   type ResourceMapping,
   RestMapper,
-} from "./mapper.js";
+} from "./connect/mapper.js";
 export {
   Counter,
   Gauge,
@@ -122,9 +130,9 @@ export {
   type Labels,
   MetricsRegistry,
   PROMETHEUS_CONTENT_TYPE,
-} from "./metrics.js";
-export { MANAGER_FLAGS_HELP, managerOptionsFromArgs } from "./options.js";
-export { WorkQueue } from "./queue.js";
+} from "./metrics/metrics.js";
+export { MANAGER_FLAGS_HELP, managerOptionsFromArgs } from "./manager/options.js";
+export { WorkQueue } from "./controller/queue.js";
 export {
   AdmissionDenied,
   type AdmissionOperation,
@@ -149,13 +157,13 @@ export {
   ExponentialBackoffRateLimiter,
   MaxOfRateLimiter,
   type RateLimiter,
-} from "./ratelimit.js";
-export { relatedImage, relatedImageEnvName } from "./related-image.js";
+} from "./controller/ratelimit.js";
+export { relatedImage, relatedImageEnvName } from "./controllerutil/related-image.js";
 export {
   type CachedObject,
   type CacheTransform,
   chainTransforms,
   defaultTransform,
   LAST_APPLIED_ANNOTATION,
-} from "./transform.js";
-export { RestClient, type RestOptions, type WatchEvent } from "./rest.js";
+} from "./cache/transform.js";
+export { RestClient, type RestOptions, type WatchEvent } from "./connect/rest.js";

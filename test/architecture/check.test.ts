@@ -66,6 +66,25 @@ describe("check-architecture", () => {
     ]);
   });
 
+  it("keeps the runtime's rooms in order: a room imports only rooms below it and the declarations", async () => {
+    const root = await tree({
+      "src/runtime/schema.ts": "export type S = 1;\n",
+      "src/runtime/connect/rest.ts": 'import type { S } from "../schema.js";\nexport const rest: S = 1;\n',
+      "src/runtime/client/client.ts": 'import { rest } from "../connect/rest.js";\nexport const c = rest;\n',
+      "src/runtime/connect/mapper.ts": 'import { c } from "../client/client.js";\nexport const m = c;\n',
+      "src/runtime/decorators.ts": 'import { rest } from "./connect/rest.js";\nexport const d = rest;\n',
+    });
+    const { errors } = checkArchitecture(root, NO_EXCEPTIONS);
+    expect(errors).toEqual([
+      expect.stringMatching(
+        /^src\/runtime\/connect\/mapper\.ts imports src\/runtime\/client\/client\.ts: runtime\/connect\/ may import only the declarations/,
+      ),
+      expect.stringMatching(
+        /^src\/runtime\/decorators\.ts imports src\/runtime\/connect\/rest\.ts: the declarations `tsop generate` reads/,
+      ),
+    ]);
+  });
+
   it("tolerates listed exceptions as warnings and rejects stale ones", async () => {
     const root = await tree({
       "src/common/a.ts": 'import { b } from "./b.js";\nexport const a = 1;\n',

@@ -5,8 +5,8 @@
 // read), and the request count of an operator is only its writes (the regression guard for
 // issue 26: 4 GETs per object before).
 import { afterEach, describe, expect, it } from "vitest";
-import type { KubeObjectLike, ListOptions } from "../../src/runtime/client.js";
-import type { Manager, ManagerOptions } from "../../src/runtime/manager.js";
+import type { KubeObjectLike, ListOptions } from "../../src/runtime/client/client.js";
+import type { Manager, ManagerOptions } from "../../src/runtime/manager/manager.js";
 import type { RequestRecord } from "../../src/testing/index.js";
 import { FINALIZER, Memcached, MemcachedReconciler } from "./fixtures/memcached.js";
 import { type Harness, harness, httpGet } from "./support/cluster.js";

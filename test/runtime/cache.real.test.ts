@@ -5,13 +5,13 @@
 // their initial state as the real server serves it: a resourceVersion="0" list whole from the
 // watch cache, a WatchList stream, metadata-only (PartialObjectMetadata) lists and watches.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Client, type KubeObjectLike, type ListOptions } from "../../src/runtime/client.js";
-import { Informer } from "../../src/runtime/informer.js";
-import { loadKubeConfig } from "../../src/runtime/kubeconfig.js";
-import { Logger } from "../../src/runtime/logger.js";
-import { Manager } from "../../src/runtime/manager.js";
-import { RestMapper } from "../../src/runtime/mapper.js";
-import { RestClient } from "../../src/runtime/rest.js";
+import { Client, type KubeObjectLike, type ListOptions } from "../../src/runtime/client/client.js";
+import { Informer } from "../../src/runtime/cache/informer.js";
+import { loadKubeConfig } from "../../src/runtime/connect/kubeconfig.js";
+import { Logger } from "../../src/runtime/log/logger.js";
+import { Manager } from "../../src/runtime/manager/manager.js";
+import { RestMapper } from "../../src/runtime/connect/mapper.js";
+import { RestClient } from "../../src/runtime/connect/rest.js";
 import type { RequestRecord } from "../../src/testing/index.js";
 import { type RealTestCluster, startTestCluster } from "../../src/testing/index.js";
 import { waitFor } from "./support/wait.js";

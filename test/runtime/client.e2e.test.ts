@@ -4,20 +4,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startTestCluster } from "../../src/testing/index.js";
-import { Client, type KubeObjectLike } from "../../src/runtime/client.js";
-import { ApiError, isConflict, isNotFound } from "../../src/runtime/errors.js";
-import { EventRecorder } from "../../src/runtime/events.js";
+import { Client, type KubeObjectLike } from "../../src/runtime/client/client.js";
+import { ApiError, isConflict, isNotFound } from "../../src/runtime/connect/errors.js";
+import { EventRecorder } from "../../src/runtime/events/events.js";
 import {
   createOrUpdate,
   ensureFinalizer,
   removeFinalizer,
   retryOnConflict,
   updateStatus,
-} from "../../src/runtime/helpers.js";
-import { loadKubeConfig } from "../../src/runtime/kubeconfig.js";
-import { Logger } from "../../src/runtime/logger.js";
-import { RestMapper } from "../../src/runtime/mapper.js";
-import { RestClient } from "../../src/runtime/rest.js";
+} from "../../src/runtime/controllerutil/helpers.js";
+import { loadKubeConfig } from "../../src/runtime/connect/kubeconfig.js";
+import { Logger } from "../../src/runtime/log/logger.js";
+import { RestMapper } from "../../src/runtime/connect/mapper.js";
+import { RestClient } from "../../src/runtime/connect/rest.js";
 import { Memcached } from "./fixtures/memcached.js";
 import { MEMCACHED_CRD } from "./support/cluster.js";
 import { waitFor } from "./support/wait.js";

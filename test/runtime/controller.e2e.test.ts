@@ -2,7 +2,7 @@
 // error results, bounded concurrency without same-key overlap, namespace-restricted caches, and the
 // liveness probe failing while an informer makes no progress.
 import { afterEach, describe, expect, it } from "vitest";
-import type { Request } from "../../src/runtime/controller.js";
+import type { Request } from "../../src/runtime/controller/controller.js";
 import { type Harness, harness, httpGet, sample } from "./support/cluster.js";
 import { waitFor } from "./support/wait.js";
 

@@ -3,12 +3,12 @@
 // spelt differently, an empty map for an absent one and server defaults are no change. The PUTs are
 // counted at a tsop/testing server.
 import { afterEach, describe, expect, it } from "vitest";
-import { Client } from "../../src/runtime/client.js";
-import { quantitiesEqual, semanticEqual } from "../../src/runtime/equality.js";
-import { createOrUpdate } from "../../src/runtime/helpers.js";
-import { loadKubeConfig } from "../../src/runtime/kubeconfig.js";
-import { RestMapper } from "../../src/runtime/mapper.js";
-import { RestClient } from "../../src/runtime/rest.js";
+import { Client } from "../../src/runtime/client/client.js";
+import { quantitiesEqual, semanticEqual } from "../../src/runtime/controllerutil/equality.js";
+import { createOrUpdate } from "../../src/runtime/controllerutil/helpers.js";
+import { loadKubeConfig } from "../../src/runtime/connect/kubeconfig.js";
+import { RestMapper } from "../../src/runtime/connect/mapper.js";
+import { RestClient } from "../../src/runtime/connect/rest.js";
 import { startTestCluster, type TestCluster } from "../../src/testing/index.js";
 
 describe("semanticEqual", () => {

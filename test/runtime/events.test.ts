@@ -3,13 +3,13 @@
 // distinct message for one reason within 10 minutes is combined. The correlator runs on a fake
 // clock; the recorder's requests are counted at a tsop/testing server.
 import { afterEach, describe, expect, it } from "vitest";
-import { Client } from "../../src/runtime/client.js";
-import { type EventDraft, EventCorrelator } from "../../src/runtime/event-correlator.js";
-import { EventRecorder } from "../../src/runtime/events.js";
-import { loadKubeConfig } from "../../src/runtime/kubeconfig.js";
-import { Logger } from "../../src/runtime/logger.js";
-import { RestMapper } from "../../src/runtime/mapper.js";
-import { RestClient } from "../../src/runtime/rest.js";
+import { Client } from "../../src/runtime/client/client.js";
+import { type EventDraft, EventCorrelator } from "../../src/runtime/events/event-correlator.js";
+import { EventRecorder } from "../../src/runtime/events/events.js";
+import { loadKubeConfig } from "../../src/runtime/connect/kubeconfig.js";
+import { Logger } from "../../src/runtime/log/logger.js";
+import { RestMapper } from "../../src/runtime/connect/mapper.js";
+import { RestClient } from "../../src/runtime/connect/rest.js";
 import { startTestCluster, type TestCluster } from "../../src/testing/index.js";
 
 const draft = (message: string, name = "web"): EventDraft => ({

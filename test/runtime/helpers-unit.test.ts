@@ -5,13 +5,17 @@ import {
   isConditionTrue,
   removeCondition,
   setCondition,
-} from "../../src/runtime/conditions.js";
-import { generationChanged } from "../../src/runtime/controller.js";
-import { AlreadyOwnedError, InvalidOwnerError, setControllerReference } from "../../src/runtime/helpers.js";
-import { Logger } from "../../src/runtime/logger.js";
-import { MetricsRegistry } from "../../src/runtime/metrics.js";
-import { managerOptionsFromArgs } from "../../src/runtime/options.js";
-import { relatedImage, relatedImageEnvName } from "../../src/runtime/related-image.js";
+} from "../../src/runtime/controllerutil/conditions.js";
+import { generationChanged } from "../../src/runtime/controller/builder.js";
+import {
+  AlreadyOwnedError,
+  InvalidOwnerError,
+  setControllerReference,
+} from "../../src/runtime/controllerutil/helpers.js";
+import { Logger } from "../../src/runtime/log/logger.js";
+import { MetricsRegistry } from "../../src/runtime/metrics/metrics.js";
+import { managerOptionsFromArgs } from "../../src/runtime/manager/options.js";
+import { relatedImage, relatedImageEnvName } from "../../src/runtime/controllerutil/related-image.js";
 import type { Condition } from "../../src/runtime/schema.js";
 
 describe("conditions", () => {

@@ -3,11 +3,11 @@
 // consistent read in pages, and WatchList streams (sendInitialEvents) with their fallback to
 // list+watch when the server refuses them.
 import { afterEach, describe, expect, it } from "vitest";
-import { Informer } from "../../src/runtime/informer.js";
-import { loadKubeConfig } from "../../src/runtime/kubeconfig.js";
-import { Logger } from "../../src/runtime/logger.js";
-import { MetricsRegistry, runtimeMetrics } from "../../src/runtime/metrics.js";
-import { RestClient } from "../../src/runtime/rest.js";
+import { Informer } from "../../src/runtime/cache/informer.js";
+import { loadKubeConfig } from "../../src/runtime/connect/kubeconfig.js";
+import { Logger } from "../../src/runtime/log/logger.js";
+import { MetricsRegistry, runtimeMetrics } from "../../src/runtime/metrics/metrics.js";
+import { RestClient } from "../../src/runtime/connect/rest.js";
 import { startTestCluster, type TestCluster, type TestClusterOptions } from "../../src/testing/index.js";
 import { waitFor } from "./support/wait.js";
 

@@ -3,11 +3,11 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { Informer, type InformerObject } from "../../src/runtime/informer.js";
-import { loadKubeConfig } from "../../src/runtime/kubeconfig.js";
-import { Logger } from "../../src/runtime/logger.js";
-import { MetricsRegistry, runtimeMetrics } from "../../src/runtime/metrics.js";
-import { RestClient } from "../../src/runtime/rest.js";
+import { Informer, type InformerObject } from "../../src/runtime/cache/informer.js";
+import { loadKubeConfig } from "../../src/runtime/connect/kubeconfig.js";
+import { Logger } from "../../src/runtime/log/logger.js";
+import { MetricsRegistry, runtimeMetrics } from "../../src/runtime/metrics/metrics.js";
+import { RestClient } from "../../src/runtime/connect/rest.js";
 import { kubeconfigFor, waitFor } from "./support/wait.js";
 
 type WatchBehaviour = (res: http.ServerResponse, rv: string) => void;

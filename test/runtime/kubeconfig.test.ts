@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { delimiter, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConnection } from "../../src/kube/config.js";
-import { loadKubeConfig } from "../../src/runtime/kubeconfig.js";
+import { loadKubeConfig } from "../../src/runtime/connect/kubeconfig.js";
 import { testdir } from "../support/testdir.js";
 
 interface Spec {

@@ -2,8 +2,8 @@
 // reconciles); when it stops, the other takes over, at once if the lease was released, else once it
 // expires. A leader that cannot renew gives up and its start() rejects.
 import { afterEach, describe, expect, it } from "vitest";
-import type { KubeObjectLike } from "../../src/runtime/client.js";
-import type { Manager } from "../../src/runtime/manager.js";
+import type { KubeObjectLike } from "../../src/runtime/client/client.js";
+import type { Manager } from "../../src/runtime/manager/manager.js";
 import { Memcached, MemcachedReconciler } from "./fixtures/memcached.js";
 import { type Harness, harness, httpGet, sample } from "./support/cluster.js";
 import { waitFor } from "./support/wait.js";

@@ -2,12 +2,12 @@
 // one PUT of the lease it last saw (no GET); when someone else changed the lease meanwhile the PUT
 // conflicts and the leader reads the lease again before renewing; releasing is one PUT too.
 import { afterEach, describe, expect, it } from "vitest";
-import { Client } from "../../src/runtime/client.js";
-import { LeaderElector } from "../../src/runtime/leader.js";
-import { loadKubeConfig } from "../../src/runtime/kubeconfig.js";
-import { Logger } from "../../src/runtime/logger.js";
-import { RestMapper } from "../../src/runtime/mapper.js";
-import { RestClient } from "../../src/runtime/rest.js";
+import { Client } from "../../src/runtime/client/client.js";
+import { LeaderElector } from "../../src/runtime/manager/leader.js";
+import { loadKubeConfig } from "../../src/runtime/connect/kubeconfig.js";
+import { Logger } from "../../src/runtime/log/logger.js";
+import { RestMapper } from "../../src/runtime/connect/mapper.js";
+import { RestClient } from "../../src/runtime/connect/rest.js";
 import { startTestCluster, type TestCluster } from "../../src/testing/index.js";
 import { waitFor } from "./support/wait.js";
 

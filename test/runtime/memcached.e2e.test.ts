@@ -1,8 +1,8 @@
 // The Memcached sample operator, run by a real Manager against the in-memory API server.
 import { afterEach, describe, expect, it } from "vitest";
-import type { KubeObjectLike } from "../../src/runtime/client.js";
-import { findCondition } from "../../src/runtime/conditions.js";
-import type { Manager } from "../../src/runtime/manager.js";
+import type { KubeObjectLike } from "../../src/runtime/client/client.js";
+import { findCondition } from "../../src/runtime/controllerutil/conditions.js";
+import type { Manager } from "../../src/runtime/manager/manager.js";
 import { FINALIZER, Memcached, MemcachedReconciler } from "./fixtures/memcached.js";
 import { type Harness, harness, httpGet, sample } from "./support/cluster.js";
 import { waitFor } from "./support/wait.js";

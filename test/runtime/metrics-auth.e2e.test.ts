@@ -10,7 +10,7 @@ import { connect, type PeerCertificate } from "node:tls";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { issueCertificate } from "../../src/common/x509.js";
-import type { Manager } from "../../src/runtime/manager.js";
+import type { Manager } from "../../src/runtime/manager/manager.js";
 import { Memcached, MemcachedReconciler } from "./fixtures/memcached.js";
 import { type Harness, harness, httpGet } from "./support/cluster.js";
 import { waitFor } from "./support/wait.js";

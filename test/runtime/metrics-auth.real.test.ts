@@ -6,12 +6,12 @@ import https from "node:https";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { Client } from "../../src/runtime/client.js";
-import { loadKubeConfig } from "../../src/runtime/kubeconfig.js";
-import { Logger } from "../../src/runtime/logger.js";
-import { Manager } from "../../src/runtime/manager.js";
-import { RestMapper } from "../../src/runtime/mapper.js";
-import { RestClient } from "../../src/runtime/rest.js";
+import { Client } from "../../src/runtime/client/client.js";
+import { loadKubeConfig } from "../../src/runtime/connect/kubeconfig.js";
+import { Logger } from "../../src/runtime/log/logger.js";
+import { Manager } from "../../src/runtime/manager/manager.js";
+import { RestMapper } from "../../src/runtime/connect/mapper.js";
+import { RestClient } from "../../src/runtime/connect/rest.js";
 import { type RealTestCluster, startTestCluster } from "../../src/testing/index.js";
 import { waitFor } from "./support/wait.js";
 

@@ -3,9 +3,9 @@
 // allowing access reviews 5 min, denying ones 30 s), a failed call is not kept, and concurrent
 // scrapes with one token share one review.
 import { describe, expect, it } from "vitest";
-import { Logger } from "../../src/runtime/logger.js";
-import { MetricsAuthorizer } from "../../src/runtime/metrics-auth.js";
-import type { RestClient } from "../../src/runtime/rest.js";
+import { Logger } from "../../src/runtime/log/logger.js";
+import { MetricsAuthorizer } from "../../src/runtime/metrics/metrics-auth.js";
+import type { RestClient } from "../../src/runtime/connect/rest.js";
 
 interface Call {
   path: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { WorkQueue } from "../../src/runtime/queue.js";
+import { WorkQueue } from "../../src/runtime/controller/queue.js";
 import {
   BucketRateLimiter,
   ExponentialBackoffRateLimiter,
@@ -7,7 +7,7 @@ import {
   backoffDelay,
   defaultRateLimiter,
   type RateLimiter,
-} from "../../src/runtime/ratelimit.js";
+} from "../../src/runtime/controller/ratelimit.js";
 
 const noDelay: RateLimiter = { when: () => 0, forget: () => {}, retries: () => 0 };
 

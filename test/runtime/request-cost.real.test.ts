@@ -3,14 +3,14 @@
 // and defaults fields), for the optimistic lease renewal (its resourceVersion checks) and for
 // Event patches.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Client } from "../../src/runtime/client.js";
-import { EventRecorder } from "../../src/runtime/events.js";
-import { createOrUpdate } from "../../src/runtime/helpers.js";
-import { loadKubeConfig } from "../../src/runtime/kubeconfig.js";
-import { LeaderElector } from "../../src/runtime/leader.js";
-import { Logger } from "../../src/runtime/logger.js";
-import { RestMapper } from "../../src/runtime/mapper.js";
-import { RestClient } from "../../src/runtime/rest.js";
+import { Client } from "../../src/runtime/client/client.js";
+import { EventRecorder } from "../../src/runtime/events/events.js";
+import { createOrUpdate } from "../../src/runtime/controllerutil/helpers.js";
+import { loadKubeConfig } from "../../src/runtime/connect/kubeconfig.js";
+import { LeaderElector } from "../../src/runtime/manager/leader.js";
+import { Logger } from "../../src/runtime/log/logger.js";
+import { RestMapper } from "../../src/runtime/connect/mapper.js";
+import { RestClient } from "../../src/runtime/connect/rest.js";
 import { type RealTestCluster, startTestCluster } from "../../src/testing/index.js";
 import { waitFor } from "./support/wait.js";
 

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { KubeObjectLike } from "../../src/runtime/client.js";
+import type { KubeObjectLike } from "../../src/runtime/client/client.js";
 import { type Harness, harness } from "./support/cluster.js";
 import { distRuntime, ensureBuilt } from "./support/build.js";
 import { waitFor } from "./support/wait.js";

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Manager } from "../../src/runtime/manager.js";
+import type { Manager } from "../../src/runtime/manager/manager.js";
 import {
   AdmissionDenied,
   ConversionWebhook,

@@ -11,10 +11,10 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
-import { Client } from "../../src/runtime/client.js";
-import { loadKubeConfig } from "../../src/runtime/kubeconfig.js";
-import { RestMapper } from "../../src/runtime/mapper.js";
-import { RestClient } from "../../src/runtime/rest.js";
+import { Client } from "../../src/runtime/client/client.js";
+import { loadKubeConfig } from "../../src/runtime/connect/kubeconfig.js";
+import { RestMapper } from "../../src/runtime/connect/mapper.js";
+import { RestClient } from "../../src/runtime/connect/rest.js";
 import { type KObj, startTestCluster } from "../../src/testing/index.js";
 import type { RealTestCluster } from "../../src/testing/real/types.js";
 import {

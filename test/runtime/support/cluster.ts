@@ -1,12 +1,12 @@
 // Test harness: the in-memory API server, the Memcached CRD, a client for the test itself, and
 // managers started with free ports and captured logs.
 import { startTestCluster } from "../../../src/testing/index.js";
-import { Client } from "../../../src/runtime/client.js";
-import { loadKubeConfig } from "../../../src/runtime/kubeconfig.js";
-import { Logger } from "../../../src/runtime/logger.js";
-import { Manager, type ManagerOptions } from "../../../src/runtime/manager.js";
-import { RestMapper } from "../../../src/runtime/mapper.js";
-import { RestClient } from "../../../src/runtime/rest.js";
+import { Client } from "../../../src/runtime/client/client.js";
+import { loadKubeConfig } from "../../../src/runtime/connect/kubeconfig.js";
+import { Logger } from "../../../src/runtime/log/logger.js";
+import { Manager, type ManagerOptions } from "../../../src/runtime/manager/manager.js";
+import { RestMapper } from "../../../src/runtime/connect/mapper.js";
+import { RestClient } from "../../../src/runtime/connect/rest.js";
 import { waitFor } from "./wait.js";
 
 export type TestCluster = Awaited<ReturnType<typeof startTestCluster>>;

@@ -5,11 +5,11 @@
 //   - an object written without the helper (ClusterRole owned by a namespaced ConfigMap) is never
 //     garbage-collected when its owner goes, and the collector reports OwnerRefInvalidNamespace;
 //   - a namespaced dependent and a cluster-scoped dependent of a cluster-scoped owner are collected.
-import { Client, type KubeObjectLike } from "../../../src/runtime/client.js";
-import { createOrUpdate, InvalidOwnerError } from "../../../src/runtime/helpers.js";
-import { loadKubeConfig } from "../../../src/runtime/kubeconfig.js";
-import { RestMapper } from "../../../src/runtime/mapper.js";
-import { RestClient } from "../../../src/runtime/rest.js";
+import { Client, type KubeObjectLike } from "../../../src/runtime/client/client.js";
+import { createOrUpdate, InvalidOwnerError } from "../../../src/runtime/controllerutil/helpers.js";
+import { loadKubeConfig } from "../../../src/runtime/connect/kubeconfig.js";
+import { RestMapper } from "../../../src/runtime/connect/mapper.js";
+import { RestClient } from "../../../src/runtime/connect/rest.js";
 import { waitFor } from "./wait.js";
 
 type Obj = KubeObjectLike & {

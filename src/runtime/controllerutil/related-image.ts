@@ -2,8 +2,8 @@
 // (pinned by digest at bundle time); the operator reads it here and falls back to its default.
 // Operators that map a RELATED_IMAGE_ variable to a name of their own
 // (`DFA_BUSYBOX_IMAGE: $(RELATED_IMAGE_FEDORA)`) read that variable with `{ variable }`.
-import { TsopError } from "../common/errors.js";
-import { relatedImageEnvName } from "../common/related-image-names.js";
+import { TsopError } from "../../common/errors.js";
+import { relatedImageEnvName } from "../../common/related-image-names.js";
 
 export { relatedImageEnvName };
 

@@ -1,11 +1,11 @@
 // Object helpers for reconcilers: controller owner references, create-or-update of owned objects,
 // finalizers, and status updates through the status subresource. Every write that can race with
 // another writer retries on 409 Conflict from a fresh copy.
-import { TsopError } from "../common/errors.js";
-import type { Client, KubeObjectLike } from "./client.js";
+import { TsopError } from "../../common/errors.js";
+import type { Client, KubeObjectLike } from "../client/client.js";
 import { semanticEqual } from "./equality.js";
-import { isAlreadyExists, isConflict, isNotFound } from "./errors.js";
-import type { ObjectMeta, OwnerReference } from "./schema.js";
+import { isAlreadyExists, isConflict, isNotFound } from "../connect/errors.js";
+import type { ObjectMeta, OwnerReference } from "../schema.js";
 
 type Meta = { metadata?: ObjectMeta };
 

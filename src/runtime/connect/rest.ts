@@ -4,7 +4,7 @@
 // non-interactive run); a 401 reads them again and sends once more. One keep-alive agent per client.
 import http from "node:http";
 import https from "node:https";
-import { proxyFor } from "../common/proxy.js";
+import { proxyFor } from "../../common/proxy.js";
 import {
   OPERATOR_RETRY,
   pause,
@@ -12,7 +12,7 @@ import {
   retriesNetworkError,
   retriesStatus,
   retryDelay,
-} from "../common/retry.js";
+} from "../../common/retry.js";
 import { type Credentials, CredentialSource, type TlsMaterial } from "./credentials.js";
 import { ApiError, type StatusBody } from "./errors.js";
 import type { ClusterAccess, ClusterConfig } from "./kubeconfig.js";

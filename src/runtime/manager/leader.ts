@@ -6,9 +6,9 @@
 // within renewDeadline. On shutdown the leader releases the lease so a standby takes over at once.
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import type { Client } from "./client.js";
-import { isAlreadyExists, isConflict } from "./errors.js";
-import type { Logger } from "./logger.js";
+import type { Client } from "../client/client.js";
+import { isAlreadyExists, isConflict } from "../connect/errors.js";
+import type { Logger } from "../log/logger.js";
 
 export interface LeaderElectionOptions {
   enabled?: boolean;

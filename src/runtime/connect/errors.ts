@@ -2,7 +2,7 @@
 // Status (code, reason), with predicates for the cases callers branch on (not found, conflict, gone,
 // already exists, kind not served). isNotFound means what apierrors.IsNotFound means: a 404 answer;
 // a kind the server does not serve is isNoMatch (meta.IsNoMatchError), a different question.
-import { TsopError, type TsopErrorOptions } from "../common/errors.js";
+import { TsopError, type TsopErrorOptions } from "../../common/errors.js";
 import { messages } from "./messages.js";
 
 export interface StatusBody {

@@ -1,8 +1,8 @@
 // Kind → REST resource: which plural and whether namespaced. @CustomResource classes know their own
 // mapping; everything else is looked up once per group/version through API discovery (refreshed on
 // a miss, so CRDs installed after start are found).
-import { resourceInfo } from "./decorators.js";
-import { TsopError } from "../common/errors.js";
+import { resourceInfo } from "../decorators.js";
+import { TsopError } from "../../common/errors.js";
 import { NoKindMatchError } from "./errors.js";
 import type { RestClient } from "./rest.js";
 

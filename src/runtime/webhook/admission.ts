@@ -9,7 +9,7 @@ import {
   type Defaulter,
   type Validator,
   type Warnings,
-} from "./webhooks.js";
+} from "../webhooks.js";
 
 type Json = Record<string, unknown>;
 

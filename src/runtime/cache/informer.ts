@@ -9,14 +9,14 @@
 // Errors → reconnect with jittered exponential backoff. A watchdog aborts a watch that stays silent
 // past its lifetime (wedged connection), and health() reports an informer that stopped making
 // progress, so the liveness probe can restart a stuck process. The loop never exits until stop().
-import { type RetryPolicy, retryDelay } from "../common/retry.js";
-import { ApiError, isGone, type StatusBody } from "./errors.js";
-import type { Logger } from "./logger.js";
-import { type ResourceMapping, resourcePath } from "./mapper.js";
-import type { RuntimeMetrics } from "./metrics.js";
-import type { RestClient, WatchEvent } from "./rest.js";
-import type { ObjectMeta } from "./schema.js";
-import { selectorString } from "./client.js";
+import { type RetryPolicy, retryDelay } from "../../common/retry.js";
+import { ApiError, isGone, type StatusBody } from "../connect/errors.js";
+import type { Logger } from "../log/logger.js";
+import { type ResourceMapping, resourcePath } from "../connect/mapper.js";
+import type { RuntimeMetrics } from "../metrics/metrics.js";
+import type { RestClient, WatchEvent } from "../connect/rest.js";
+import type { ObjectMeta } from "../schema.js";
+import { selectorString } from "../client/client.js";
 import { type CacheTransform, defaultTransform, toPartialObjectMetadata } from "./transform.js";
 
 export interface InformerObject {

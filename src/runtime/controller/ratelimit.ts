@@ -3,7 +3,7 @@
 // a key is the larger of the two. The defaults are client-go's DefaultTypedControllerRateLimiter
 // (util/workqueue/default_rate_limiters.go), which controller-runtime uses: 5 ms × 2^failures capped
 // at 1000 s, without jitter, and a 10 qps bucket of 100.
-import { backoffDelay } from "../common/retry.js";
+import { backoffDelay } from "../../common/retry.js";
 
 export { backoffDelay };
 

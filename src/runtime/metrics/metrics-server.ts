@@ -4,12 +4,12 @@
 // and is otherwise made at start, self-signed, in memory.
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
-import { selfSignedCert } from "../common/x509.js";
-import { type BindAddress, listenOn } from "./listen.js";
-import type { Logger } from "./logger.js";
+import { selfSignedCert } from "../../common/x509.js";
+import { type BindAddress, listenOn } from "../serving/listen.js";
+import type { Logger } from "../log/logger.js";
 import type { MetricsAuthorizer } from "./metrics-auth.js";
 import { PROMETHEUS_CONTENT_TYPE } from "./metrics.js";
-import { ServingCert, TLS_OPTIONS } from "./serving-cert.js";
+import { ServingCert, TLS_OPTIONS } from "../serving/serving-cert.js";
 
 export interface MetricsServerOptions extends BindAddress {
   /** The exposition served on /metrics. */

@@ -2,7 +2,7 @@
 // and that is often the largest part of an object: metadata.managedFields and kubectl's
 // last-applied-configuration annotation (a full copy of the object). Users add their own transforms
 // (ManagerOptions.cache.transform, per kind in cache.byKind), which run after this one.
-import type { ObjectMeta } from "./schema.js";
+import type { ObjectMeta } from "../schema.js";
 
 /** An object as the cache stores it. */
 export interface CachedObject {

@@ -2,7 +2,7 @@
 // and watch per namespace needs only namespaced RBAC, where an all-namespaces watch needs a
 // ClusterRole). Handlers, reads, sync and health span all of them.
 import type { EventHandler, InformerHealth, InformerObject, SharedInformer } from "./informer.js";
-import type { ResourceMapping } from "./mapper.js";
+import type { ResourceMapping } from "../connect/mapper.js";
 
 export class NamespacedInformers<T extends InformerObject = InformerObject> implements SharedInformer<T> {
   readonly mapping: ResourceMapping;

@@ -2,9 +2,9 @@
 // main.go so deployment manifests look familiar). Environment: KUBECONFIG, WATCH_NAMESPACE,
 // LOG_LEVEL, LOG_FORMAT, ENABLE_WEBHOOKS.
 import { parseArgs } from "node:util";
-import { UsageError } from "../common/errors.js";
-import { parseDuration } from "../common/duration.js";
-import { isLogLevel, type LogFormat, type LoggerOptions } from "./logger.js";
+import { UsageError } from "../../common/errors.js";
+import { parseDuration } from "../../common/duration.js";
+import { isLogLevel, type LogFormat, type LoggerOptions } from "../log/logger.js";
 import type { ManagerOptions } from "./manager.js";
 
 export const MANAGER_FLAGS_HELP = `Flags:

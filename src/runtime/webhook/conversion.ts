@@ -2,8 +2,8 @@
 // goes to the hub with that spoke's toHub, then out to the desired version with its fromHub. Any
 // failure fails the whole review with a message naming the object, as controller-runtime does.
 import { ReviewError } from "./admission.js";
-import { splitApiVersion } from "./mapper.js";
-import type { ConversionWebhookOptions, Converter } from "./webhooks.js";
+import { splitApiVersion } from "../connect/mapper.js";
+import type { ConversionWebhookOptions, Converter } from "../webhooks.js";
 
 type Json = Record<string, unknown>;
 

@@ -6,10 +6,10 @@ import https from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ReviewError, runDefaulter, runValidator } from "./admission.js";
 import { type RegisteredConverter, runConversion } from "./conversion.js";
-import { listenOn } from "./listen.js";
-import type { Logger } from "./logger.js";
-import { ServingCert, TLS_OPTIONS } from "./serving-cert.js";
-import type { Defaulter, Validator } from "./webhooks.js";
+import { listenOn } from "../serving/listen.js";
+import type { Logger } from "../log/logger.js";
+import { ServingCert, TLS_OPTIONS } from "../serving/serving-cert.js";
+import type { Defaulter, Validator } from "../webhooks.js";
 
 export type WebhookRoute =
   | { type: "mutating"; name: string; handler: Defaulter<unknown> }

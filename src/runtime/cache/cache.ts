@@ -8,10 +8,10 @@ import {
   labelsMatch,
   parseLabelSelector,
   splitSelectorTerms,
-} from "../common/label-selector.js";
-import type { CacheReader, ListOptions } from "./client.js";
-import { selectorString } from "./client.js";
-import { ConfigError } from "./errors.js";
+} from "../../common/label-selector.js";
+import type { CacheReader, ListOptions } from "../client/client.js";
+import { selectorString } from "../client/client.js";
+import { ConfigError } from "../connect/errors.js";
 import {
   Informer,
   type InformerObject,
@@ -26,9 +26,9 @@ import {
   type ObjectKey,
   type RestMapper,
   type ResourceMapping,
-} from "./mapper.js";
+} from "../connect/mapper.js";
 import { NamespacedInformers } from "./namespaced-informer.js";
-import type { RestClient } from "./rest.js";
+import type { RestClient } from "../connect/rest.js";
 import { type CacheTransform, chainTransforms, defaultTransform } from "./transform.js";
 
 /** How reads of a kind no controller watches are served. */

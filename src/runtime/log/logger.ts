@@ -1,6 +1,6 @@
 // Structured logging for operators: one JSON object per line (for log collectors) or a readable
 // line for local runs. Loggers are cheap to derive: child() adds fields, named() extends the name.
-import { colorEnabled, palette } from "../common/color.js";
+import { colorEnabled, palette } from "../../common/color.js";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type LogFormat = "json" | "human";

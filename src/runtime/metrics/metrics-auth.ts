@@ -8,8 +8,8 @@
 // either way, access reviews 5 min when allowed, 30 s when denied; failed calls are not cached), so
 // a Prometheus scrape every 15 s costs no API call most of the time.
 import { createHash } from "node:crypto";
-import type { Logger } from "./logger.js";
-import type { RestClient } from "./rest.js";
+import type { Logger } from "../log/logger.js";
+import type { RestClient } from "../connect/rest.js";
 
 export interface MetricsAuthOptions {
   /** How long a TokenReview answer (authenticated or not) is reused (ms). Default 60 s. */

@@ -4,11 +4,11 @@
 // client-go's recorder decides it; the writes go out one at a time, in order, as client-go's do.
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import type { Client, KubeObjectLike } from "./client.js";
-import { isNotFound } from "./errors.js";
+import type { Client, KubeObjectLike } from "../client/client.js";
+import { isNotFound } from "../connect/errors.js";
 import { type Correlation, EventCorrelator } from "./event-correlator.js";
-import type { Logger } from "./logger.js";
-import type { ObjectMeta } from "./schema.js";
+import type { Logger } from "../log/logger.js";
+import type { ObjectMeta } from "../schema.js";
 
 export type EventType = "Normal" | "Warning";
 

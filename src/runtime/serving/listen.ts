@@ -3,7 +3,7 @@
 import type http from "node:http";
 import type https from "node:https";
 import type { AddressInfo } from "node:net";
-import { ConfigError } from "./errors.js";
+import { ConfigError } from "../connect/errors.js";
 
 export interface BindAddress {
   host: string;

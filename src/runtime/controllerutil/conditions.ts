@@ -1,7 +1,7 @@
 // Condition helpers with metav1 semantics (apimachinery meta.SetStatusCondition): one entry per
 // type, lastTransitionTime changes only when the status changes, observedGeneration records which
 // generation of the spec the condition describes.
-import type { Condition } from "./schema.js";
+import type { Condition } from "../schema.js";
 
 export interface ConditionInput {
   type: string;

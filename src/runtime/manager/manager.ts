@@ -7,23 +7,24 @@
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Cache, type CacheOptions, type InformerRequest } from "./cache.js";
-import { Client } from "./client.js";
-import { type Controller, ControllerBuilder, type ControllerHost } from "./controller.js";
-import { ConfigError } from "./errors.js";
-import { EventRecorder } from "./events.js";
-import type { SharedInformer } from "./informer.js";
-import { type KubeConfigOptions, loadKubeConfig } from "./kubeconfig.js";
+import { Cache, type CacheOptions, type InformerRequest } from "../cache/cache.js";
+import { Client } from "../client/client.js";
+import { ControllerBuilder } from "../controller/builder.js";
+import type { Controller, ControllerHost } from "../controller/controller.js";
+import { ConfigError } from "../connect/errors.js";
+import { EventRecorder } from "../events/events.js";
+import type { SharedInformer } from "../cache/informer.js";
+import { type KubeConfigOptions, loadKubeConfig } from "../connect/kubeconfig.js";
 import { LeaderElector, type LeaderElectionOptions } from "./leader.js";
-import { listenOn, parseBindAddress } from "./listen.js";
-import { Logger, type LoggerOptions } from "./logger.js";
-import { type KindRef, RestMapper } from "./mapper.js";
-import { MetricsAuthorizer } from "./metrics-auth.js";
-import { MetricsServer } from "./metrics-server.js";
-import { MetricsRegistry, type RuntimeMetrics, runtimeMetrics } from "./metrics.js";
-import { RestClient } from "./rest.js";
-import type { WebhookRoute, WebhookServer } from "./webhook-server.js";
-import { webhooksOf } from "./webhooks.js";
+import { listenOn, parseBindAddress } from "../serving/listen.js";
+import { Logger, type LoggerOptions } from "../log/logger.js";
+import { type KindRef, RestMapper } from "../connect/mapper.js";
+import { MetricsAuthorizer } from "../metrics/metrics-auth.js";
+import { MetricsServer } from "../metrics/metrics-server.js";
+import { MetricsRegistry, type RuntimeMetrics, runtimeMetrics } from "../metrics/metrics.js";
+import { RestClient } from "../connect/rest.js";
+import type { WebhookRoute, WebhookServer } from "../webhook/webhook-server.js";
+import { webhooksOf } from "../webhooks.js";
 
 export interface ManagerOptions extends KubeConfigOptions {
   /**
@@ -468,7 +469,7 @@ export class Manager {
       });
       return;
     }
-    const { WebhookServer } = await import("./webhook-server.js");
+    const { WebhookServer } = await import("../webhook/webhook-server.js");
     const server = new WebhookServer(this.webhookRoutes, {
       ...at,
       certDir: this.options.webhookCertDir ?? join(tmpdir(), "k8s-webhook-server", "serving-certs"),

@@ -5,8 +5,8 @@ import { readFileSync, type Stats, unwatchFile, watchFile } from "node:fs";
 import type https from "node:https";
 import { join } from "node:path";
 import type { SecureContextOptions } from "node:tls";
-import { ConfigError } from "./errors.js";
-import type { Logger } from "./logger.js";
+import { ConfigError } from "../connect/errors.js";
+import type { Logger } from "../log/logger.js";
 
 export interface ServingCertOptions {
   /** Directory holding the certificate and key. */

@@ -3,8 +3,8 @@
 // a cache reader (the manager's client: kinds it watches are read from its informers, see
 // cache.ts); the manager's apiReader has none. A missing object is `undefined` from get() and
 // `false` from delete(); other failures throw ApiError.
-import { TsopError } from "../common/errors.js";
-import { isNotFound } from "./errors.js";
+import { TsopError } from "../../common/errors.js";
+import { isNotFound } from "../connect/errors.js";
 import {
   type GroupVersionKind,
   type KindRef,
@@ -12,9 +12,9 @@ import {
   type ResourceMapping,
   type RestMapper,
   resourcePath,
-} from "./mapper.js";
-import type { ObjectMeta } from "./schema.js";
-import type { RequestOptions, RestClient } from "./rest.js";
+} from "../connect/mapper.js";
+import type { ObjectMeta } from "../schema.js";
+import type { RequestOptions, RestClient } from "../connect/rest.js";
 
 /** Anything shaped like a Kubernetes object (tsop classes, client-node models, plain objects). */
 export interface KubeObjectLike {
