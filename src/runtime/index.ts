@@ -167,3 +167,6 @@ export {
   LAST_APPLIED_ANNOTATION,
 } from "./cache/transform.js";
 export { RestClient, type RestOptions, type WatchEvent } from "./connect/rest.js";
+export { isTerminalError, TerminalError, terminalError } from "./controller/terminal-error.js";
+export { isAborted, RequestAbortedError } from "./connect/aborted.js";
+export type { CallOptions, PatchOptions } from "./client/client.js";

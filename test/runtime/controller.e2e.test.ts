@@ -94,7 +94,9 @@ describe("controllers", () => {
     expect(sample(metrics, 'controller_runtime_reconcile_total{controller="results",result="requeue"}')).toBe(
       2,
     );
-    expect(sample(metrics, 'workqueue_retries_total{name="results"}')).toBe(5);
+    // Every delayed add is a retry, as controller-runtime counts them: 3 errors, 2 requeues and 2
+    // requeueAfters (before: only the 5 rate-limited ones).
+    expect(sample(metrics, 'workqueue_retries_total{controller="results",name="results"}')).toBe(7);
     expect(h.logs.some((l) => l.includes('"msg":"reconcile failed"') && l.includes("attempt 1 failed"))).toBe(
       true,
     );

@@ -31,7 +31,13 @@ type Raw = {
   [key: string]: unknown;
 };
 
-export interface ListOptions {
+/** Every call that takes options takes a signal; `withSignal` gives one to all of a client's calls. */
+export interface CallOptions {
+  /** Aborts the request (and its retries): the call rejects with RequestAbortedError. */
+  signal?: AbortSignal;
+}
+
+export interface ListOptions extends CallOptions {
   /** Omit for all namespaces. */
   namespace?: string;
   labelSelector?: string | Record<string, string>;
@@ -47,19 +53,24 @@ export interface CacheReader {
   list<T>(mapping: ResourceMapping, options: ListOptions): Promise<T[] | undefined>;
 }
 
-export interface DeleteOptions {
+export interface DeleteOptions extends CallOptions {
   propagationPolicy?: "Foreground" | "Background" | "Orphan";
   gracePeriodSeconds?: number;
   /** Only delete this exact version (precondition). */
   resourceVersion?: string;
 }
 
-export interface ApplyOptions {
+export interface ApplyOptions extends CallOptions {
   fieldManager: string;
   force?: boolean;
 }
 
 export type PatchType = "merge" | "json";
+
+export interface PatchOptions extends CallOptions {
+  type?: PatchType;
+  subresource?: "status";
+}
 
 const PATCH_CONTENT: Record<PatchType, string> = {
   merge: "application/merge-patch+json",
@@ -102,6 +113,8 @@ export class Client {
     readonly requestTimeoutMs?: number,
     /** Serves get/list of cached kinds; without it every read goes to the server. */
     readonly cache?: CacheReader,
+    /** Carried by every request this client makes (see withSignal). */
+    readonly signal?: AbortSignal,
   ) {}
 
   private live: Client | undefined;
@@ -112,17 +125,43 @@ export class Client {
    */
   get apiReader(): Client {
     if (!this.cache) return this;
-    this.live ??= new Client(this.rest, this.mapper, this.defaultNamespace, this.requestTimeoutMs);
+    this.live ??= new Client(
+      this.rest,
+      this.mapper,
+      this.defaultNamespace,
+      this.requestTimeoutMs,
+      undefined,
+      this.signal,
+    );
     return this.live;
   }
 
   /** The same client with another per-request timeout (e.g. bounded lease renewals). */
   withTimeout(ms: number): Client {
-    return new Client(this.rest, this.mapper, this.defaultNamespace, ms, this.cache);
+    return new Client(this.rest, this.mapper, this.defaultNamespace, ms, this.cache, this.signal);
+  }
+
+  /**
+   * The same client (cache, timeout) whose every request, and its apiReader's, carries `signal`
+   * besides any signal a call passes: ctx.client is the manager's client with the reconcile's signal.
+   */
+  withSignal(signal: AbortSignal): Client {
+    return new Client(
+      this.rest,
+      this.mapper,
+      this.defaultNamespace,
+      this.requestTimeoutMs,
+      this.cache,
+      this.signal ? AbortSignal.any([this.signal, signal]) : signal,
+    );
   }
 
   private call<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
-    return this.rest.request<T>(method, path, { timeoutMs: this.requestTimeoutMs, ...options });
+    const signal =
+      this.signal && options.signal
+        ? AbortSignal.any([this.signal, options.signal])
+        : (options.signal ?? this.signal);
+    return this.rest.request<T>(method, path, { timeoutMs: this.requestTimeoutMs, ...options, signal });
   }
 
   private async path(ref: KindRef, namespace: string | undefined, name?: string, sub?: string) {
@@ -164,6 +203,7 @@ export class Client {
           limit: 500,
           continue: cont,
         },
+        signal: options.signal,
       });
       for (const item of page.items ?? []) items.push(withKind(item, m));
       cont = page.metadata?.continue || undefined;
@@ -195,12 +235,19 @@ export class Client {
   async patch<T extends KubeObjectLike>(
     target: T | { kind: KindRef<T>; key: ObjectKey },
     patch: unknown,
-    options: { type?: PatchType; subresource?: "status" } = {},
+    options: PatchOptions = {},
   ): Promise<T> {
     const { kind, key } = targetOf(target);
     const { m, path } = await this.path(kind, key.namespace, key.name, options.subresource);
     const type = options.type ?? "merge";
-    return withKind(await this.call<T>("PATCH", path, { body: patch, contentType: PATCH_CONTENT[type] }), m);
+    return withKind(
+      await this.call<T>("PATCH", path, {
+        body: patch,
+        contentType: PATCH_CONTENT[type],
+        signal: options.signal,
+      }),
+      m,
+    );
   }
 
   /** Server-side apply of a (partial) object. */
@@ -212,6 +259,7 @@ export class Client {
         body: obj,
         contentType: "application/apply-patch+yaml",
         query: { fieldManager: options.fieldManager, force: options.force ? true : undefined },
+        signal: options.signal,
       }),
       m,
     );
@@ -229,7 +277,7 @@ export class Client {
     if (options.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = options.gracePeriodSeconds;
     if (options.resourceVersion) body.preconditions = { resourceVersion: options.resourceVersion };
     try {
-      await this.call("DELETE", path, { body });
+      await this.call("DELETE", path, { body, signal: options.signal });
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;

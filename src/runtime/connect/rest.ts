@@ -13,6 +13,7 @@ import {
   retriesStatus,
   retryDelay,
 } from "../../common/retry.js";
+import { RequestAbortedError } from "./aborted.js";
 import { type Credentials, CredentialSource, type TlsMaterial } from "./credentials.js";
 import { ApiError, type StatusBody } from "./errors.js";
 import type { ClusterAccess, ClusterConfig } from "./kubeconfig.js";
@@ -23,6 +24,10 @@ export interface RequestOptions {
   query?: Query;
   body?: unknown;
   contentType?: string;
+  /**
+   * Ends the request (and its retries) when it aborts: it then rejects with RequestAbortedError,
+   * whichever comes first of this and the timeout.
+   */
   signal?: AbortSignal;
   /** Per-request timeout in ms (default 30 s); watches use their own bound. */
   timeoutMs?: number;
@@ -196,20 +201,18 @@ export class RestClient {
    */
   private async open(method: string, path: string, options: RequestOptions): Promise<http.IncomingMessage> {
     let reauthenticated = false;
+    const signal = options.signal;
     for (let attempt = 1; ; attempt++) {
+      if (signal?.aborted) throw new RequestAbortedError(method, path, signal.reason);
       let res: http.IncomingMessage;
       try {
         res = await this.send(method, path, options);
         this.onResponse?.(method, res.statusCode ?? 0);
       } catch (err) {
         this.onResponse?.(method, 0);
+        if (signal?.aborted) throw new RequestAbortedError(method, path, signal.reason);
         const code = (err as NodeJS.ErrnoException).code;
-        if (
-          options.signal?.aborted ||
-          attempt >= this.retry.attempts ||
-          !retriesNetworkError(this.retry, code)
-        )
-          throw err;
+        if (attempt >= this.retry.attempts || !retriesNetworkError(this.retry, code)) throw err;
         await this.wait(method, path, attempt, retryDelay(this.retry, attempt), code ?? "", options.signal);
         continue;
       }
@@ -248,7 +251,11 @@ export class RestClient {
   /** A request whose 2xx answer is returned as text with its status; non-2xx answers throw ApiError. */
   async exchange(method: string, path: string, options: RequestOptions = {}): Promise<RestResponse> {
     const res = await this.open(method, path, options);
-    const text = await readBody(res);
+    const signal = options.signal;
+    // An abort while the body arrives surfaces as "aborted" (ECONNRESET): say what happened.
+    const text = await readBody(res).catch((err: unknown) => {
+      throw signal?.aborted ? new RequestAbortedError(method, path, signal.reason) : err;
+    });
     const status = res.statusCode ?? 0;
     if (status < 200 || status >= 300) throw apiError(method, path, res, text);
     return { status, text };

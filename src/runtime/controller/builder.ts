@@ -118,7 +118,7 @@ export class ControllerBuilder {
     const rec: Reconciler = typeof reconciler === "function" ? { reconcile: reconciler } : reconciler;
     const gvk: GroupVersionKind = gvkOf(this.primary);
     const name = this.name ?? gvk.kind.toLowerCase();
-    const controller = new Controller(name, rec, this.host, this.options);
+    const controller = new Controller(name, rec, this.host, this.options, this.primary);
     const primary = await this.host.informerFor(this.primary);
     this.primaryNamespaced = primary.mapping.namespaced;
     const predicates = this.predicates;

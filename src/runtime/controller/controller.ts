@@ -1,10 +1,11 @@
 // A controller: keys from its watches (builder.ts) wait in a rate-limited work queue; workers call
-// the reconciler with one key at a time (never the same key twice at once) and act on its result: done, requeue (with backoff), requeueAfter, or error
-// (with backoff). A 409 Conflict (a write based on a stale cached read) is an expected retry, not
-// a failure: requeued with backoff and logged at debug level.
+// the reconciler with one key at a time (never the same key twice at once) and act on its result:
+// done, requeue (with backoff), requeueAfter, or error (with backoff; a TerminalError is not
+// retried). Each reconcile gets a signal (attempt.ts), aborted when the controller stops or at its
+// reconciliationTimeout, that every request through ctx.client carries. A 409 Conflict (a write
+// based on a stale cached read) is logged at debug level until it repeats (reconcile-log.ts).
 import { randomUUID } from "node:crypto";
-import type { Client } from "../client/client.js";
-import { isConflict } from "../connect/errors.js";
+import type { Client, KubeObjectLike } from "../client/client.js";
 import type { EventRecorder } from "../events/events.js";
 import type { Logger } from "../log/logger.js";
 import { type RateLimiter, defaultRateLimiter } from "./ratelimit.js";
@@ -13,6 +14,10 @@ import type { InformerRequest } from "../cache/cache.js";
 import type { SharedInformer } from "../cache/informer.js";
 import type { KindRef } from "../connect/mapper.js";
 import type { RuntimeMetrics } from "../metrics/metrics.js";
+import { type AttemptOutcome, startAttempt } from "./attempt.js";
+import { InFlight } from "./in-flight.js";
+import { logFailure } from "./reconcile-log.js";
+import { isTerminalError } from "./terminal-error.js";
 
 export interface Request {
   namespace: string;
@@ -31,13 +36,17 @@ export interface ReconcileContext {
    * Writes go to the API server; reads of kinds the manager watches come from its cache (copies;
    * possibly a little behind the server: a write based on a stale read fails with 409 Conflict
    * and the request is reconciled again). `client.apiReader` reads straight from the server, for
-   * the few reads that must be fresh.
+   * the few reads that must be fresh. Every request it makes carries `signal`.
    */
   client: Client;
   /** Carries controller, namespace, name and reconcileID fields. */
   log: Logger;
   events: EventRecorder;
-  /** Aborted when the manager shuts down; pass it to long waits. */
+  /**
+   * Aborted when the controller stops (at the start of the manager's shutdown: finish or give up
+   * quickly) and at the controller's reconciliationTimeout. Requests through ctx.client then reject
+   * with RequestAbortedError; pass it to your own long waits (fetch, timers) too.
+   */
   signal: AbortSignal;
   /** Failed attempts of this key since its last success. */
   retries: number;
@@ -53,9 +62,21 @@ export interface ControllerOptions {
   /** Workers; each key is still reconciled by one worker at a time. Default 1. */
   maxConcurrentReconciles?: number;
   rateLimiter?: RateLimiter;
+  /**
+   * Milliseconds a reconcile may run (controller-runtime's ReconciliationTimeout); default none.
+   * At the deadline ctx.signal aborts, the attempt counts as an error and is retried with backoff,
+   * and its worker takes the next key even if the reconciler ignores the signal. Its code may go on
+   * running; the key is not reconciled again until it has returned.
+   */
+  reconciliationTimeout?: number;
 }
 
-/** Decides whether an event on the primary kind enqueues it. */
+/** What Controller.stop() found. */
+export interface StopResult {
+  /** True when no reconcile was still running when stop() resolved. */
+  drained: boolean;
+}
+
 /** What a controller needs from the manager (kept narrow so controllers can be unit-tested). */
 export interface ControllerHost {
   informerFor(kind: KindRef, request?: InformerRequest): Promise<SharedInformer>;
@@ -77,10 +98,14 @@ function parseKey(key: string): Request {
     : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }
 
+type Outcome = AttemptOutcome<Result | undefined | void>;
+
 export class Controller {
   readonly queue: WorkQueue;
   private workers: Promise<void>[] = [];
-  private readonly abort = new AbortController();
+  /** Aborted at the start of stop(): every running reconcile's signal aborts with it. */
+  private readonly stopping = new AbortController();
+  private readonly inFlight = new InFlight();
   private readonly log: Logger;
   private started = false;
 
@@ -89,20 +114,28 @@ export class Controller {
     private readonly reconciler: Reconciler,
     private readonly host: ControllerHost,
     private readonly options: ControllerOptions,
+    /** The kind reconciled: terminal errors are recorded as Warning events on its objects. */
+    private readonly primary?: KindRef,
   ) {
-    const labels = { name };
+    // controller-runtime labels its queue metrics with both (the queue is named after the controller).
+    const queueLabels = { name, controller: name };
     this.queue = new WorkQueue(options.rateLimiter ?? defaultRateLimiter(), {
-      depth: (d) => host.metrics.queueDepth.set(labels, d),
-      adds: () => host.metrics.queueAdds.inc(labels),
-      retries: () => host.metrics.queueRetries.inc(labels),
+      depth: (d) => host.metrics.queueDepth.set(queueLabels, d),
+      adds: () => host.metrics.queueAdds.inc(queueLabels),
+      retries: () => host.metrics.queueRetries.inc(queueLabels),
     });
     this.log = host.logger.named("controller").child({ controller: name });
-    host.metrics.queueDepth.set(labels, 0);
-    host.metrics.maxConcurrent.set({ controller: name }, this.concurrency);
-    host.metrics.activeWorkers.set({ controller: name }, 0);
+    host.metrics.queueDepth.set(queueLabels, 0);
+    host.metrics.queueAdds.inc(queueLabels, 0);
+    host.metrics.queueRetries.inc(queueLabels, 0);
+    const labels = { controller: name };
+    host.metrics.maxConcurrent.set(labels, this.concurrency);
+    host.metrics.activeWorkers.set(labels, 0);
     for (const result of ["success", "error", "requeue", "requeue_after"])
-      host.metrics.reconcileTotal.inc({ controller: name, result }, 0);
-    host.metrics.reconcileErrors.inc({ controller: name }, 0);
+      host.metrics.reconcileTotal.inc({ ...labels, result }, 0);
+    host.metrics.reconcileErrors.inc(labels, 0);
+    host.metrics.terminalReconcileErrors.inc(labels, 0);
+    host.metrics.reconcileTimeouts.inc(labels, 0);
   }
 
   private get concurrency(): number {
@@ -115,31 +148,42 @@ export class Controller {
 
   /** Starts the workers (the manager calls this once caches are synced and, if enabled, it leads). */
   start(): void {
-    if (this.started) return;
+    if (this.started || this.stopping.signal.aborted) return;
     this.started = true;
     this.log.info("starting workers", { workers: this.concurrency });
     for (let i = 0; i < this.concurrency; i++) this.workers.push(this.work());
   }
 
-  /** Stops taking keys and waits (up to the timeout) for in-flight reconciles. */
-  async stop(drainTimeoutMs = 30_000): Promise<void> {
-    this.abort.abort();
-    await this.queue.shutdown(drainTimeoutMs);
-    if (this.started) await Promise.race([Promise.all(this.workers), delay(drainTimeoutMs)]);
+  /**
+   * Stops taking keys, aborts every running reconcile's signal, and waits for them, all within one
+   * budget of `drainTimeoutMs`. `drained` is false when a reconcile was still running at the end of
+   * the budget (its code goes on; nothing requeues it). Safe to call again (e.g. with 0 to stop
+   * waiting at once).
+   */
+  async stop(drainTimeoutMs = 30_000): Promise<StopResult> {
+    if (!this.stopping.signal.aborted) this.stopping.abort(new Error(`controller ${this.name} is stopping`));
+    void this.queue.shutdown(0);
+    let timer: NodeJS.Timeout | undefined;
+    const budget = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), Math.max(0, drainTimeoutMs));
+    });
+    const finished = Promise.all([...this.workers, this.inFlight.idle()]).then(() => true);
+    const drained = await Promise.race([finished, budget]);
+    clearTimeout(timer);
+    if (!drained)
+      this.log.info("stopped without draining: reconciles still running", { running: this.inFlight.size });
+    return { drained };
   }
 
   private async work(): Promise<void> {
     for (;;) {
       const key = await this.queue.get();
       if (key === undefined) return;
-      try {
-        await this.reconcileKey(key);
-      } finally {
-        this.queue.done(key);
-      }
+      await this.reconcileKey(key);
     }
   }
 
+  /** Runs one reconcile of `key` and acts on its outcome; returns when the worker is free. */
   private async reconcileKey(key: string): Promise<void> {
     const request = parseKey(key);
     const m = this.host.metrics;
@@ -149,17 +193,51 @@ export class Controller {
       name: request.name,
       reconcileID: randomUUID(),
     });
-    const ctx: ReconcileContext = {
-      client: this.host.client,
-      log,
-      events: this.host.events,
-      signal: this.abort.signal,
-      retries: this.queue.retries(key),
-    };
+    const retries = this.queue.retries(key);
+    const timeoutMs = this.options.reconciliationTimeout;
+    const attempt = startAttempt(
+      (signal) =>
+        this.reconciler.reconcile(request, {
+          client: this.host.client.withSignal(signal),
+          log,
+          events: this.host.events,
+          signal,
+          retries,
+        }),
+      {
+        parent: this.stopping.signal,
+        timeoutMs,
+        timeoutError: () =>
+          new Error(`reconcile of ${key} exceeded the reconciliationTimeout of ${timeoutMs} ms`),
+      },
+    );
+    this.inFlight.track(attempt.settled);
     const started = performance.now();
     m.activeWorkers.inc(labels);
+    let outcome: Outcome | undefined;
     try {
-      const result = (await this.reconciler.reconcile(request, ctx)) ?? {};
+      outcome = await attempt.outcome;
+      this.act(key, request, outcome, retries, log);
+    } finally {
+      m.activeWorkers.dec(labels);
+      m.reconcileTime.observe(labels, (performance.now() - started) / 1000);
+      if (outcome?.kind === "timedOut") {
+        // Hold the key until the abandoned code returns: never two reconciles of one key at once.
+        void attempt.settled.then(() => {
+          log.info("timed-out reconcile returned; its key can be reconciled again");
+          this.queue.done(key);
+        });
+      } else {
+        this.queue.done(key);
+      }
+    }
+  }
+
+  private act(key: string, request: Request, outcome: Outcome, retries: number, log: Logger): void {
+    const m = this.host.metrics;
+    const labels = { controller: this.name };
+    if (outcome.kind === "returned") {
+      const result = outcome.value ?? {};
       if (result.requeueAfter !== undefined && result.requeueAfter > 0) {
         this.queue.forget(key);
         this.queue.addAfter(key, result.requeueAfter);
@@ -171,28 +249,44 @@ export class Controller {
         this.queue.forget(key);
         m.reconcileTotal.inc({ ...labels, result: "success" });
       }
-    } catch (err) {
-      m.reconcileTotal.inc({ ...labels, result: "error" });
-      m.reconcileErrors.inc(labels);
-      if (this.abort.signal.aborted) return;
-      if (isConflict(err)) {
-        // Level-triggered: the object changed since it was read (often: the cache had not seen
-        // the latest write yet). Reconcile again once the cache has caught up.
-        log.debug("reconcile hit a conflict; retrying", { err: (err as Error).message });
-      } else {
-        log.error("reconcile failed", err, { retries: this.queue.retries(key) });
-      }
-      this.queue.addRateLimited(key);
-    } finally {
-      m.activeWorkers.dec(labels);
-      m.reconcileTime.observe(labels, (performance.now() - started) / 1000);
+      return;
     }
+    // Every failure counts as controller-runtime counts it: reconcile_errors_total and result="error".
+    m.reconcileTotal.inc({ ...labels, result: "error" });
+    m.reconcileErrors.inc(labels);
+    const err = outcome.error;
+    if (outcome.kind === "timedOut") m.reconcileTimeouts.inc(labels);
+    if (this.stopping.signal.aborted) {
+      log.info("reconcile ended while the controller stops; not retried", { err: err as Error });
+      return;
+    }
+    if (outcome.kind !== "timedOut" && isTerminalError(err)) {
+      // Not requeued (and, as controller-runtime, its backoff is not reset): the next event retries.
+      m.terminalReconcileErrors.inc(labels);
+      log.error("reconcile failed with a terminal error; not retried until the object changes", err);
+      this.recordTerminal(request, err as Error, log);
+      return;
+    }
+    logFailure(log, key, err, { retries: retries + 1, timedOut: outcome.kind === "timedOut" });
+    this.queue.addRateLimited(key);
   }
-}
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    t.unref?.();
-  });
+  /** A Warning event on the primary object, so `kubectl describe` shows why it is stuck. */
+  private recordTerminal(request: Request, err: Error, log: Logger): void {
+    const kind = this.primary as KindRef<KubeObjectLike> | undefined;
+    if (!kind) return;
+    this.host.client
+      .get(kind, request)
+      .then((obj) => {
+        if (obj)
+          this.host.events.warning(
+            obj,
+            "ReconcileFailed",
+            `${err.message} (not retried until the object changes)`,
+          );
+      })
+      .catch((readErr: unknown) =>
+        log.debug("could not read the object to record the terminal error", { err: readErr as Error }),
+      );
+  }
 }

@@ -48,13 +48,18 @@ export class WorkQueue {
     this.hooks.depth?.(this.queue.length);
   }
 
-  /** Queues a key after a delay; an earlier pending deadline for the same key wins. */
+  /**
+   * Queues a key after a delay; an earlier pending deadline for the same key wins. Every delayed
+   * add counts as a retry (rate-limited requeues and requeueAfter alike), as controller-runtime's
+   * priority queue counts them.
+   */
   addAfter(key: string, ms: number): void {
     if (this.shuttingDown) return;
     if (ms <= 0) {
       this.add(key);
       return;
     }
+    this.hooks.retries?.();
     const at = Date.now() + ms;
     const pending = this.delayed.get(key);
     if (pending && pending.at <= at) return;
@@ -69,7 +74,6 @@ export class WorkQueue {
 
   /** Queues a key after its rate-limited backoff (one more failure counted). */
   addRateLimited(key: string): void {
-    this.hooks.retries?.();
     this.addAfter(key, this.rateLimiter.when(key));
   }
 

@@ -217,6 +217,16 @@ export function runtimeMetrics(registry: MetricsRegistry) {
       "Total number of reconciliation errors per controller",
       ["controller"],
     ),
+    terminalReconcileErrors: registry.counter(
+      "controller_runtime_terminal_reconcile_errors_total",
+      "Total number of terminal reconciliation errors per controller",
+      ["controller"],
+    ),
+    reconcileTimeouts: registry.counter(
+      "controller_runtime_reconcile_timeouts_total",
+      "Total number of reconciliation timeouts per controller",
+      ["controller"],
+    ),
     reconcileTime: registry.histogram(
       "controller_runtime_reconcile_time_seconds",
       "Length of time per reconciliation per controller",
@@ -232,14 +242,16 @@ export function runtimeMetrics(registry: MetricsRegistry) {
       "Number of currently used workers per controller",
       ["controller"],
     ),
-    queueDepth: registry.gauge("workqueue_depth", "Current depth of workqueue", ["name"]),
+    // Labelled as controller-runtime's: name and controller (both the controller's name).
+    queueDepth: registry.gauge("workqueue_depth", "Current depth of workqueue", ["name", "controller"]),
     queueAdds: registry.counter("workqueue_adds_total", "Total number of adds handled by workqueue", [
       "name",
+      "controller",
     ]),
     queueRetries: registry.counter(
       "workqueue_retries_total",
-      "Total number of retries handled by workqueue",
-      ["name"],
+      "Total number of items added to the workqueue with a non-zero delay (rate-limited requeues, explicit RequeueAfter or AddAfter calls)",
+      ["name", "controller"],
     ),
     leader: registry.gauge(
       "leader_election_master_status",
