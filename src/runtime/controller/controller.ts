@@ -171,7 +171,7 @@ export class Controller {
     const drained = await Promise.race([finished, budget]);
     clearTimeout(timer);
     if (!drained)
-      this.log.info("stopped without draining: reconciles still running", { running: this.inFlight.size });
+      this.log.warn("stopped without draining: reconciles still running", { running: this.inFlight.size });
     return { drained };
   }
 
