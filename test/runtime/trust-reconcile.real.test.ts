@@ -91,7 +91,7 @@ it("ends a hung write at reconciliationTimeout, counts and logs it, and converge
     await waitFor(
       "the object to converge",
       async () => {
-        const cm = await client.get<{ data?: Record<string, string> }>(CM, {
+        const cm = await client.get<{ kind?: string; data?: Record<string, string> }>(CM, {
           namespace: "default",
           name: "slow",
         });
