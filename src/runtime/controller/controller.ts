@@ -121,11 +121,18 @@ export class Controller {
     for (let i = 0; i < this.concurrency; i++) this.workers.push(this.work());
   }
 
-  /** Stops taking keys and waits (up to the timeout) for in-flight reconciles. */
-  async stop(drainTimeoutMs = 30_000): Promise<void> {
+  /**
+   * Aborts ctx.signal, stops taking keys and waits up to drainTimeoutMs in all (queue drain and
+   * workers in one budget) for in-flight reconciles. drained: no reconcile is still running.
+   */
+  async stop(drainTimeoutMs = 30_000): Promise<{ drained: boolean }> {
+    const deadline = Date.now() + drainTimeoutMs;
     this.abort.abort();
     await this.queue.shutdown(drainTimeoutMs);
-    if (this.started) await Promise.race([Promise.all(this.workers), delay(drainTimeoutMs)]);
+    if (!this.started) return { drained: true };
+    const workersDone = Promise.all(this.workers).then(() => true);
+    const timedOut = delay(Math.max(0, deadline - Date.now())).then(() => false);
+    return { drained: await Promise.race([workersDone, timedOut]) };
   }
 
   private async work(): Promise<void> {

@@ -4,10 +4,12 @@
 // matter); the leader renews every retryPeriod, with one PUT of the lease it last saw (client-go's
 // fast path; a failure falls back to reading the lease first), and gives up if it cannot renew
 // within renewDeadline. On shutdown the leader releases the lease so a standby takes over at once.
+// Fencing: renewDeadline < leaseDuration (validated), so a leader that cannot renew gives up before
+// any standby can see its lease expire; the manager then stops its work at once.
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Client } from "../client/client.js";
-import { isAlreadyExists, isConflict } from "../connect/errors.js";
+import { ConfigError, isAlreadyExists, isConflict } from "../connect/errors.js";
 import type { Logger } from "../log/logger.js";
 
 export interface LeaderElectionOptions {
@@ -45,6 +47,41 @@ interface Lease {
 
 const LEASE = { apiVersion: "coordination.k8s.io/v1", kind: "Lease" } as const;
 
+/** client-go's JitterFactor: the renew deadline must leave room for one jittered retry period. */
+const JITTER_FACTOR = 1.2;
+
+/**
+ * Checks the timings as client-go's NewLeaderElector does: a renew deadline not below the lease
+ * duration would let a standby take the lease while this replica still believes it leads.
+ */
+export function validateLeaderElection(options: LeaderElectionOptions): void {
+  const lease = options.leaseDurationSeconds ?? 15;
+  const renew = options.renewDeadlineSeconds ?? 10;
+  const retry = options.retryPeriodSeconds ?? 2;
+  const fail = (message: string, hint: string) =>
+    new ConfigError(`leader election ${options.id}: ${message}`, { hint });
+  for (const [name, value] of [
+    ["leaseDurationSeconds", lease],
+    ["renewDeadlineSeconds", renew],
+    ["retryPeriodSeconds", retry],
+  ] as const)
+    if (!(value > 0) || !Number.isFinite(value))
+      throw fail(
+        `${name} must be a positive number of seconds (got ${value})`,
+        "use the defaults: 15, 10 and 2",
+      );
+  if (renew >= lease)
+    throw fail(
+      `renewDeadlineSeconds (${renew}) must be less than leaseDurationSeconds (${lease})`,
+      "a leader must give up before its lease can expire elsewhere; e.g. lease 15 s, renew deadline 10 s (--leader-elect-lease-duration, --leader-elect-renew-deadline)",
+    );
+  if (renew <= retry * JITTER_FACTOR)
+    throw fail(
+      `renewDeadlineSeconds (${renew}) must be greater than retryPeriodSeconds × ${JITTER_FACTOR} (${retry * JITTER_FACTOR})`,
+      "leave room for at least one renewal attempt; e.g. renew deadline 10 s, retry period 2 s (--leader-elect-retry-period)",
+    );
+}
+
 /** MicroTime as the API expects it (RFC 3339 with microseconds). */
 function microTime(d = new Date()): string {
   return d.toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
@@ -63,6 +100,7 @@ export class LeaderElector {
       LeaderElectionOptions,
     private readonly log: Logger,
   ) {
+    validateLeaderElection(options);
     this.identity = options.identity ?? `${hostname()}_${randomUUID()}`;
   }
 
@@ -102,25 +140,38 @@ export class LeaderElector {
   }
 
   /**
-   * Renews every retryPeriod until the signal aborts (resolves) or a renewal does not succeed within
-   * renewDeadline (rejects: leadership lost).
+   * Renews every retryPeriod until the signal aborts (resolves) or no renewal succeeds within
+   * renewDeadline of the last one (rejects: leadership lost). It is measured from the start of the
+   * last successful attempt (others can only have seen that renewal later), and the loop wakes at
+   * the deadline rather than a retry period after it.
    */
   async holdUntil(signal: AbortSignal): Promise<void> {
     let lastRenew = Date.now();
     while (!signal.aborted) {
-      await sleep(this.retryPeriod, signal);
+      const deadline = lastRenew + this.renewDeadline;
+      await sleep(Math.min(this.retryPeriod, Math.max(0, deadline - Date.now())), signal);
       if (signal.aborted) return;
-      if (await this.tryAcquireOrRenew(lastRenew + this.renewDeadline)) {
-        lastRenew = Date.now();
+      const attempt = Date.now();
+      if (await this.tryAcquireOrRenew(deadline)) {
+        lastRenew = attempt;
         continue;
       }
-      if (Date.now() - lastRenew >= this.renewDeadline) {
+      if (signal.aborted) return;
+      if (Date.now() >= deadline) {
         this.leading = false;
         throw new Error(
-          `leader election lost: could not renew lease ${this.options.namespace}/${this.options.id}`,
+          `leader election lost: could not renew lease ${this.options.namespace}/${this.options.id} within the renew deadline (${this.renewDeadline / 1000} s)`,
         );
       }
     }
+  }
+
+  /**
+   * Stops counting as leader without writing the lease, which then expires after its duration: for
+   * a shutdown whose reconciles may still be writing (a standby must not take over before).
+   */
+  abandon(): void {
+    this.leading = false;
   }
 
   /**
