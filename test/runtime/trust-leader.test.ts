@@ -91,6 +91,26 @@ describe("a cache that cannot sync (RBAC forbids listing a watched kind)", () =>
   });
 });
 
+describe("a cache forbidden for a while", () => {
+  it("syncs once the verb is granted: the controllers start, reconcile, and the error is cleared", async () => {
+    h = await harness();
+    const lift = h.cluster.forbid({ verb: ["list", "watch"], resource: "configmaps" });
+    const reconciled: string[] = [];
+    const { manager, running } = await operator(h, async (name) => void reconciled.push(name), {
+      cacheSyncTimeoutMs: 20_000,
+    });
+    await createConfigMap(h, "waiting");
+    const informer = await manager.informerFor(CONFIGMAP);
+    await waitFor("the 403 seen", () => informer.lastError()?.message.includes("forbidden"));
+    lift();
+    await waitFor("the reconcile once granted", () => reconciled.includes("waiting"), 20_000);
+    expect(informer.lastError()).toBeUndefined();
+    expect((await httpGet(`${manager.healthProbeUrl}/readyz`)).status).toBe(200);
+    await manager.stop();
+    await running;
+  });
+});
+
 describe("leader election options", () => {
   it("refuses a renew deadline that is not below the lease duration, or leaves no room to retry", async () => {
     h = await harness();

@@ -262,6 +262,7 @@ export class Informer<T extends InformerObject = InformerObject> implements Shar
           await this.relist();
           needList = false;
           failures = 0;
+          this.failure = undefined; // listed: the error is over (a watch error will say otherwise)
           if (this.abort.signal.aborted) break; // a handler stopped the informer
         }
         const outcome = await this.watchOnce(initial);
