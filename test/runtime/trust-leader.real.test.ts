@@ -3,17 +3,21 @@
 // waits to sync, keeps renewing it (before: it stopped renewing for as long as the 403 lasted, so a
 // standby took the Lease and both reconciled once the cache synced). After cacheSyncTimeoutMs,
 // start() fails naming the kind and the forbidden verb, and releases the Lease; meanwhile the
-// failure shows in /readyz, a metric and a log line.
+// failure shows in /readyz, a metric and a log line. And two replicas, one partitioned from the
+// API server: the partitioned leader stops reconciling before the other acquires the Lease.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { Client } from "../../src/runtime/client/client.js";
 import { loadKubeConfig } from "../../src/runtime/connect/kubeconfig.js";
 import { Logger } from "../../src/runtime/log/logger.js";
+import type { ReconcileContext } from "../../src/runtime/controller/controller.js";
 import { Manager } from "../../src/runtime/manager/manager.js";
 import { RestMapper } from "../../src/runtime/connect/mapper.js";
 import { RestClient } from "../../src/runtime/connect/rest.js";
 import { type RealTestCluster, startTestCluster } from "../../src/testing/index.js";
 import { httpGet, sample } from "./support/cluster.js";
-import { longestGap, readLease, sampleRenewals } from "./support/trust-leader.js";
+import { OverlapRecorder } from "./support/overlap.js";
+import { partitionableLink } from "./support/trust-leader-partition.js";
+import { longestGap, readLease, sampleRenewals, sleep } from "./support/trust-leader.js";
 import { waitFor } from "./support/wait.js";
 
 const USER = "trust-leader-operator";
@@ -37,8 +41,10 @@ beforeAll(async () => {
   rest = new RestClient(loaded.server, loaded);
   client = new Client(rest, new RestMapper(rest));
 });
+const others: Manager[] = [];
 afterAll(async () => {
   await manager?.stop();
+  await Promise.all(others.map((m) => m.stop()));
   rest?.close();
   await real?.stop();
 });
@@ -134,4 +140,71 @@ it("renews the Lease while a forbidden cache waits to sync, then fails start() n
   // Nothing reconciled: the Lease is released for a standby to take at once.
   expect((await readLease(client, election.id))?.spec?.holderIdentity ?? "").toBe("");
   manager = undefined;
+});
+
+it("a leader partitioned from the API server stops reconciling before the other replica acquires the Lease", async () => {
+  const fence = { ...election, id: "trust-leader-fence.example.com" };
+  const link = await partitionableLink(real.url);
+  const recorder = new OverlapRecorder();
+  const start = async (name: string, kubeconfigText: string) => {
+    const m = await Manager.create({
+      kubeconfigText,
+      metricsBindAddress: "0",
+      healthProbeBindAddress: "0",
+      handleSignals: false,
+      leaderElection: fence,
+      logger: new Logger({ level: "error", sink: { write: () => {} } }),
+    });
+    others.push(m);
+    await m
+      .controller({ apiVersion: "v1", kind: "ConfigMap" })
+      .complete(async (req, ctx: ReconcileContext) => {
+        if (!req.name.startsWith("fence-")) return;
+        const end = recorder.begin(name, req.name);
+        try {
+          // Each step stands for a request, which fails once the reconcile's signal is aborted.
+          for (let step = 0; step < 4; step++) {
+            await sleep(50);
+            ctx.signal.throwIfAborted();
+          }
+          return { requeueAfter: 1 };
+        } finally {
+          end();
+        }
+      });
+    let electedAt = 0;
+    let endedAt = 0;
+    void m.elected().then(() => (electedAt = performance.now()));
+    const running = m.start();
+    running.then(
+      () => (endedAt = performance.now()),
+      () => (endedAt = performance.now()),
+    );
+    return { m, running, electedAt: () => electedAt, endedAt: () => endedAt };
+  };
+  try {
+    const a = await start("a", real.kubeconfig.replace(real.url, link.url));
+    await waitFor("a leads", () => a.m.isLeader(), 30_000);
+    const b = await start("b", real.kubeconfig);
+    for (const name of ["fence-1", "fence-2"])
+      await client.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default" } });
+    await waitFor("a reconciles both", () => new Set(recorder.of("a").map((i) => i.key)).size === 2);
+
+    link.partition();
+    const partitionedAt = performance.now();
+    await expect(a.running).rejects.toThrow(/leader election lost/);
+    await waitFor(
+      "b acquires and reconciles both",
+      () => new Set(recorder.of("b").map((i) => i.key)).size === 2,
+      30_000,
+    );
+
+    expect(recorder.overlaps()).toEqual([]);
+    expect(a.endedAt() - partitionedAt).toBeLessThan(fence.leaseDurationSeconds * 1000);
+    expect(Math.max(...recorder.of("a").map((i) => i.end))).toBeLessThan(b.electedAt());
+    expect(a.endedAt()).toBeLessThan(b.electedAt());
+    expect((await readLease(client, fence.id))?.spec?.holderIdentity).toBe(b.m.leaderIdentity);
+  } finally {
+    await link.close();
+  }
 });

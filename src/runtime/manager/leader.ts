@@ -127,7 +127,7 @@ export class LeaderElector {
       identity: this.identity,
     });
     while (!signal.aborted) {
-      if (await this.tryAcquireOrRenew(Date.now() + this.renewDeadline)) {
+      if (await this.attemptBy(Date.now() + this.renewDeadline)) {
         this.leading = true;
         this.log.info("successfully acquired lease", {
           lease: `${this.options.namespace}/${this.options.id}`,
@@ -152,7 +152,7 @@ export class LeaderElector {
       await sleep(Math.min(this.retryPeriod, Math.max(0, deadline - Date.now())), signal);
       if (signal.aborted) return;
       const attempt = Date.now();
-      if (await this.tryAcquireOrRenew(deadline)) {
+      if (await this.attemptBy(deadline)) {
         lastRenew = attempt;
         continue;
       }
@@ -185,7 +185,7 @@ export class LeaderElector {
     if (!lease || lease.spec?.holderIdentity !== this.identity) return;
     try {
       const now = microTime();
-      this.lease = await this.base.withTimeout(this.renewDeadline).update({
+      const put = this.base.withTimeout(this.renewDeadline).update({
         ...lease,
         spec: {
           ...lease.spec,
@@ -195,9 +195,34 @@ export class LeaderElector {
           renewTime: now,
         },
       });
+      // Bounded as a renewal attempt is (see attemptBy): shutdown must not wait on a dead network.
+      let timer: NodeJS.Timeout | undefined;
+      const released = await Promise.race([
+        put.then(() => true),
+        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.renewDeadline))),
+      ]).finally(() => clearTimeout(timer));
+      if (!released) throw new Error(`no answer within the renew deadline (${this.renewDeadline / 1000} s)`);
       this.log.info("released leader lease", { lease: `${this.options.namespace}/${this.options.id}` });
     } catch (err) {
       this.log.warn("could not release leader lease", { err: err as Error });
+    }
+  }
+
+  /**
+   * One attempt, given up at `deadline` whatever its requests do: each request's timeout is an
+   * idle timeout, and a reset connection is sent again with a fresh one, so on a partitioned
+   * network the requests alone can outlast the deadline (seen on the real API server). A request
+   * left behind can only renew a lease this replica no longer acts on.
+   */
+  private async attemptBy(deadline: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+    });
+    try {
+      return await Promise.race([this.tryAcquireOrRenew(deadline), expired]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

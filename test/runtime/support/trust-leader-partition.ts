@@ -1,62 +1,51 @@
-// A partitionable link to a plain-HTTP test server: one replica's kubeconfig points here, and
-// partition() cuts that replica off (open connections destroyed, new requests left hanging) while
-// the other replicas and the test keep talking to the server directly.
-import http from "node:http";
+// A partitionable link to a test API server, at the TCP level (so it carries plain HTTP and TLS
+// alike): one replica's kubeconfig points here, and partition() cuts that replica off (open
+// connections destroyed, new ones accepted but never forwarded, so requests hang) while the other
+// replicas and the test keep talking to the server directly.
+import net from "node:net";
 import type { AddressInfo, Socket } from "node:net";
 
 export interface PartitionableLink {
+  /** The server's URL with this link's port: what the cut-off replica's kubeconfig names. */
   url: string;
-  /** Cut the link: every open connection is destroyed and new requests hang unanswered. */
+  /** Cut the link: every open connection is destroyed and new ones hang unanswered. */
   partition(): void;
-  /** Heal the link: new requests are forwarded again. */
+  /** Heal the link: new connections are forwarded again. */
   heal(): void;
   close(): Promise<void>;
 }
 
 export async function partitionableLink(target: string): Promise<PartitionableLink> {
   const upstream = new URL(target);
-  const agent = new http.Agent({ keepAlive: true });
   let cut = false;
   const sockets = new Set<Socket>();
-  const server = http.createServer((req, res) => {
-    if (cut) return; // hang: the client's own timeout or abort ends it
-    const out = http.request(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        method: req.method,
-        path: req.url,
-        headers: req.headers,
-        agent,
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    out.on("error", () => res.destroy());
-    res.on("close", () => out.destroy());
-    req.pipe(out);
-  });
-  server.on("connection", (s: Socket) => {
+  const track = (s: Socket) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
+    s.on("error", () => s.destroy());
+  };
+  const server = net.createServer((client) => {
+    track(client);
+    if (cut) return; // hang: the client's own timeout or abort ends it
+    const out = net.connect(Number(upstream.port), upstream.hostname);
+    track(out);
+    client.pipe(out).pipe(client);
+    client.on("close", () => out.destroy());
+    out.on("close", () => client.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${upstream.protocol}//127.0.0.1:${port}`,
     partition() {
       cut = true;
       for (const s of sockets) s.destroy();
-      agent.destroy();
     },
     heal() {
       cut = false;
     },
     async close() {
       for (const s of sockets) s.destroy();
-      agent.destroy();
       await new Promise((resolve) => server.close(resolve));
     },
   };
