@@ -70,7 +70,7 @@ export {
   NoKindMatchError,
   type StatusBody,
 } from "./connect/errors.js";
-export { EventRecorder, type EventType } from "./events/events.js";
+export { EventRecorder, type EventRecorderOptions, type EventType } from "./events/events.js";
 export {
   AlreadyOwnedError,
   InvalidOwnerError,
@@ -104,6 +104,7 @@ export {
   loadKubeConfig,
   type UserConfig,
 } from "./connect/kubeconfig.js";
+export { CacheSyncTimeoutError } from "./manager/cache-sync.js";
 export { LeaderElector, type LeaderElectionOptions } from "./manager/leader.js";
 export {
   createLogger,

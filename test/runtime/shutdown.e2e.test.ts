@@ -28,7 +28,7 @@ const manager = await Manager.create({
   kubeconfig: process.env.TEST_KUBECONFIG,
   metricsBindAddress: "127.0.0.1:0",
   healthProbeBindAddress: "127.0.0.1:0",
-  leaderElection: { id: "sigterm-test", namespace: "default", retryPeriodSeconds: 0.2, leaseDurationSeconds: 5 },
+  leaderElection: { id: "sigterm-test", namespace: "default", retryPeriodSeconds: 0.2, leaseDurationSeconds: 5, renewDeadlineSeconds: 3 },
   logger: { format: "json" },
 });
 await manager.controller({ apiVersion: "v1", kind: "ConfigMap" }).complete(async (req, ctx) => {

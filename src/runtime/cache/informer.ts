@@ -37,7 +37,7 @@ export interface InformerOptions {
   namespace?: string;
   labelSelector?: string | Record<string, string>;
   fieldSelector?: string;
-  /** Re-deliver every cached object as an update this often (ms); 0 disables. Default 10 h. */
+  /** Re-deliver every cached object as an update about this often (ms, ±10 % jitter); 0 disables. Default 10 h. */
   resyncPeriodMs?: number;
   /** Watch lifetime asked of the server, randomised in [t, 2t). Default 300 s. */
   watchTimeoutSeconds?: number;
@@ -103,7 +103,17 @@ export interface SharedInformer<T extends InformerObject = InformerObject> {
   /** The cached objects themselves (not copies), in no particular order. */
   list(): T[];
   health(now?: number): InformerHealth;
+  /** The last list or watch failure, until a watch succeeds (names the kind's 403, 5xx, …). */
+  lastError(): Error | undefined;
   isStarted(): boolean;
+}
+
+/**
+ * The delay before the next periodic resync: the period × [0.9, 1.1), drawn each time, as
+ * controller-runtime's cache does, so informers started together do not resync in lock-step.
+ */
+export function jitteredResyncDelay(periodMs: number, random: () => number = Math.random): number {
+  return Math.floor(periodMs * (0.9 + random() / 5));
 }
 
 export class Informer<T extends InformerObject = InformerObject> implements SharedInformer<T> {
@@ -115,7 +125,7 @@ export class Informer<T extends InformerObject = InformerObject> implements Shar
   private syncWaiters: Array<() => void> = [];
   private resourceVersion = "";
   private lastProgress = Date.now();
-  private lastError: string | undefined;
+  private failure: Error | undefined;
   private resyncTimer: NodeJS.Timeout | undefined;
   private sleepTimer: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
   private currentWatch: AbortController | undefined;
@@ -171,16 +181,22 @@ export class Informer<T extends InformerObject = InformerObject> implements Shar
     if (this.loop) return;
     this.lastProgress = Date.now();
     this.loop = this.run();
+    this.scheduleResync();
+  }
+
+  private scheduleResync(): void {
     const period = this.options.resyncPeriodMs ?? 10 * 3600_000;
-    if (period > 0) {
-      this.resyncTimer = setInterval(() => this.resync(), period);
-      this.resyncTimer.unref?.();
-    }
+    if (period <= 0 || this.abort.signal.aborted) return;
+    this.resyncTimer = setTimeout(() => {
+      this.resync();
+      this.scheduleResync();
+    }, jitteredResyncDelay(period));
+    this.resyncTimer.unref?.();
   }
 
   async stop(): Promise<void> {
     this.abort.abort();
-    clearInterval(this.resyncTimer);
+    clearTimeout(this.resyncTimer);
     this.currentWatch?.abort();
     if (this.sleepTimer) {
       clearTimeout(this.sleepTimer.timer);
@@ -212,10 +228,15 @@ export class Informer<T extends InformerObject = InformerObject> implements Shar
     const staleAfter = this.options.staleAfterMs ?? 2 * 2 * this.watchTimeout * 1000 + 60_000;
     const silent = now - this.lastProgress;
     const healthy = !this.loop || this.abort.signal.aborted || silent <= staleAfter;
+    const last = this.failure?.message;
     const detail = healthy
-      ? this.lastError
-      : `no list/watch progress for ${Math.round(silent / 1000)} s${this.lastError ? ` (last error: ${this.lastError})` : ""}`;
+      ? last
+      : `no list/watch progress for ${Math.round(silent / 1000)} s${last ? ` (last error: ${last})` : ""}`;
     return { resource: this.resource, synced: this.synced, healthy, ...(detail ? { detail } : {}) };
+  }
+
+  lastError(): Error | undefined {
+    return this.failure;
   }
 
   /** Re-delivers every cached object as an update (periodic resync). */
@@ -241,12 +262,13 @@ export class Informer<T extends InformerObject = InformerObject> implements Shar
           await this.relist();
           needList = false;
           failures = 0;
+          this.failure = undefined; // listed: the error is over (a watch error will say otherwise)
           if (this.abort.signal.aborted) break; // a handler stopped the informer
         }
         const outcome = await this.watchOnce(initial);
         // A WatchList stream cut (wedged) before its initial events were complete: start over.
         if (initial && this.initialDone) needList = false;
-        this.lastError = undefined;
+        this.failure = undefined;
         if (outcome === "quick" || needList) failures += 1;
         else failures = 0;
         this.options.metrics?.watchRestarts.inc({
@@ -265,8 +287,13 @@ export class Informer<T extends InformerObject = InformerObject> implements Shar
           continue;
         }
         failures += 1;
-        this.lastError = (err as Error).message;
+        this.failure = err instanceof Error ? err : new Error(String(err));
         this.options.metrics?.watchRestarts.inc({ resource: this.resource, reason: "error" });
+        if (needList)
+          this.options.metrics?.listErrors.inc({
+            resource: this.resource,
+            code: err instanceof ApiError ? String(err.status) : "<error>",
+          });
         // The REST client already honoured Retry-After while it had attempts; keep honouring it.
         if (err instanceof ApiError && err.retryAfterSeconds !== undefined)
           retryAfter = String(err.retryAfterSeconds);

@@ -55,6 +55,10 @@ export class NamespacedInformers<T extends InformerObject = InformerObject> impl
     return this.all.flatMap((i) => i.list());
   }
 
+  lastError(): Error | undefined {
+    return this.all.map((i) => i.lastError()).find((e) => e !== undefined);
+  }
+
   health(now = Date.now()): InformerHealth {
     const each = this.all.map((i) => i.health(now));
     const details = each.filter((h) => h.detail).map((h) => h.detail);

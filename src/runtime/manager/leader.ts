@@ -4,10 +4,12 @@
 // matter); the leader renews every retryPeriod, with one PUT of the lease it last saw (client-go's
 // fast path; a failure falls back to reading the lease first), and gives up if it cannot renew
 // within renewDeadline. On shutdown the leader releases the lease so a standby takes over at once.
+// Fencing: renewDeadline < leaseDuration (validated), so a leader that cannot renew gives up before
+// any standby can see its lease expire; the manager then stops its work at once.
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Client } from "../client/client.js";
-import { isAlreadyExists, isConflict } from "../connect/errors.js";
+import { ConfigError, isAlreadyExists, isConflict } from "../connect/errors.js";
 import type { Logger } from "../log/logger.js";
 
 export interface LeaderElectionOptions {
@@ -45,6 +47,41 @@ interface Lease {
 
 const LEASE = { apiVersion: "coordination.k8s.io/v1", kind: "Lease" } as const;
 
+/** client-go's JitterFactor: the renew deadline must leave room for one jittered retry period. */
+const JITTER_FACTOR = 1.2;
+
+/**
+ * Checks the timings as client-go's NewLeaderElector does: a renew deadline not below the lease
+ * duration would let a standby take the lease while this replica still believes it leads.
+ */
+export function validateLeaderElection(options: LeaderElectionOptions): void {
+  const lease = options.leaseDurationSeconds ?? 15;
+  const renew = options.renewDeadlineSeconds ?? 10;
+  const retry = options.retryPeriodSeconds ?? 2;
+  const fail = (message: string, hint: string) =>
+    new ConfigError(`leader election ${options.id}: ${message}`, { hint });
+  for (const [name, value] of [
+    ["leaseDurationSeconds", lease],
+    ["renewDeadlineSeconds", renew],
+    ["retryPeriodSeconds", retry],
+  ] as const)
+    if (!(value > 0) || !Number.isFinite(value))
+      throw fail(
+        `${name} must be a positive number of seconds (got ${value})`,
+        "use the defaults: 15, 10 and 2",
+      );
+  if (renew >= lease)
+    throw fail(
+      `renewDeadlineSeconds (${renew}) must be less than leaseDurationSeconds (${lease})`,
+      "a leader must give up before its lease can expire elsewhere; e.g. lease 15 s, renew deadline 10 s (--leader-elect-lease-duration, --leader-elect-renew-deadline)",
+    );
+  if (renew <= retry * JITTER_FACTOR)
+    throw fail(
+      `renewDeadlineSeconds (${renew}) must be greater than retryPeriodSeconds × ${JITTER_FACTOR} (${retry * JITTER_FACTOR})`,
+      "leave room for at least one renewal attempt; e.g. renew deadline 10 s, retry period 2 s (--leader-elect-retry-period)",
+    );
+}
+
 /** MicroTime as the API expects it (RFC 3339 with microseconds). */
 function microTime(d = new Date()): string {
   return d.toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
@@ -63,6 +100,7 @@ export class LeaderElector {
       LeaderElectionOptions,
     private readonly log: Logger,
   ) {
+    validateLeaderElection(options);
     this.identity = options.identity ?? `${hostname()}_${randomUUID()}`;
   }
 
@@ -89,7 +127,7 @@ export class LeaderElector {
       identity: this.identity,
     });
     while (!signal.aborted) {
-      if (await this.tryAcquireOrRenew(Date.now() + this.renewDeadline)) {
+      if (await this.attemptBy(Date.now() + this.renewDeadline)) {
         this.leading = true;
         this.log.info("successfully acquired lease", {
           lease: `${this.options.namespace}/${this.options.id}`,
@@ -102,25 +140,38 @@ export class LeaderElector {
   }
 
   /**
-   * Renews every retryPeriod until the signal aborts (resolves) or a renewal does not succeed within
-   * renewDeadline (rejects: leadership lost).
+   * Renews every retryPeriod until the signal aborts (resolves) or no renewal succeeds within
+   * renewDeadline of the last one (rejects: leadership lost). It is measured from the start of the
+   * last successful attempt (others can only have seen that renewal later), and the loop wakes at
+   * the deadline rather than a retry period after it.
    */
   async holdUntil(signal: AbortSignal): Promise<void> {
     let lastRenew = Date.now();
     while (!signal.aborted) {
-      await sleep(this.retryPeriod, signal);
+      const deadline = lastRenew + this.renewDeadline;
+      await sleep(Math.min(this.retryPeriod, Math.max(0, deadline - Date.now())), signal);
       if (signal.aborted) return;
-      if (await this.tryAcquireOrRenew(lastRenew + this.renewDeadline)) {
-        lastRenew = Date.now();
+      const attempt = Date.now();
+      if (await this.attemptBy(deadline)) {
+        lastRenew = attempt;
         continue;
       }
-      if (Date.now() - lastRenew >= this.renewDeadline) {
+      if (signal.aborted) return;
+      if (Date.now() >= deadline) {
         this.leading = false;
         throw new Error(
-          `leader election lost: could not renew lease ${this.options.namespace}/${this.options.id}`,
+          `leader election lost: could not renew lease ${this.options.namespace}/${this.options.id} within the renew deadline (${this.renewDeadline / 1000} s)`,
         );
       }
     }
+  }
+
+  /**
+   * Stops counting as leader without writing the lease, which then expires after its duration: for
+   * a shutdown whose reconciles may still be writing (a standby must not take over before).
+   */
+  abandon(): void {
+    this.leading = false;
   }
 
   /**
@@ -134,7 +185,7 @@ export class LeaderElector {
     if (!lease || lease.spec?.holderIdentity !== this.identity) return;
     try {
       const now = microTime();
-      this.lease = await this.base.withTimeout(this.renewDeadline).update({
+      const put = this.base.withTimeout(this.renewDeadline).update({
         ...lease,
         spec: {
           ...lease.spec,
@@ -144,9 +195,34 @@ export class LeaderElector {
           renewTime: now,
         },
       });
+      // Bounded as a renewal attempt is (see attemptBy): shutdown must not wait on a dead network.
+      let timer: NodeJS.Timeout | undefined;
+      const released = await Promise.race([
+        put.then(() => true),
+        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.renewDeadline))),
+      ]).finally(() => clearTimeout(timer));
+      if (!released) throw new Error(`no answer within the renew deadline (${this.renewDeadline / 1000} s)`);
       this.log.info("released leader lease", { lease: `${this.options.namespace}/${this.options.id}` });
     } catch (err) {
       this.log.warn("could not release leader lease", { err: err as Error });
+    }
+  }
+
+  /**
+   * One attempt, given up at `deadline` whatever its requests do: each request's timeout is an
+   * idle timeout, and a reset connection is sent again with a fresh one, so on a partitioned
+   * network the requests alone can outlast the deadline (seen on the real API server). A request
+   * left behind can only renew a lease this replica no longer acts on.
+   */
+  private async attemptBy(deadline: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+    });
+    try {
+      return await Promise.race([this.tryAcquireOrRenew(deadline), expired]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -3,7 +3,10 @@
 // (metrics-server.ts), optionally elects a leader, starts controllers once caches are synced (and it
 // leads), and shuts everything down gracefully on SIGTERM/SIGINT.
 // Stages: create() → loadKubeConfig → RestClient/RestMapper/Client; start() → probe and metrics
-// servers → informers → leader election → wait for sync → controller workers; stop() → reverse.
+// servers → informers → leader election (renewing from acquisition on, whatever else waits) → wait
+// for sync (at most cacheSyncTimeoutMs) → controller workers; stop() → reverse, in one budget.
+// Fencing: leadership lost stops the workers at once (drain 0), and the lease is released only when
+// no reconcile is still running; otherwise it is left to expire.
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +18,8 @@ import { ConfigError } from "../connect/errors.js";
 import { EventRecorder } from "../events/events.js";
 import type { SharedInformer } from "../cache/informer.js";
 import { type KubeConfigOptions, loadKubeConfig } from "../connect/kubeconfig.js";
-import { LeaderElector, type LeaderElectionOptions } from "./leader.js";
+import { LeaderElector, type LeaderElectionOptions, validateLeaderElection } from "./leader.js";
+import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, lastErrorText, waitForCaches } from "./cache-sync.js";
 import { listenOn, parseBindAddress } from "../serving/listen.js";
 import { Logger, type LoggerOptions } from "../log/logger.js";
 import { type KindRef, RestMapper } from "../connect/mapper.js";
@@ -55,8 +59,14 @@ export interface ManagerOptions extends KubeConfigOptions {
   /** "host:port" or ":port" for /healthz and /readyz; "0" disables. Default ":8081". */
   healthProbeBindAddress?: string;
   leaderElection?: LeaderElectionOptions;
-  /** How long shutdown waits for running reconciles. Default 30 s. */
+  /** How long shutdown waits in all for running reconciles and unwritten events. Default 30 s. */
   gracefulShutdownTimeoutMs?: number;
+  /**
+   * How long start() waits for the caches to sync before it fails, naming the kinds still waiting
+   * and their last list error (e.g. a 403 of a missing RBAC verb). Default 2 min, as
+   * controller-runtime's CacheSyncTimeout.
+   */
+  cacheSyncTimeoutMs?: number;
   /** Periodic resync of every cached object (ms). Default 10 h; 0 disables. */
   syncPeriodMs?: number;
   /** Watch lifetime asked of the server (seconds, randomised up to 2×). Default 300. */
@@ -105,7 +115,14 @@ export class Manager {
   private readonly webhookRoutes = new Map<string, WebhookRoute>();
   private webhookServer: WebhookServer | undefined;
   private readonly stopController = new AbortController();
+  /** Aborted when shutdown has stopped the work: the lease is no longer renewed. */
+  private readonly holdController = new AbortController();
+  /** Aborted when a renewal failed past the renew deadline. */
+  private readonly lostLeadership = new AbortController();
+  private holding: Promise<void> | undefined;
   private elector: LeaderElector | undefined;
+  private readonly electedPromise: Promise<void>;
+  private resolveElected: () => void = () => {};
   private running: Promise<void> | undefined;
   private stopped: Promise<void> | undefined;
   private started = false;
@@ -123,6 +140,9 @@ export class Manager {
     readonly defaultNamespace: string | undefined,
     private readonly inCluster: boolean,
   ) {
+    if (options.leaderElection && options.leaderElection.enabled !== false)
+      validateLeaderElection(options.leaderElection);
+    this.electedPromise = new Promise((resolve) => (this.resolveElected = resolve));
     this.logger = options.logger instanceof Logger ? options.logger : new Logger(options.logger ?? {});
     this.metrics = options.metricsRegistry ?? new MetricsRegistry();
     this.runtimeMetrics = runtimeMetrics(this.metrics);
@@ -144,6 +164,7 @@ export class Manager {
       this.apiReader,
       options.eventSource ?? options.leaderElection?.id ?? "tsop-operator",
       this.logger.named("events"),
+      { onDrop: () => this.runtimeMetrics.eventsDropped.inc() },
     );
   }
 
@@ -221,6 +242,14 @@ export class Manager {
     return this.elector ? this.elector.isLeader() : this.controllersStarted;
   }
 
+  /**
+   * Resolves once this replica leads: when it acquires the lease, or at start() without leader
+   * election (controller-runtime's Elected()). Never resolves on a replica that stops first.
+   */
+  elected(): Promise<void> {
+    return this.electedPromise;
+  }
+
   /** This manager's identity in the leader election lease (once started with leader election). */
   get leaderIdentity(): string | undefined {
     return this.elector?.identity;
@@ -285,32 +314,11 @@ export class Manager {
       await this.listen();
       this.started = true;
       const informers = await this.cache.start();
-      if (this.options.leaderElection?.enabled !== false && this.options.leaderElection) {
-        const le = this.options.leaderElection;
-        const namespace = le.namespace ?? (this.inCluster ? this.defaultNamespace : undefined);
-        if (!namespace)
-          throw new ConfigError("leader election needs a namespace when not running in a cluster", {
-            hint: "set leaderElection.namespace (--leader-election-namespace) or disable leader election",
-          });
-        this.elector = new LeaderElector(
-          this.apiReader,
-          { ...le, namespace },
-          this.logger.named("leader-election"),
-        );
-        const leaderGauge = this.runtimeMetrics.leader;
-        leaderGauge.set({ name: le.id }, 0);
-        if (await this.elector.acquire(signal)) {
-          leaderGauge.set({ name: le.id }, 1);
-          await this.startControllers(informers, signal);
-          try {
-            await this.elector.holdUntil(signal);
-          } catch (err) {
-            leaderGauge.set({ name: le.id }, 0);
-            log.error("leader election lost", err);
-            failure = err;
-          }
-        }
+      const le = this.options.leaderElection;
+      if (le && le.enabled !== false) {
+        await this.lead(le, informers, signal);
       } else {
+        this.resolveElected();
         await this.startControllers(informers, signal);
         await abortedPromise(signal);
       }
@@ -323,9 +331,52 @@ export class Manager {
     if (failure) throw failure;
   }
 
+  /**
+   * Campaigns; once leading, renews independently of everything else (from acquisition on, through
+   * the cache sync and the shutdown's drain), and starts the controllers once the caches synced.
+   * Resolves on stop; rejects when leadership is lost.
+   */
+  private async lead(le: LeaderElectionOptions, informers: SharedInformer[], signal: AbortSignal) {
+    const namespace = le.namespace ?? (this.inCluster ? this.defaultNamespace : undefined);
+    if (!namespace)
+      throw new ConfigError("leader election needs a namespace when not running in a cluster", {
+        hint: "set leaderElection.namespace (--leader-election-namespace) or disable leader election",
+      });
+    const elector = new LeaderElector(
+      this.apiReader,
+      { ...le, namespace },
+      this.logger.named("leader-election"),
+    );
+    this.elector = elector;
+    const gauge = this.runtimeMetrics.leader;
+    gauge.set({ name: le.id }, 0);
+    if (!(await elector.acquire(signal))) return;
+    gauge.set({ name: le.id }, 1);
+    this.resolveElected();
+    let lost: unknown;
+    this.holding = elector.holdUntil(this.holdController.signal).catch((err: unknown) => {
+      lost = err;
+      gauge.set({ name: le.id }, 0);
+      this.logger.named("manager").error("leader election lost; stopping all work at once", err);
+      this.lostLeadership.abort();
+    });
+    const work = new AbortController();
+    const stopWork = () => work.abort();
+    signal.addEventListener("abort", stopWork, { once: true });
+    this.lostLeadership.signal.addEventListener("abort", stopWork, { once: true });
+    try {
+      await this.startControllers(informers, work.signal);
+      await abortedPromise(work.signal);
+    } finally {
+      signal.removeEventListener("abort", stopWork);
+      this.lostLeadership.signal.removeEventListener("abort", stopWork);
+    }
+    if (lost) throw lost;
+  }
+
   private async startControllers(informers: SharedInformer[], signal: AbortSignal): Promise<void> {
-    await Promise.race([Promise.all(informers.map((i) => i.waitForSync())), abortedPromise(signal)]);
-    if (signal.aborted) return;
+    const timeout = this.options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS;
+    if (!(await waitForCaches(informers, timeout, signal))) return;
     this.controllersStarted = true;
     for (const c of this.controllers) c.start();
   }
@@ -337,16 +388,37 @@ export class Manager {
     return this.running.catch(() => {});
   }
 
+  /**
+   * Stops everything. Controllers and the event flush share one budget, gracefulShutdownTimeoutMs;
+   * the lease is renewed until the controllers stopped, then released only if no reconcile is still
+   * running (else a standby could take over while one writes: it is left to expire).
+   */
   private shutdown(): Promise<void> {
     this.stopped ??= (async () => {
       const log = this.logger.named("manager");
-      const timeout = this.options.gracefulShutdownTimeoutMs ?? 30_000;
+      const deadline = Date.now() + (this.options.gracefulShutdownTimeoutMs ?? 30_000);
+      const remaining = () => Math.max(0, deadline - Date.now());
       log.info("stopping controllers");
-      await Promise.all(this.controllers.map((c) => c.stop(timeout)));
+      const drained = await this.stopControllers(remaining());
+      this.holdController.abort();
+      await this.holding;
       await this.cache.stop();
-      await this.events.flush();
-      await this.elector?.release();
-      if (this.elector) this.runtimeMetrics.leader.set({ name: this.options.leaderElection?.id ?? "" }, 0);
+      if (!(await this.events.flush(remaining())))
+        log.warn("shutdown timeout reached; unwritten events are dropped", { pending: this.events.pending });
+      if (this.elector) {
+        const lease = `${this.elector.identity} on ${this.options.leaderElection?.namespace ?? ""}/${this.options.leaderElection?.id ?? ""}`;
+        if (drained) await this.elector.release();
+        else if (this.elector.isLeader()) {
+          this.elector.abandon();
+          log.warn(
+            "reconciles still running after the shutdown timeout; leaving the leader lease to expire",
+            {
+              lease,
+            },
+          );
+        }
+        this.runtimeMetrics.leader.set({ name: this.options.leaderElection?.id ?? "" }, 0);
+      }
       await this.webhookServer?.stop();
       await this.metricsServer?.stop();
       await Promise.all(this.servers.map((s) => new Promise((resolve) => s.close(resolve))));
@@ -355,6 +427,26 @@ export class Manager {
       log.info("stopped");
     })();
     return this.stopped;
+  }
+
+  /**
+   * Stops every controller within budgetMs; cut to no drain at all as soon as leadership is lost
+   * (another replica may lead). Resolves whether no reconcile is still running.
+   */
+  private async stopControllers(budgetMs: number): Promise<boolean> {
+    const stopAll = async (ms: number) =>
+      (await Promise.all(this.controllers.map((c) => c.stop(ms)))).every((r) => r.drained);
+    const lost = this.lostLeadership.signal;
+    if (lost.aborted) return stopAll(0);
+    const cut = new AbortController();
+    try {
+      return await Promise.race([
+        stopAll(budgetMs),
+        abortedPromise(AbortSignal.any([lost, cut.signal])).then(() => (lost.aborted ? stopAll(0) : false)),
+      ]);
+    } finally {
+      cut.abort();
+    }
   }
 
   private async runChecks(checks: Map<string, Check>): Promise<{ ok: boolean; lines: string[] }> {
@@ -389,8 +481,13 @@ export class Manager {
       checks.set("informers", async () => {
         if (!this.started) return "not started";
         const all = await this.cache.all();
-        const waiting = all.filter((i) => !i.hasSynced()).map((i) => i.resource);
-        return waiting.length === 0 || `caches not synced: ${waiting.join(", ")}`;
+        const waiting = all
+          .filter((i) => !i.hasSynced())
+          .map((i) => {
+            const last = lastErrorText(i);
+            return last ? `${i.resource} (last error: ${last})` : i.resource;
+          });
+        return waiting.length === 0 || `caches not synced: ${waiting.join("; ")}`;
       });
       for (const [n, c] of this.readyChecks) checks.set(n, c);
     }

@@ -266,6 +266,15 @@ export function runtimeMetrics(registry: MetricsRegistry) {
     relists: registry.counter("tsop_informer_relists_total", "Full lists performed by informers", [
       "resource",
     ]),
+    listErrors: registry.counter(
+      "tsop_informer_list_errors_total",
+      'Failed lists of informers, by resource and HTTP status code ("<error>" when none came; 403: RBAC)',
+      ["resource", "code"],
+    ),
+    eventsDropped: registry.counter(
+      "tsop_events_dropped_total",
+      "Events not recorded because the recorder's backlog was full (client-go drops past 1000 too)",
+    ),
     restRequests: registry.counter(
       "rest_client_requests_total",
       'Number of HTTP requests to the API server, partitioned by status code ("<error>" when none came), method, and host',
