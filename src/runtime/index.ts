@@ -31,8 +31,11 @@ export {
   type DeleteOptions,
   type KubeObjectLike,
   type ListOptions,
+  type PartialObjectMetadata,
   type PatchType,
+  type ReadOptions,
 } from "./client/client.js";
+export { createMergePatch, type MergeFromOptions, mergeFrom, type Patch } from "./client/patch.js";
 export {
   type ConditionInput,
   type ConditionTarget,
@@ -74,6 +77,7 @@ export { EventRecorder, type EventType } from "./events/events.js";
 export {
   AlreadyOwnedError,
   InvalidOwnerError,
+  NotCachedError,
   type CreateOrUpdateOptions,
   createOrUpdate,
   ensureFinalizer,
@@ -164,6 +168,7 @@ export {
   type CacheTransform,
   chainTransforms,
   defaultTransform,
+  dropLastApplied,
   LAST_APPLIED_ANNOTATION,
 } from "./cache/transform.js";
 export { RestClient, type RestOptions, type WatchEvent } from "./connect/rest.js";
