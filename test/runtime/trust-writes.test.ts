@@ -219,6 +219,31 @@ describe("createOrUpdate when the cache cannot see the object", () => {
   });
 });
 
+describe("createOrUpdate racing another creator while the cache lags", () => {
+  it("keeps treating AlreadyExists as a conflict (retried), not as an object the cache cannot see", async () => {
+    h = await harness();
+    const manager = await h.startManager({
+      cache: { byKind: [{ kind: CM, labelSelector: "app.kubernetes.io/managed-by=me" }] },
+    });
+    await manager.informerFor(CM);
+    await started(manager);
+    // The cache stops following the server: the re-watch is held back.
+    h.cluster.faults.latency(5000, { watch: true });
+    h.cluster.closeWatches();
+    const labels = { "app.kubernetes.io/managed-by": "me" };
+    await h.client.create({ ...CM, metadata: { name: "raced", namespace: "default", labels } });
+    const attempt = createOrUpdate(
+      manager.client,
+      { ...CM, metadata: { name: "raced", namespace: "default", labels } },
+      (cm: Obj) => {
+        cm.data = { a: "1" };
+      },
+    );
+    await expect(attempt).rejects.toMatchObject({ status: 409, reason: "Conflict" });
+    h.cluster.faults.clear();
+  });
+});
+
 describe("a kind watched metadata-only", () => {
   it("is read whole from the server by get and list; { metadataOnly: true } reads the metadata from the informer", async () => {
     h = await harness();
