@@ -31,8 +31,11 @@ export {
   type DeleteOptions,
   type KubeObjectLike,
   type ListOptions,
+  type PartialObjectMetadata,
   type PatchType,
+  type ReadOptions,
 } from "./client/client.js";
+export { createMergePatch, type MergeFromOptions, mergeFrom, type Patch } from "./client/patch.js";
 export {
   type ConditionInput,
   type ConditionTarget,
@@ -74,6 +77,7 @@ export { EventRecorder, type EventRecorderOptions, type EventType } from "./even
 export {
   AlreadyOwnedError,
   InvalidOwnerError,
+  NotCachedError,
   type CreateOrUpdateOptions,
   createOrUpdate,
   ensureFinalizer,
@@ -165,6 +169,7 @@ export {
   type CacheTransform,
   chainTransforms,
   defaultTransform,
+  dropLastApplied,
   LAST_APPLIED_ANNOTATION,
 } from "./cache/transform.js";
 export { RestClient, type RestOptions, type WatchEvent } from "./connect/rest.js";

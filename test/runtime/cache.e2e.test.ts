@@ -141,7 +141,7 @@ describe("the manager's cache", () => {
     expect((await manager.client.get<Obj>(CM, key))?.metadata.labels).toEqual({});
   });
 
-  it("caches lean objects: no managedFields, no last-applied annotation, and the user's transforms applied", async () => {
+  it("caches lean objects: no managedFields (annotations kept, last-applied too), and the user's transforms applied", async () => {
     h = await harness();
     const manager = await h.startManager({
       cache: {
@@ -169,9 +169,10 @@ describe("the manager's cache", () => {
     const key = { namespace: "default", name: "lean" };
     const cached = (await waitFor("cached", () => informer.get(key))) as Obj;
     expect(cached.metadata.managedFields).toBeUndefined();
-    expect(cached.metadata.annotations).toEqual({ keep: "me" });
+    const kept = { [LAST_APPLIED]: '{"kind":"ConfigMap"}', keep: "me" };
+    expect(cached.metadata.annotations).toEqual(kept);
     expect(cached.data).toEqual({ trimmed: "yes" });
-    expect((await manager.client.get<Obj>(CM, key))?.metadata.annotations).toEqual({ keep: "me" });
+    expect((await manager.client.get<Obj>(CM, key))?.metadata.annotations).toEqual(kept);
     expect((await manager.apiReader.get<Obj>(CM, key))?.metadata.annotations?.[LAST_APPLIED]).toBeDefined();
   });
 
@@ -304,7 +305,7 @@ describe("the manager's cache", () => {
     ]);
   });
 
-  it("metadataOnly watches cache objects without spec or data; get() returns that metadata and it cannot be written back", async () => {
+  it("metadataOnly watches cache objects without spec or data; get() reads whole objects live, get(…, { metadataOnly }) reads that metadata, which cannot be written back", async () => {
     h = await harness();
     const manager = await h.startManager();
     const seen: string[] = [];
@@ -330,14 +331,17 @@ describe("the manager's cache", () => {
     expect(cached.data).toBeUndefined();
     expect(cached.type).toBeUndefined();
     expect(cached.metadata.labels).toEqual({ kind: "token" });
-    const got = await manager.client.get<Obj>(SECRET, key);
+    const got = await manager.client.get(SECRET, key, { metadataOnly: true });
     expect(got).toEqual(
       expect.objectContaining({ apiVersion: "meta.k8s.io/v1", kind: "PartialObjectMetadata" }),
     );
     expect(Object.keys(got!)).toEqual(["apiVersion", "kind", "metadata"]);
+    expect(objectGets(h.cluster.requests, "secrets")).toHaveLength(0); // from the informer
     await expect(manager.client.update(got!)).rejects.toThrow(/metadata-only copy/);
+    // The whole Secret: never from the metadata-only informer (trust-writes-reads.test.ts).
+    expect((await manager.client.get<Obj>(SECRET, key))?.data).toEqual({ password: "aHVudGVyMg==" });
     expect((await manager.apiReader.get<Obj>(SECRET, key))?.data).toEqual({ password: "aHVudGVyMg==" });
-    expect(objectGets(h.cluster.requests, "secrets")).toHaveLength(1); // the apiReader's
+    expect(objectGets(h.cluster.requests, "secrets")).toHaveLength(2); // the client's and the apiReader's
   });
 });
 

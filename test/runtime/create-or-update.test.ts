@@ -1,7 +1,7 @@
 // createOrUpdate sends an update only when mutate changed the object to Kubernetes' eyes
 // (controller-runtime compares with equality.Semantic.DeepEqual): keys in another order, a quantity
-// spelt differently, an empty map for an absent one and server defaults are no change. The PUTs are
-// counted at a tsop/testing server.
+// spelt differently, an empty map for an absent one and server defaults are no change. The writes
+// (merge patches) are counted at a tsop/testing server.
 import { afterEach, describe, expect, it } from "vitest";
 import { Client } from "../../src/runtime/client/client.js";
 import { quantitiesEqual, semanticEqual } from "../../src/runtime/controllerutil/equality.js";
@@ -91,7 +91,7 @@ afterEach(async () => {
 });
 
 describe("createOrUpdate against the server", () => {
-  it("sends no PUT for reordered keys, a respelt quantity, an empty map or server defaults; one PUT for a real change", async () => {
+  it("sends no write for reordered keys, a respelt quantity, an empty map or server defaults; one PATCH for a real change", async () => {
     cluster = await startTestCluster();
     const c = cluster;
     const loaded = await loadKubeConfig({ kubeconfigText: c.kubeconfig });
@@ -102,8 +102,9 @@ describe("createOrUpdate against the server", () => {
       kind: "Deployment",
       metadata: { name: "web", namespace: "default" },
     };
-    const puts = () =>
-      c.requests.filter((r) => r.method === "PUT" && r.path.includes("/deployments/")).length;
+    const writes = (method: string) =>
+      c.requests.filter((r) => r.method === method && r.path.includes("/deployments/")).length;
+    const updates = () => writes("PUT") + writes("PATCH");
 
     // As the real API server answers: map keys sorted, cpu "1" (it canonicalises "1000m").
     const labels = { "app.kubernetes.io/instance": "web", "app.kubernetes.io/name": "web" };
@@ -136,17 +137,18 @@ describe("createOrUpdate against the server", () => {
       container.resources = { limits: { cpu: "1000m" } };
       d.metadata.annotations = { ...d.metadata.annotations };
     };
-    const before = puts();
+    const before = updates();
     for (let i = 0; i < 3; i++) {
       const again = await createOrUpdate(client, ref, mutate(1));
       expect(again.operation).toBe("unchanged");
     }
-    expect(puts()).toBe(before);
+    expect(updates()).toBe(before);
     expect(c.get("apps/v1", "Deployment", "web", "default")?.metadata?.resourceVersion).toBe(version);
 
     const scaled = await createOrUpdate(client, ref, mutate(3));
     expect(scaled.operation).toBe("updated");
-    expect(puts()).toBe(before + 1);
+    expect(updates()).toBe(before + 1);
+    expect(writes("PUT")).toBe(0); // a merge patch of what mutate changed (trust-writes.test.ts)
     expect(c.get("apps/v1", "Deployment", "web", "default")?.spec).toMatchObject({ replicas: 3 });
   });
 });

@@ -201,7 +201,7 @@ describe("Memcached operator", () => {
       count: 3,
     });
     faults.add({ method: "PUT", path: /\/memcacheds\/[^/]+\/status$/, status: 409, count: 3 });
-    faults.add({ method: "PUT", path: /\/memcacheds\/[^/]+$/, status: 503, count: 2 }); // finalizer writes
+    faults.add({ method: "PATCH", path: /\/memcacheds\/[^/]+$/, status: 503, count: 2 }); // finalizer writes
     const { manager } = await startOperator(h);
     const names = Array.from({ length: 6 }, (_, i) => `mc-${i}`);
     for (const name of names)
@@ -215,6 +215,15 @@ describe("Memcached operator", () => {
     // (held back by latency until then) answer 410 Gone for real, and the relist finds the changes.
     // 3 s, not less: on a loaded machine the patches and the compaction below must land before the
     // held re-watches reach the server, or they resume without a 410 (seen at load average 11).
+    // Every finalizer is on (so the finalizer-write faults are spent) before the test's own patches.
+    for (const name of names)
+      await waitFor(`${name}'s finalizer`, async () => {
+        const mc = await h?.client.get<Obj>(
+          { apiVersion: "cache.example.com/v1alpha1", kind: "Memcached" },
+          { namespace: "default", name },
+        );
+        return mc?.metadata.finalizers?.includes(FINALIZER);
+      });
     h.cluster.faults.latency(3000, { watch: true });
     h.cluster.closeWatches();
     for (const name of names)

@@ -53,7 +53,7 @@ interface Deployment {
 }
 
 describe("on the real kube-apiserver", () => {
-  it("createOrUpdate: the server's own answer (sorted keys, cpu 1, defaults) is no change; a new replica count is one PUT", async () => {
+  it("createOrUpdate: the server's own answer (sorted keys, cpu 1, defaults) is no change; a new replica count is one PATCH of what changed", async () => {
     const ref: Deployment = {
       apiVersion: "apps/v1",
       kind: "Deployment",
@@ -80,7 +80,7 @@ describe("on the real kube-apiserver", () => {
     for (let i = 0; i < 3; i++)
       expect((await createOrUpdate(client, ref, mutate(1))).operation).toBe("unchanged");
     expect((await createOrUpdate(client, ref, mutate(2))).operation).toBe("updated");
-    expect(writes(from, "/deployments")).toEqual(["POST 201", "PUT 200"]);
+    expect(writes(from, "/deployments")).toEqual(["POST 201", "PATCH 200"]);
   });
 
   it("leader election: every renewal is one PUT; a lease written meanwhile costs one conflict and one GET", async () => {

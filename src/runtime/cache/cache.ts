@@ -9,8 +9,9 @@ import {
   parseLabelSelector,
   splitSelectorTerms,
 } from "../../common/label-selector.js";
-import type { CacheReader, ListOptions } from "../client/client.js";
+import type { CacheReader, KubeObjectLike, ListOptions, ReadOptions } from "../client/client.js";
 import { selectorString } from "../client/client.js";
+import { markTransformedCopy } from "../client/cache-copies.js";
 import { ConfigError } from "../connect/errors.js";
 import {
   Informer,
@@ -29,7 +30,12 @@ import {
 } from "../connect/mapper.js";
 import { NamespacedInformers } from "./namespaced-informer.js";
 import type { RestClient } from "../connect/rest.js";
-import { type CacheTransform, chainTransforms, defaultTransform } from "./transform.js";
+import {
+  type CacheTransform,
+  chainTransforms,
+  defaultTransform,
+  toPartialObjectMetadata,
+} from "./transform.js";
 
 /** How reads of a kind no controller watches are served. */
 export type UnwatchedReads = "live" | "informer";
@@ -43,7 +49,7 @@ export interface CacheKindOptions {
   fieldSelector?: string;
   /** Cache only these namespaces (one informer each); overrides the manager-wide list. */
   namespaces?: string[];
-  /** Runs after the default and the cache-wide transform. */
+  /** Runs after the default and the cache-wide transform (copies of the kind: see CacheOptions.transform). */
   transform?: CacheTransform;
   /** How reads of this kind are served while nothing watches it. Default: cache.unwatched. */
   unwatched?: UnwatchedReads;
@@ -58,7 +64,10 @@ export interface CacheOptions {
   disableFor?: KindRef[];
   /** Cache only these namespaces (one informer per namespace). Default: ManagerOptions.namespace, else all. */
   namespaces?: string[];
-  /** Runs on every cached object after the default transform (which drops managedFields and last-applied). */
+  /**
+   * Runs on every cached object after the default transform (which drops only managedFields). A
+   * kind with a transform of the user's hands out copies client.update refuses (patch them instead).
+   */
   transform?: CacheTransform;
   /** Initial state of informers through a WatchList stream (falls back to list+watch). Default false. */
   watchList?: boolean;
@@ -156,47 +165,112 @@ export class Cache implements CacheReader {
 
   // ---- reads for the client (CacheReader) ------------------------------------------------------
 
-  async get<T>(mapping: ResourceMapping, key: ObjectKey): Promise<{ object: T | undefined } | undefined> {
+  async get<T>(
+    mapping: ResourceMapping,
+    key: ObjectKey,
+    options: ReadOptions = {},
+  ): Promise<{ object: T | undefined } | undefined> {
     const namespace = mapping.namespaced ? key.namespace : undefined;
-    const informer = await this.readerFor(mapping, namespace);
-    if (!informer) return undefined;
-    const found = informer.get({ namespace, name: key.name });
-    return { object: found === undefined ? undefined : (structuredClone(found) as T) };
+    const reader = await this.readerFor(mapping, namespace, options.metadataOnly === true);
+    if (!reader) return undefined;
+    const found = reader.informer.get({ namespace, name: key.name });
+    return { object: found === undefined ? undefined : this.copy<T>(mapping, found, reader) };
   }
 
   async list<T>(mapping: ResourceMapping, options: ListOptions): Promise<T[] | undefined> {
     const namespace = mapping.namespaced ? options.namespace || undefined : undefined;
     const match = cacheMatcher(options);
     if (!match) return undefined; // a field selector only the server can evaluate
-    const informer = await this.readerFor(mapping, namespace);
-    if (!informer) return undefined;
-    const items = informer
+    const reader = await this.readerFor(mapping, namespace, options.metadataOnly === true);
+    if (!reader) return undefined;
+    const items = reader.informer
       .list()
       .filter((o) => (!namespace || o.metadata?.namespace === namespace) && match(o));
     items.sort((a, b) => compareKeys(objectKey(a), objectKey(b)));
-    return items.map((o) => structuredClone(o) as T);
+    return items.map((o) => this.copy<T>(mapping, o, reader));
+  }
+
+  /**
+   * What a read hands out: a copy (a reconciler cannot corrupt the cache); only its metadata for a
+   * metadata-only read of a full informer; marked when a user transform may have dropped fields, so
+   * client.update refuses to write it back whole.
+   */
+  private copy<T>(mapping: ResourceMapping, obj: InformerObject, reader: Reader): T {
+    if (reader.metadataOnly && !reader.informerIsMetadata)
+      return toPartialObjectMetadata({ metadata: structuredClone(obj.metadata) }) as T;
+    const copy = structuredClone(obj) as T & object;
+    if (!reader.metadataOnly && this.hasUserTransform(mapping)) markTransformedCopy(copy);
+    return copy;
+  }
+
+  private hasUserTransform(mapping: ResourceMapping): boolean {
+    return Boolean(this.options.transform ?? this.byKind.get(gvkKey(mapping))?.transform);
   }
 
   /**
    * The synced informer to read a kind from, or undefined to read live: kinds in disableFor, reads
-   * before the manager started, namespaces the cache does not hold, and kinds nobody watches
-   * (unless they are to get an informer on first read).
+   * before the manager started, namespaces the cache does not hold, whole objects of a kind watched
+   * only metadata-only (that informer has no spec or status), and kinds nobody watches (unless they
+   * are to get an informer on first read). A metadata-only read takes the metadata-only informer,
+   * else the full one.
    */
-  private async readerFor(mapping: ResourceMapping, namespace: string | undefined) {
+  private async readerFor(
+    mapping: ResourceMapping,
+    namespace: string | undefined,
+    metadataOnly: boolean,
+  ): Promise<Reader | undefined> {
     const key = gvkKey(mapping);
     if (this.disabled.has(key) || !this.started) return undefined;
-    let informer =
-      (await this.informers.get(key)?.catch(() => undefined)) ??
-      (await this.informers.get(`${key}#metadata`)?.catch(() => undefined));
+    const full = await this.informers.get(key)?.catch(() => undefined);
+    const partial = await this.informers.get(`${key}#metadata`)?.catch(() => undefined);
+    let informer = metadataOnly ? (partial ?? full) : full;
+    let informerIsMetadata = informer !== undefined && informer === partial;
     if (!informer) {
+      if (partial) return undefined; // whole objects of a kind watched metadata-only: read live
       const policy = this.byKind.get(key)?.unwatched ?? this.options.unwatched ?? "live";
       if (policy === "live") return undefined;
-      informer = await this.informerFor(mapping);
+      informer = await this.informerFor(mapping, { metadataOnly });
+      informerIsMetadata = metadataOnly;
     }
     if (namespace && informer.namespaces && !informer.namespaces.includes(namespace)) return undefined;
     await informer.waitForSync();
-    return informer;
+    return { informer, metadataOnly, informerIsMetadata };
   }
+
+  /**
+   * Why the cache can never hold `obj` (read from the server) although it serves reads of its kind:
+   * the kind's byKind labelSelector or fieldSelector excludes it. undefined when it would hold it,
+   * or when reads of the kind (in obj's namespace) go to the server anyway.
+   */
+  async whyNotCached(mapping: ResourceMapping, obj: KubeObjectLike): Promise<string | undefined> {
+    const meta = (obj.metadata ?? {}) as { namespace?: string };
+    const reader = await this.readerFor(mapping, mapping.namespaced ? meta.namespace : undefined, false);
+    if (!reader) return undefined;
+    const kindOptions = this.byKind.get(gvkKey(mapping));
+    const excluded: string[] = [];
+    const cached = obj as InformerObject;
+    const labels = selectorString(kindOptions?.labelSelector);
+    if (labels && !cacheMatcher({ labelSelector: labels })!(cached))
+      excluded.push(`cache.byKind labelSelector "${labels}"`);
+    const fields = kindOptions?.fieldSelector;
+    if (fields) {
+      const match = cacheMatcher({ fieldSelector: fields });
+      // Only the server can evaluate most field selectors: name it as the likely cause.
+      if (!match) excluded.push(`cache.byKind fieldSelector "${fields}" (probably)`);
+      else if (!match(cached)) excluded.push(`cache.byKind fieldSelector "${fields}"`);
+    }
+    if (excluded.length === 0) return undefined;
+    const namespaces = reader.informer.namespaces;
+    return `${excluded.join(" and ")}${namespaces ? ` (cached namespaces: ${namespaces.join(", ")})` : ""}`;
+  }
+}
+
+interface Reader {
+  informer: SharedInformer;
+  /** The read asked for metadata only. */
+  metadataOnly: boolean;
+  /** The informer caches metadata only. */
+  informerIsMetadata: boolean;
 }
 
 /** Namespace/name order (cluster-scoped objects: by name), as the API server lists. */

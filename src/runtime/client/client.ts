@@ -15,13 +15,12 @@ import {
 } from "../connect/mapper.js";
 import type { ObjectMeta } from "../schema.js";
 import type { RequestOptions, RestClient } from "../connect/rest.js";
+import { isTransformedCopy, transformedCopyError } from "./cache-copies.js";
+import { isPatch, type Patch } from "./patch.js";
 
-/** Anything shaped like a Kubernetes object (tsop classes, client-node models, plain objects). */
-export interface KubeObjectLike {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: object;
-}
+import type { KubeObjectLike, PatchType } from "./object.js";
+
+export type { KubeObjectLike, PatchType } from "./object.js";
 
 type Raw = {
   apiVersion?: string;
@@ -37,11 +36,27 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-export interface ListOptions extends CallOptions {
+export interface ReadOptions extends CallOptions {
+  /**
+   * Read only the metadata: PartialObjectMetadata objects (apiVersion meta.k8s.io/v1, no spec, data
+   * or status), from a metadata-only informer of the kind when there is one, else from the server.
+   * Without it a read always returns the whole object.
+   */
+  metadataOnly?: boolean;
+}
+
+export interface ListOptions extends ReadOptions {
   /** Omit for all namespaces. */
   namespace?: string;
   labelSelector?: string | Record<string, string>;
   fieldSelector?: string;
+}
+
+/** What a metadata-only read returns (meta.k8s.io/v1 PartialObjectMetadata). */
+export interface PartialObjectMetadata {
+  apiVersion: "meta.k8s.io/v1";
+  kind: "PartialObjectMetadata";
+  metadata: ObjectMeta;
 }
 
 /**
@@ -49,8 +64,18 @@ export interface ListOptions extends CallOptions {
  * kind is not cached, or the selector needs the server); the client then reads live.
  */
 export interface CacheReader {
-  get<T>(mapping: ResourceMapping, key: ObjectKey): Promise<{ object: T | undefined } | undefined>;
+  get<T>(
+    mapping: ResourceMapping,
+    key: ObjectKey,
+    options?: ReadOptions,
+  ): Promise<{ object: T | undefined } | undefined>;
   list<T>(mapping: ResourceMapping, options: ListOptions): Promise<T[] | undefined>;
+  /**
+   * Why this cache can never hold `obj` (read from the server) although it serves reads of its kind:
+   * the selector or namespaces that exclude it, for an error that says so. undefined when it would
+   * hold it (or the kind's reads go to the server).
+   */
+  whyNotCached?(mapping: ResourceMapping, obj: KubeObjectLike): Promise<string | undefined>;
 }
 
 export interface DeleteOptions extends CallOptions {
@@ -65,8 +90,6 @@ export interface ApplyOptions extends CallOptions {
   force?: boolean;
 }
 
-export type PatchType = "merge" | "json";
-
 export interface PatchOptions extends CallOptions {
   type?: PatchType;
   subresource?: "status";
@@ -76,6 +99,10 @@ const PATCH_CONTENT: Record<PatchType, string> = {
   merge: "application/merge-patch+json",
   json: "application/json-patch+json",
 };
+
+const PARTIAL_ACCEPT = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
+const PARTIAL_LIST_ACCEPT =
+  "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
 
 export function selectorString(selector: string | Record<string, string> | undefined): string | undefined {
   if (selector === undefined || typeof selector === "string") return selector;
@@ -172,15 +199,33 @@ export class Client {
     };
   }
 
-  /** The object, or undefined when it does not exist. */
-  async get<T extends KubeObjectLike = Raw>(kind: KindRef<T>, key: ObjectKey): Promise<T | undefined> {
+  /** The object (only its metadata with `metadataOnly`), or undefined when it does not exist. */
+  get<T extends KubeObjectLike = Raw>(
+    kind: KindRef<T>,
+    key: ObjectKey,
+    options: ReadOptions & { metadataOnly: true },
+  ): Promise<PartialObjectMetadata | undefined>;
+  get<T extends KubeObjectLike = Raw>(
+    kind: KindRef<T>,
+    key: ObjectKey,
+    options?: ReadOptions,
+  ): Promise<T | undefined>;
+  async get<T extends KubeObjectLike = Raw>(
+    kind: KindRef<T>,
+    key: ObjectKey,
+    options: ReadOptions = {},
+  ): Promise<T | PartialObjectMetadata | undefined> {
     const { m, path } = await this.path(kind, key.namespace, key.name);
-    const cached = await this.cache?.get<T>(m, {
-      namespace: m.namespaced ? key.namespace || this.defaultNamespace : undefined,
-      name: key.name,
-    });
+    const metadataOnly = options.metadataOnly === true;
+    const cached = await this.cache?.get<T>(
+      m,
+      { namespace: m.namespaced ? key.namespace || this.defaultNamespace : undefined, name: key.name },
+      { metadataOnly },
+    );
     if (cached) return cached.object;
     try {
+      if (metadataOnly)
+        return await this.call<PartialObjectMetadata>("GET", path, { accept: PARTIAL_ACCEPT });
       return withKind(await this.call<T>("GET", path), m);
     } catch (err) {
       if (isNotFound(err)) return undefined;
@@ -188,12 +233,21 @@ export class Client {
     }
   }
 
-  async list<T extends KubeObjectLike = Raw>(kind: KindRef<T>, options: ListOptions = {}): Promise<T[]> {
+  /** All matching objects (only their metadata with `metadataOnly`), sorted by namespace/name. */
+  list<T extends KubeObjectLike = Raw>(
+    kind: KindRef<T>,
+    options: ListOptions & { metadataOnly: true },
+  ): Promise<PartialObjectMetadata[]>;
+  list<T extends KubeObjectLike = Raw>(kind: KindRef<T>, options?: ListOptions): Promise<T[]>;
+  async list<T extends KubeObjectLike = Raw>(
+    kind: KindRef<T>,
+    options: ListOptions = {},
+  ): Promise<Array<T | PartialObjectMetadata>> {
     const m = await this.mapper.mapping(kind);
     const cached = await this.cache?.list<T>(m, options);
     if (cached) return cached;
     const path = resourcePath(m, options.namespace);
-    const items: T[] = [];
+    const items: Array<T | PartialObjectMetadata> = [];
     let cont: string | undefined;
     do {
       const page = await this.call<{ items?: T[]; metadata?: { continue?: string } }>("GET", path, {
@@ -204,8 +258,10 @@ export class Client {
           continue: cont,
         },
         signal: options.signal,
+        accept: options.metadataOnly ? PARTIAL_LIST_ACCEPT : undefined,
       });
-      for (const item of page.items ?? []) items.push(withKind(item, m));
+      for (const item of page.items ?? [])
+        items.push(options.metadataOnly ? asPartial(item) : withKind(item, m));
       cont = page.metadata?.continue || undefined;
     } while (cont);
     return items;
@@ -217,8 +273,13 @@ export class Client {
     return withKind(await this.call<T>("POST", path, { body: obj }), m);
   }
 
-  /** Replaces the object (PUT); fails with a conflict if metadata.resourceVersion is stale. */
+  /**
+   * Replaces the object (PUT); fails with a conflict if metadata.resourceVersion is stale. Refuses a
+   * copy from a cache whose transform for the kind is the user's (it may lack fields the server
+   * has): patch what changed instead (mergeFrom).
+   */
   async update<T extends KubeObjectLike>(obj: T): Promise<T> {
+    if (isTransformedCopy(obj)) throw transformedCopyError(obj);
     const meta = metaOf(obj);
     const { m, path } = await this.path(objectGvk(obj), meta.namespace, requireName(meta));
     return withKind(await this.call<T>("PUT", path, { body: obj }), m);
@@ -231,21 +292,32 @@ export class Client {
     return withKind(await this.call<T>("PUT", path, { body: obj }), m);
   }
 
-  /** JSON merge patch (default) or JSON patch of the object named by `target`. */
+  /**
+   * JSON merge patch (default) or JSON patch of the object named by `target`. `patch` is the body,
+   * or a Patch computed from the object, e.g. `client.patch(obj, mergeFrom(base))`.
+   */
   async patch<T extends KubeObjectLike>(
     target: T | { kind: KindRef<T>; key: ObjectKey },
-    patch: unknown,
+    patch: Patch | unknown,
     options: PatchOptions = {},
   ): Promise<T> {
     const { kind, key } = targetOf(target);
     const { m, path } = await this.path(kind, key.namespace, key.name, options.subresource);
-    const type = options.type ?? "merge";
+    let type = options.type ?? "merge";
+    let body = patch;
+    if (isPatch(patch)) {
+      if (isTarget(target))
+        throw new TsopError(
+          `a ${patch.type} patch computed from an object needs the object, not { kind, key }`,
+          {
+            hint: "call client.patch(obj, mergeFrom(base)) with the changed object",
+          },
+        );
+      type = patch.type;
+      body = patch.data(target);
+    }
     return withKind(
-      await this.call<T>("PATCH", path, {
-        body: patch,
-        contentType: PATCH_CONTENT[type],
-        signal: options.signal,
-      }),
+      await this.call<T>("PATCH", path, { body, contentType: PATCH_CONTENT[type], signal: options.signal }),
       m,
     );
   }
@@ -291,14 +363,25 @@ function requireName(meta: ObjectMeta): string {
   return meta.name;
 }
 
+function isTarget<T extends KubeObjectLike>(
+  target: T | { kind: KindRef<T>; key: ObjectKey },
+): target is { kind: KindRef<T>; key: ObjectKey } {
+  return "key" in target && "kind" in target && typeof target.key === "object" && target.key !== null;
+}
+
 function targetOf<T extends KubeObjectLike>(
   target: T | { kind: KindRef<T>; key: ObjectKey },
 ): { kind: KindRef<T>; key: ObjectKey } {
-  if ("key" in target && "kind" in target && typeof target.key === "object" && target.key !== null)
-    return target as { kind: KindRef<T>; key: ObjectKey };
+  if (isTarget(target)) return target;
   const obj = target as T;
   const meta = metaOf(obj);
   return { kind: objectGvk(obj), key: { namespace: meta.namespace, name: requireName(meta) } };
+}
+
+/** Items of a PartialObjectMetadataList come without apiVersion/kind. */
+function asPartial(item: unknown): PartialObjectMetadata {
+  const metadata = ((item as Raw).metadata ?? {}) as ObjectMeta;
+  return { apiVersion: "meta.k8s.io/v1", kind: "PartialObjectMetadata", metadata };
 }
 
 /** Lists return items without apiVersion/kind; fill them in so objects are self-describing. */

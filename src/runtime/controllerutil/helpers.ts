@@ -1,8 +1,13 @@
 // Object helpers for reconcilers: controller owner references, create-or-update of owned objects,
 // finalizers, and status updates through the status subresource. Every write that can race with
-// another writer retries on 409 Conflict from a fresh copy.
+// another writer retries on 409 Conflict from a fresh copy. Writes of objects read from the cache
+// are merge patches of what the helper changed, with the resourceVersion read as precondition
+// (controller-runtime's MergeFromWithOptimisticLock): a field the read did not show (dropped by a
+// cache transform, written by another actor) is never written away.
 import { TsopError } from "../../common/errors.js";
+import { unmarkTransformedCopy } from "../client/cache-copies.js";
 import type { Client, KubeObjectLike } from "../client/client.js";
+import { mergeFrom } from "../client/patch.js";
 import { semanticEqual } from "./equality.js";
 import { isAlreadyExists, isConflict, isNotFound } from "../connect/errors.js";
 import type { ObjectMeta, OwnerReference } from "../schema.js";
@@ -45,6 +50,12 @@ export class AlreadyOwnedError extends TsopError {}
 
 /** Thrown when an owner reference breaks Kubernetes' scope rules (controller-runtime's validateOwner). */
 export class InvalidOwnerError extends TsopError {}
+
+/**
+ * Thrown by createOrUpdate when the object exists on the server but the cache it reads from can
+ * never see it (a cache.byKind selector excludes it): creating it again would fail forever.
+ */
+export class NotCachedError extends TsopError {}
 
 function describe(obj: KubeObjectLike): string {
   const m = (obj as Meta).metadata ?? {};
@@ -155,9 +166,10 @@ export async function createOrUpdate<T extends KubeObjectLike>(
       try {
         return { operation: "created", object: await client.create(fresh) };
       } catch (err) {
-        // Created by someone else meanwhile: retry as an update.
-        if (isAlreadyExists(err)) throw Object.assign(err as object, { reason: "Conflict" });
-        throw err;
+        if (!isAlreadyExists(err)) throw err;
+        await failIfCacheCannotSee(client, fresh);
+        // Created by someone else meanwhile, and the cache will see it: retry as an update.
+        throw Object.assign(err as object, { reason: "Conflict" });
       }
     }
     // As controller-runtime: the object as fetched against the object after mutate, semantically
@@ -166,8 +178,31 @@ export async function createOrUpdate<T extends KubeObjectLike>(
     await mutate(live);
     if (options.owner) setControllerReference(options.owner, live);
     if (semanticEqual(before, live)) return { operation: "unchanged", object: live };
-    return { operation: "updated", object: await client.update(live) };
+    // Only what mutate changed, refused (409, retried) if the object changed since it was read.
+    const updated = await client.patch(live, mergeFrom(before, { optimisticLock: true }));
+    return { operation: "updated", object: updated };
   });
+}
+
+/**
+ * After a create failed with AlreadyExists: when the server has the object but the client's cache
+ * can never show it (a byKind selector excludes it), every retry would create → 409 → create
+ * again. Throws NotCachedError naming the object and the selector instead.
+ */
+async function failIfCacheCannotSee(client: Client, obj: KubeObjectLike): Promise<void> {
+  if (!client.cache?.whyNotCached) return;
+  const m = meta(obj);
+  const kind = { apiVersion: obj.apiVersion!, kind: obj.kind! };
+  const live = await client.apiReader.get(kind, { namespace: m.namespace, name: m.name! });
+  if (!live) return; // deleted meanwhile: the retry creates it
+  const mapping = await client.mapper.mapping(kind);
+  const why = await client.cache.whyNotCached(mapping, live);
+  if (!why) return;
+  const fix = `cache it (widen the selector, or add the selector's label in mutate and on the existing object), list the kind in cache.disableFor to read it live, or read and write it with client.apiReader`;
+  throw new NotCachedError(
+    `createOrUpdate cannot manage ${describe(obj)}: it exists on the API server, but the cache this client reads from cannot see it (excluded by ${why}), so creating it fails with AlreadyExists again and again; ${fix}`,
+    { hint: fix },
+  );
 }
 
 export function hasFinalizer(obj: KubeObjectLike, finalizer: string): boolean {
@@ -179,36 +214,61 @@ export function isBeingDeleted(obj: KubeObjectLike): boolean {
   return Boolean((obj as Meta).metadata?.deletionTimestamp);
 }
 
+/**
+ * Adds or removes one finalizer with a merge patch of metadata.finalizers and the resourceVersion
+ * read as precondition (controller-runtime's MergeFromWithOptimisticLock idiom): nothing else of
+ * the object is sent, so nothing else can be written away. On 409 it re-reads the object from the
+ * server and tries again. The object is updated in place with the server's answer.
+ */
 async function editFinalizers(
   client: Client,
   obj: KubeObjectLike,
   finalizer: string,
   want: boolean,
 ): Promise<boolean> {
+  const m = meta(obj);
+  if (!obj.apiVersion || !obj.kind || !m.name)
+    throw new TsopError(
+      `${want ? "ensureFinalizer" : "removeFinalizer"} needs apiVersion, kind and metadata.name`,
+      {
+        hint: "pass the object as read with client.get",
+      },
+    );
+  const kind = { apiVersion: obj.apiVersion, kind: obj.kind };
+  const key = { namespace: m.namespace, name: m.name };
   let changed = false;
   await retryOnConflict(async (attempt) => {
     let target = obj;
-    if (attempt > 0) {
-      const m = meta(obj);
-      const fresh = await client.get<KubeObjectLike>(
-        { apiVersion: obj.apiVersion as string, kind: obj.kind as string },
-        { namespace: m.namespace, name: m.name as string },
-      );
-      if (!fresh) return;
+    // After a conflict the cache may still be behind: read the server. So too for an object
+    // without a resourceVersion (built by hand), which could not be the patch's precondition.
+    if (attempt > 0 || !meta(obj).resourceVersion) {
+      const fresh = await client.apiReader.get<KubeObjectLike>(kind, key);
+      if (!fresh) return; // gone: nothing to add a finalizer to, nothing left to remove
       target = fresh;
     }
     if (hasFinalizer(target, finalizer) === want) {
-      if (target !== obj) Object.assign(obj, target);
+      if (target !== obj) assignServerCopy(obj, target);
       return;
     }
-    const updated = structuredClone(target);
-    const list = (meta(updated).finalizers ?? []).filter((f) => f !== finalizer);
+    const edited = { ...target, metadata: { ...meta(target) } };
+    const list = (meta(edited).finalizers ?? []).filter((f) => f !== finalizer);
     if (want) list.push(finalizer);
-    meta(updated).finalizers = list;
-    Object.assign(obj, await client.update(updated));
+    meta(edited).finalizers = list;
+    try {
+      assignServerCopy(obj, await client.patch(edited, mergeFrom(target, { optimisticLock: true })));
+    } catch (err) {
+      if (!want && isNotFound(err)) return; // deleted meanwhile: the finalizer is gone with it
+      throw err;
+    }
     changed = true;
   });
   return changed;
+}
+
+/** Puts the server's whole answer into the caller's object (no longer a partial cache copy). */
+function assignServerCopy(obj: KubeObjectLike, server: KubeObjectLike): void {
+  Object.assign(obj, server);
+  unmarkTransformedCopy(obj);
 }
 
 /** Adds the finalizer if missing (updating the object in place); true when it was added. */
@@ -249,7 +309,7 @@ export async function updateStatus<T extends KubeObjectLike & { status?: unknown
       target = fresh;
     }
     try {
-      Object.assign(obj, await client.updateStatus(target));
+      assignServerCopy(obj, await client.updateStatus(target));
     } catch (err) {
       if (isNotFound(err)) return false;
       throw err;
