@@ -4,7 +4,7 @@
 // runs etcd + kube-apiserver (+ controller-manager, scheduler, kwok) for
 // startTestCluster({ controlPlane: "real" }); start.ts chooses between them. faults, tls, requests
 // and webhook-config serve both. docs/architecture.md has the map.
-export type { FaultMatch, FaultSpec, Faults } from "./faults.js";
+export type { FaultMatch, FaultSpec, Faults, PartitionOptions } from "./faults.js";
 export type { Authorizer } from "./memory/http.js";
 export { type ForbidRule, type TestCluster, type TestClusterOptions } from "./memory/server.js";
 export type { KObj, RequestAttributes, UserInfo } from "./memory/types.js";

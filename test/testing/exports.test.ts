@@ -36,6 +36,7 @@ describe("tsop/testing exports", () => {
       "ForbidRule",
       "KObj",
       "LocalWebhookTarget",
+      "PartitionOptions",
       "RealTestCluster",
       "RealTestClusterOptions",
       "RequestAttributes",

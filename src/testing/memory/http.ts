@@ -186,10 +186,6 @@ export async function handle(ctx: HttpContext, req: IncomingMessage, res: Server
   const record = (status: number) =>
     ctx.onRequest({ method, path: url.pathname + url.search, status, user: user.name });
   try {
-    const matched: MatchedRequest = { method, path, watch: isWatch };
-    const delay = ctx.faults.delayFor(matched);
-    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-
     const auth = req.headers.authorization;
     if (auth !== undefined) {
       const m = /^Bearer\s+(.+)$/i.exec(auth);
@@ -200,6 +196,12 @@ export async function handle(ctx: HttpContext, req: IncomingMessage, res: Server
       throw new ApiError(401, "Unauthorized", "Unauthorized");
     }
 
+    // After authentication, so faults can match the user; a client that leaves a hang is not answered.
+    const matched: MatchedRequest = { method, path, watch: isWatch, user: user.name };
+    const left = new AbortController();
+    res.on("close", () => left.abort());
+    await ctx.faults.admit(matched, left.signal);
+    if (left.signal.aborted) return;
     const fault = ctx.faults.take(matched);
     if (fault) {
       const answer = faultAnswer(fault, isWatch);
@@ -225,7 +227,7 @@ export async function handle(ctx: HttpContext, req: IncomingMessage, res: Server
       record(200);
       return;
     }
-    const status = await route(ctx, req, res, { method, path, query, user, isWatch });
+    const status = await route(ctx, req, res, { method, path, query, user, isWatch, matched });
     record(status);
   } catch (e) {
     const err =
@@ -244,6 +246,8 @@ interface Routed {
   query: URLSearchParams;
   user: UserInfo;
   isWatch: boolean;
+  /** The request as fault rules see it (watch streams pass through their gate). */
+  matched: MatchedRequest;
 }
 
 async function route(
@@ -434,6 +438,7 @@ async function serveRead(c: ResourceCall): Promise<number> {
       allowBookmarks: truthy(q.get("allowWatchBookmarks")),
       timeoutSeconds: timeout ? Number(timeout) : undefined,
       shape: partial ? partialObjectMetadata : undefined,
+      client: c.r.matched,
     });
     return 200;
   }

@@ -273,8 +273,8 @@ export async function startMemoryCluster(options: TestClusterOptions): Promise<T
   engine.admissions.push(...builtinAdmissions);
   const timers = new Set<NodeJS.Timeout>();
   installCrdSupport(engine, options.crdEstablishDelayMs ?? 0, timers);
-  const watches = new WatchHub(engine, options.bookmarkIntervalMs ?? 1000);
   const faults = new Faults();
+  const watches = new WatchHub(engine, options.bookmarkIntervalMs ?? 1000, faults);
   const rules: ForbidRule[] = [];
   const authorizers: Authorizer[] = [
     (a) => {

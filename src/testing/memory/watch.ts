@@ -1,7 +1,9 @@
 // Watch streams: newline-delimited JSON events replayed from the store's bounded history, live
 // events filtered by namespace and selectors (selector transitions become ADDED/DELETED), BOOKMARKs,
-// 410 Gone as an ERROR event, timeoutSeconds, and server-side closing for fault injection.
+// 410 Gone as an ERROR event, timeoutSeconds; every line passes through the fault gate (held,
+// delayed, cut), as on the real control plane's fault proxy.
 import type { ServerResponse } from "node:http";
+import type { Faults, MatchedRequest } from "../faults.js";
 import type { Engine } from "./engine.js";
 import { groupVersion } from "./engine.js";
 import type { Matcher } from "./selectors.js";
@@ -19,6 +21,8 @@ export interface WatchRequest {
   timeoutSeconds: number | undefined;
   /** What the client gets of each object (e.g. only its metadata); default the whole object. */
   shape?: (obj: KObj) => KObj;
+  /** The request as fault rules see it. */
+  client: MatchedRequest;
 }
 
 export class WatchHub {
@@ -27,6 +31,7 @@ export class WatchHub {
   constructor(
     private readonly engine: Engine,
     private readonly bookmarkIntervalMs: number,
+    private readonly faults: Faults,
   ) {}
 
   get size(): number {
@@ -41,18 +46,37 @@ export class WatchHub {
   serve(res: ServerResponse, req: WatchRequest): void {
     const { def, engine } = { def: req.def, engine: this.engine };
     const store = engine.store;
-    const write = (type: string, object: KObj) => {
-      if (!res.writableEnded) res.write(`${JSON.stringify({ type, object })}\n`);
+    let unsubscribe = () => {};
+    const timers: NodeJS.Timeout[] = [];
+    const close = () => {
+      gate.dispose();
+      unsubscribe();
+      for (const t of timers) clearTimeout(t);
+      this.open.delete(close);
+      if (!res.writableEnded) res.end();
     };
     const shape = req.shape ?? ((o: KObj) => o);
     res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-cache, private" });
     res.flushHeaders();
+    const gate = this.faults.watchStream(
+      req.client,
+      {
+        write: (line) => {
+          if (!res.writableEnded) res.write(line);
+        },
+        end: () => close(),
+      },
+      () => close(),
+    );
+    this.open.add(close);
+    res.on("close", close);
+    const write = (type: string, object: KObj) => gate.push(`${JSON.stringify({ type, object })}\n`);
 
     const rvParam = req.resourceVersion;
     const fromRv = rvParam && rvParam !== "0" ? Number(rvParam) : undefined;
     if (fromRv !== undefined && !Number.isInteger(fromRv)) {
       write("ERROR", statusBody(400, `invalid resource version: ${rvParam}`, "BadRequest"));
-      res.end();
+      gate.end();
       return;
     }
     const inScope = (e: StoreEvent) =>
@@ -80,7 +104,7 @@ export class WatchHub {
           "ERROR",
           statusBody(410, `too old resource version: ${fromRv} (${store.oldestWatchableRv()})`, "Expired"),
         );
-        res.end();
+        gate.end();
         return;
       }
       replay = events;
@@ -93,24 +117,15 @@ export class WatchHub {
       }
     }
     for (const e of replay) emit(e);
-    const unsubscribe = store.subscribe(emit);
+    unsubscribe = store.subscribe(emit);
 
-    const timers: NodeJS.Timeout[] = [];
     if (req.allowBookmarks) {
       timers.push(setInterval(() => write("BOOKMARK", this.bookmark(def)), this.bookmarkIntervalMs));
     }
     if (req.timeoutSeconds !== undefined && req.timeoutSeconds > 0) {
-      timers.push(setTimeout(() => close(), req.timeoutSeconds * 1000));
+      // The server's own end: it waits behind held or delayed events, as on the fault proxy.
+      timers.push(setTimeout(() => gate.end(), req.timeoutSeconds * 1000));
     }
-    const close = () => {
-      if (!this.open.has(close)) return;
-      this.open.delete(close);
-      unsubscribe();
-      for (const t of timers) clearTimeout(t);
-      if (!res.writableEnded) res.end();
-    };
-    this.open.add(close);
-    res.on("close", close);
   }
 
   private bookmark(def: ResourceDef, annotations?: Record<string, string>): KObj {

@@ -62,8 +62,13 @@ function flags(config: ApiServerConfig, port: number, tokenFile: string): Record
   };
 }
 
-export async function startApiServer(config: ApiServerConfig, reaper: Reaper): Promise<ApiServer> {
-  const port = await freePort();
+/** Starts kube-apiserver; `port` keeps a restarted one where clients (and the fault proxy) look. */
+export async function startApiServer(
+  config: ApiServerConfig,
+  reaper: Reaper,
+  port?: number,
+): Promise<ApiServer> {
+  port ??= await freePort();
   const tokenFile = join(config.dir, "tokens.csv");
   await writeFile(tokenFile, `${config.adminToken},tsop-admin,tsop-admin,"system:masters"\n`, {
     mode: 0o600,

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startApiServer } from "./apiserver.js";
+import { type ApiServer, type ApiServerConfig, startApiServer } from "./apiserver.js";
 import { type BinaryName, findBinaries } from "./binaries.js";
 import { startControllerManager, startScheduler } from "./controllers.js";
 import { startEtcd } from "./etcd.js";
@@ -28,6 +28,13 @@ class Running {
   readonly components: Component[] = [];
   proxy: FaultProxy | undefined;
 
+  /** Puts `next` where `previous` was, so stop order and processes() stay right after a restart. */
+  replace(previous: Component, next: Component): void {
+    const i = this.components.indexOf(previous);
+    if (i >= 0) this.components[i] = next;
+    else this.components.push(next);
+  }
+
   async stopAll(): Promise<void> {
     await this.proxy?.stop();
     for (const c of [...this.components].reverse()) await c.stop();
@@ -47,19 +54,17 @@ export async function startRealCluster(options: RealTestClusterOptions): Promise
     const pki = await writePki(dir);
     const etcd = await startEtcd(bin.etcd, dir, reaper, timeoutMs);
     running.components.push(etcd.component);
-    const apiserver = await startApiServer(
-      {
-        binary: bin["kube-apiserver"],
-        dir,
-        etcdUrl: etcd.url,
-        pki,
-        adminToken,
-        serviceAccountAdmission: Boolean(options.workloads),
-        extraArgs: options.args?.["kube-apiserver"] ?? {},
-        timeoutMs,
-      },
-      reaper,
-    );
+    const apiserverConfig = {
+      binary: bin["kube-apiserver"],
+      dir,
+      etcdUrl: etcd.url,
+      pki,
+      adminToken,
+      serviceAccountAdmission: Boolean(options.workloads),
+      extraArgs: options.args?.["kube-apiserver"] ?? {},
+      timeoutMs,
+    };
+    const apiserver = await startApiServer(apiserverConfig, reaper);
     running.components.push(apiserver.component);
     const api = { url: apiserver.url, ca: pki.ca.cert, token: adminToken };
     if (options.workloads) {
@@ -109,6 +114,7 @@ export async function startRealCluster(options: RealTestClusterOptions): Promise
       reaper,
       apiserverUrl: apiserver.url,
       version: version.gitVersion,
+      apiserver: new Restartable(apiserverConfig, apiserver, running, reaper),
     });
   } catch (error) {
     await running.stopAll();
@@ -168,6 +174,38 @@ async function waitForNamespaceDefaults(api: Api, running: Running, timeoutMs: n
   }
 }
 
+/** The running kube-apiserver, stopped and started again on its port with the same etcd. */
+class Restartable {
+  private starting: Promise<void> | undefined;
+
+  constructor(
+    private readonly config: ApiServerConfig,
+    private current: ApiServer,
+    private readonly running: Running,
+    private readonly reaper: Reaper,
+  ) {}
+
+  async stop(): Promise<void> {
+    await this.starting;
+    await this.current.component.stop();
+  }
+
+  start(): Promise<void> {
+    this.starting ??= (async () => {
+      try {
+        if (this.current.component.running) return;
+        const port = Number(new URL(this.current.url).port);
+        const next = await startApiServer(this.config, this.reaper, port);
+        this.running.replace(this.current.component, next.component);
+        this.current = next;
+      } finally {
+        this.starting = undefined;
+      }
+    })();
+    return this.starting;
+  }
+}
+
 async function assemble(parts: {
   dir: string;
   pki: Pki;
@@ -176,6 +214,7 @@ async function assemble(parts: {
   reaper: Reaper;
   apiserverUrl: string;
   version: string;
+  apiserver: Restartable;
 }): Promise<RealTestCluster> {
   const { dir, pki, running, reaper } = parts;
   const proxy = running.proxy!;
@@ -195,6 +234,12 @@ async function assemble(parts: {
     faults: proxy.faults,
     requests: proxy.requests,
     closeWatches: () => proxy.closeWatches(),
+    stopApiServer: () => parts.apiserver.stop(),
+    startApiServer: () => parts.apiserver.start(),
+    async restartApiServer() {
+      await parts.apiserver.stop();
+      await parts.apiserver.start();
+    },
     openWatches: () => proxy.openWatches(),
     kubeconfigFor: (user, groups = []) =>
       kubeconfigYaml(proxy.url, pki.ca.cert, {

@@ -1,5 +1,6 @@
 // The fault proxy: an HTTPS front for the real kube-apiserver with the in-memory server's fault
-// controls (fail N matching requests, add latency, cut open watches) and request log. Clients keep
+// controls (fail N matching requests, latency, hangs, partitions; watch events held back, delayed,
+// streams cut, 410 Gone) and request log. Clients keep
 // their identity: a bearer token is passed through; a client certificate (verified against the
 // cluster CA) becomes X-Remote-User/X-Remote-Group, sent with the front-proxy client certificate
 // the apiserver trusts for exactly that (requestheader authentication).
@@ -54,8 +55,7 @@ interface Upstream {
   plain: Agent;
   /** Presents the front-proxy client certificate (for X-Remote-* identities). */
   frontProxy: Agent;
-  /** Cuts of the watches open through the proxy. */
-  watches: Set<() => void>;
+  faults: Faults;
 }
 
 /** Sends the request on to the apiserver with the client's identity and streams the answer back. */
@@ -64,7 +64,7 @@ function forward(
   req: IncomingMessage,
   res: ServerResponse,
   certUser: { name: string; groups: string[] } | undefined,
-  watch: boolean,
+  matched: MatchedRequest,
   onStatus: (status: number) => void,
 ): void {
   const headers: Record<string, string | string[]> = {};
@@ -89,20 +89,12 @@ function forward(
       const responseHeaders = { ...answer.headers };
       for (const name of Object.keys(responseHeaders)) if (DROPPED.has(name)) delete responseHeaders[name];
       res.writeHead(answer.statusCode ?? 502, responseHeaders);
-      if (watch) {
-        res.flushHeaders();
-        const cut = () => {
-          upstream.watches.delete(cut);
-          answer.destroy();
-          res.end();
-        };
-        upstream.watches.add(cut);
-        res.on("close", () => {
-          upstream.watches.delete(cut);
-          answer.destroy();
-        });
+      if (matched.watch && answer.statusCode === 200) streamWatch(upstream.faults, matched, answer, res);
+      else {
+        // An apiserver that stops mid-answer resets the client's stream; the proxy lives on.
+        answer.on("error", () => res.destroy());
+        answer.pipe(res);
       }
-      answer.pipe(res);
       onStatus(answer.statusCode ?? 502);
     },
   );
@@ -118,10 +110,36 @@ function forward(
   req.pipe(out);
 }
 
+/** A watch answer, event line by event line, through the fault gate (hold, delay, cut). */
+function streamWatch(faults: Faults, matched: MatchedRequest, answer: IncomingMessage, res: ServerResponse) {
+  res.flushHeaders();
+  const gate = faults.watchStream(matched, { write: (line) => res.write(line), end: () => res.end() }, () => {
+    answer.destroy();
+    res.end();
+  });
+  let partial = "";
+  answer.setEncoding("utf8");
+  answer.on("data", (chunk: string) => {
+    const lines = (partial + chunk).split("\n");
+    partial = lines.pop()!;
+    for (const line of lines) gate.push(`${line}\n`);
+  });
+  // The apiserver ended the stream (or went away): the client sees the end after what it was due.
+  answer.on("error", () => {});
+  answer.on("close", () => {
+    if (partial !== "") gate.push(partial);
+    partial = "";
+    gate.end();
+  });
+  res.on("close", () => {
+    gate.dispose();
+    answer.destroy();
+  });
+}
+
 export async function startFaultProxy(apiserverUrl: string, pki: Pki): Promise<FaultProxy> {
   const faults = new Faults();
   const requests: RequestRecord[] = [];
-  const watches = new Set<() => void>();
   const upstream: Upstream = {
     url: new URL(apiserverUrl),
     plain: new Agent({ ca: pki.ca.cert, keepAlive: true }),
@@ -131,7 +149,7 @@ export async function startFaultProxy(apiserverUrl: string, pki: Pki): Promise<F
       key: pki.frontProxyClient.key,
       keepAlive: true,
     }),
-    watches,
+    faults,
   };
 
   const record = (entry: RequestRecord) => {
@@ -142,15 +160,22 @@ export async function startFaultProxy(apiserverUrl: string, pki: Pki): Promise<F
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "https://proxy");
     const method = (req.method ?? "GET").toUpperCase();
+    const certUser = certificateUser(req);
+    const user = certUser?.name ?? (req.headers.authorization ? "(bearer token)" : "system:anonymous");
     const matched: MatchedRequest = {
       method,
       path: url.pathname.replace(/\/+$/, "") || "/",
       watch: isWatchRequest(url),
+      user,
     };
-    const certUser = certificateUser(req);
-    const user = certUser?.name ?? (req.headers.authorization ? "(bearer token)" : "system:anonymous");
-    const delay = faults.delayFor(matched);
-    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    // A client that gives up during latency or a hang is not answered (nor its request sent on).
+    const left = new AbortController();
+    res.on("close", () => left.abort());
+    await faults.admit(matched, left.signal);
+    if (left.signal.aborted) {
+      req.resume();
+      return;
+    }
     const fault = faults.take(matched);
     if (fault) {
       const answer = faultAnswer(fault, matched.watch);
@@ -160,7 +185,7 @@ export async function startFaultProxy(apiserverUrl: string, pki: Pki): Promise<F
       record({ method, path: url.pathname + url.search, status: answer.status, user });
       return;
     }
-    forward(upstream, req, res, certUser, matched.watch, (status) =>
+    forward(upstream, req, res, certUser, matched, (status) =>
       record({ method, path: url.pathname + url.search, status, user }),
     );
   }
@@ -195,11 +220,12 @@ export async function startFaultProxy(apiserverUrl: string, pki: Pki): Promise<F
     faults,
     requests,
     closeWatches: () => {
-      for (const cut of [...watches]) cut();
+      faults.closeWatches();
     },
-    openWatches: () => watches.size,
+    openWatches: () => faults.openWatches(),
     async stop() {
-      for (const cut of [...watches]) cut();
+      // Hung requests end with their connections below (not sent on): no clear() here.
+      faults.closeWatches();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

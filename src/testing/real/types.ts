@@ -46,6 +46,15 @@ export interface RealTestCluster {
   closeWatches(): void;
   /** Number of watches open through the proxy. */
   openWatches(): number;
+  /**
+   * Stops kube-apiserver (SIGTERM, as a rolling restart does; etcd keeps the data). Meanwhile the
+   * proxy answers 502 and open watches end. startApiServer() brings it back on the same port.
+   */
+  stopApiServer(): Promise<void>;
+  /** Starts a stopped kube-apiserver again (same port, flags and etcd); resolves once it is ready. */
+  startApiServer(): Promise<void>;
+  /** stopApiServer() then startApiServer(). */
+  restartApiServer(): Promise<void>;
   /** Kubeconfig YAML for `user` in `groups`, by a client certificate the cluster CA signs (RBAC applies to it). */
   kubeconfigFor(user: string, groups?: string[]): string;
   /** The cluster's directory: certificates, etcd data, and each component's log (<name>.log). */

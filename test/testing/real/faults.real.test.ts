@@ -173,3 +173,70 @@ describe("faults through @kubernetes/client-node (client certificate via the fro
     );
   });
 });
+
+describe("the fault controls a fault suite needs, against the real apiserver", () => {
+  it("holds a real watch's events back and releases them in order", async () => {
+    const list = await http(cluster, "GET", "/api/v1/namespaces/default/configmaps");
+    const rv = list.body.metadata.resourceVersion as string;
+    const w = await openWatch(
+      cluster,
+      `/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${rv}`,
+    );
+    const release = cluster.faults.holdWatchEvents({
+      watch: true,
+      path: "/api/v1/namespaces/default/configmaps",
+    });
+    for (const n of ["held-1", "held-2"]) {
+      await http(cluster, "POST", "/api/v1/namespaces/default/configmaps", configMap(n));
+    }
+    const deadline = Date.now() + 10_000;
+    while (cluster.faults.heldWatchEvents() < 2 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(cluster.faults.heldWatchEvents()).toBe(2);
+    expect(w.events).toEqual([]);
+    release();
+    const events = await w.next(2);
+    expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual([
+      "ADDED held-1",
+      "ADDED held-2",
+    ]);
+    w.stop();
+  });
+
+  it("partitions one client-certificate user and answers its next watch 410 Gone", async () => {
+    const operator = new KubeConfig();
+    operator.loadFromString(cluster.kubeconfigFor("partitioned", ["system:masters"]));
+    const api = operator.makeApiClient(CoreV1Api);
+    const heal = cluster.faults.partition("partitioned");
+    expect((await failure(api.listNamespacedConfigMap({ namespace: "default" }))).code).toBe(503);
+    expect((await core.listNamespacedConfigMap({ namespace: "default" })).items.length).toBeGreaterThan(0);
+    heal();
+    expect((await api.listNamespacedConfigMap({ namespace: "default" })).items.length).toBeGreaterThan(0);
+    expect(cluster.requests.filter((r) => r.user === "partitioned").map((r) => r.status)).toEqual([503, 200]);
+    cluster.faults.expireWatches({ user: "(bearer token)" });
+    const gone = await openWatch(
+      cluster,
+      "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=1",
+    );
+    expect((await gone.next(1))[0]).toMatchObject({
+      type: "ERROR",
+      object: { code: 410, reason: "Expired" },
+    });
+  });
+
+  it("restarts kube-apiserver on its port with the same etcd: data kept, watches ended, then served again", async () => {
+    const w = await openWatch(cluster, "/api/v1/namespaces/default/configmaps?watch=true");
+    const pid = cluster.processes().find((p) => p.name === "kube-apiserver")!.pid;
+    await cluster.stopApiServer();
+    await w.closed(10_000);
+    expect(cluster.processes().map((p) => p.name)).toEqual(["etcd"]);
+    expect((await http(cluster, "GET", "/api/v1/namespaces/default/configmaps")).status).toBe(502);
+    await cluster.startApiServer();
+    const after = cluster.processes().find((p) => p.name === "kube-apiserver")!;
+    expect(after.pid).not.toBe(pid);
+    const cm = await http(cluster, "GET", "/api/v1/namespaces/default/configmaps/held-1");
+    expect(cm.status).toBe(200);
+    await cluster.restartApiServer();
+    expect((await http(cluster, "GET", "/api/v1/namespaces/default/configmaps/held-2")).status).toBe(200);
+  }, 120_000);
+});
