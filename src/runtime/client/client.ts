@@ -36,6 +36,11 @@ export interface ListOptions {
   namespace?: string;
   labelSelector?: string | Record<string, string>;
   fieldSelector?: string;
+  /**
+   * Objects whose field index (manager.indexField) has these values; answered from the cache only
+   * (the server knows nothing of the index): an error when the cache cannot answer.
+   */
+  matchingFields?: Record<string, string>;
 }
 
 /**
@@ -153,6 +158,10 @@ export class Client {
     const m = await this.mapper.mapping(kind);
     const cached = await this.cache?.list<T>(m, options);
     if (cached) return cached;
+    if (options.matchingFields)
+      throw new TsopError(`cannot list ${m.kind} by field index: this client has no cache`, {
+        hint: "list with matchingFields through the manager's client (manager.client or ctx.client)",
+      });
     const path = resourcePath(m, options.namespace);
     const items: T[] = [];
     let cont: string | undefined;

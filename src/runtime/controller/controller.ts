@@ -9,6 +9,7 @@ import type { EventRecorder } from "../events/events.js";
 import type { Logger } from "../log/logger.js";
 import { type RateLimiter, defaultRateLimiter } from "./ratelimit.js";
 import { WorkQueue } from "./queue.js";
+import { type ControllerQueue, PriorityQueue } from "./priority-queue.js";
 import type { InformerRequest } from "../cache/cache.js";
 import type { SharedInformer } from "../cache/informer.js";
 import type { KindRef } from "../connect/mapper.js";
@@ -24,6 +25,8 @@ export interface Result {
   requeue?: boolean;
   /** Reconcile again after this many milliseconds (takes precedence over requeue). */
   requeueAfter?: number;
+  /** Priority of the requeue (priority queue only); default: the priority the request was handed out with. */
+  priority?: number;
 }
 
 export interface ReconcileContext {
@@ -53,6 +56,8 @@ export interface ControllerOptions {
   /** Workers; each key is still reconciled by one worker at a time. Default 1. */
   maxConcurrentReconciles?: number;
   rateLimiter?: RateLimiter;
+  /** The priority queue (initial list at low priority, as controller-runtime's default); false: a FIFO WorkQueue. Default true. */
+  usePriorityQueue?: boolean;
 }
 
 /** Decides whether an event on the primary kind enqueues it. */
@@ -78,7 +83,7 @@ function parseKey(key: string): Request {
 }
 
 export class Controller {
-  readonly queue: WorkQueue;
+  readonly queue: ControllerQueue;
   private workers: Promise<void>[] = [];
   private readonly abort = new AbortController();
   private readonly log: Logger;
@@ -91,7 +96,8 @@ export class Controller {
     private readonly options: ControllerOptions,
   ) {
     const labels = { name };
-    this.queue = new WorkQueue(options.rateLimiter ?? defaultRateLimiter(), {
+    const Queue = options.usePriorityQueue === false ? WorkQueue : PriorityQueue;
+    this.queue = new Queue(options.rateLimiter ?? defaultRateLimiter(), {
       depth: (d) => host.metrics.queueDepth.set(labels, d),
       adds: () => host.metrics.queueAdds.inc(labels),
       retries: () => host.metrics.queueRetries.inc(labels),
@@ -109,8 +115,8 @@ export class Controller {
     return Math.max(1, this.options.maxConcurrentReconciles ?? 1);
   }
 
-  enqueue(request: { namespace?: string; name: string }): void {
-    if (request.name) this.queue.add(requestKey(request));
+  enqueue(request: { namespace?: string; name: string }, priority?: number): void {
+    if (request.name) this.queue.add(requestKey(request), priority);
   }
 
   /** Starts the workers (the manager calls this once caches are synced and, if enabled, it leads). */
@@ -160,12 +166,13 @@ export class Controller {
     m.activeWorkers.inc(labels);
     try {
       const result = (await this.reconciler.reconcile(request, ctx)) ?? {};
+      const priority = result.priority ?? this.queue.priorityOf?.(key);
       if (result.requeueAfter !== undefined && result.requeueAfter > 0) {
         this.queue.forget(key);
-        this.queue.addAfter(key, result.requeueAfter);
+        this.queue.addAfter(key, result.requeueAfter, priority);
         m.reconcileTotal.inc({ ...labels, result: "requeue_after" });
       } else if (result.requeue) {
-        this.queue.addRateLimited(key);
+        this.queue.addRateLimited(key, priority);
         m.reconcileTotal.inc({ ...labels, result: "requeue" });
       } else {
         this.queue.forget(key);
@@ -182,7 +189,7 @@ export class Controller {
       } else {
         log.error("reconcile failed", err, { retries: this.queue.retries(key) });
       }
-      this.queue.addRateLimited(key);
+      this.queue.addRateLimited(key, this.queue.priorityOf?.(key));
     } finally {
       m.activeWorkers.dec(labels);
       m.reconcileTime.observe(labels, (performance.now() - started) / 1000);

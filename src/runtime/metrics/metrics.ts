@@ -254,6 +254,11 @@ export function runtimeMetrics(registry: MetricsRegistry) {
     relists: registry.counter("tsop_informer_relists_total", "Full lists performed by informers", [
       "resource",
     ]),
+    watchHandlerErrors: registry.counter(
+      "tsop_controller_watch_handler_errors_total",
+      "Events whose watch handler (map function) threw or rejected, per controller and watched kind",
+      ["controller", "kind"],
+    ),
     restRequests: registry.counter(
       "rest_client_requests_total",
       'Number of HTTP requests to the API server, partitioned by status code ("<error>" when none came), method, and host',
