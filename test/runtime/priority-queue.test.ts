@@ -1,10 +1,15 @@
 // The priority queue (controller-runtime's default queue): order by priority then first-in
 // first-out, deduplication that keeps the highest priority, delayed adds, the client-go contract
 // (a key is never handed to two workers; an add while it is processed waits until done()), rate
-// limited retries, the priority a key was handed out with, and shutdown.
+// limited retries, the priority a key was handed out with, and shutdown; and a Controller's use of
+// it (the default; Result.priority).
 import { describe, expect, it } from "vitest";
 import { LOW_PRIORITY, PriorityQueue } from "../../src/runtime/controller/priority-queue.js";
 import type { RateLimiter } from "../../src/runtime/controller/ratelimit.js";
+import { Controller, type ControllerHost, type Result } from "../../src/runtime/controller/controller.js";
+import { WorkQueue } from "../../src/runtime/controller/queue.js";
+import { Logger } from "../../src/runtime/log/logger.js";
+import { MetricsRegistry, runtimeMetrics } from "../../src/runtime/metrics/metrics.js";
 
 const noDelay: RateLimiter = { when: () => 0, forget: () => {}, retries: () => 0 };
 
@@ -144,3 +149,55 @@ describe("PriorityQueue", () => {
     expect(await q.get()).toBeUndefined();
   });
 });
+
+describe("Controller with the priority queue", () => {
+  function controllerFor(
+    reconcile: (name: string) => Promise<Result | undefined>,
+    usePriorityQueue?: boolean,
+  ) {
+    const host: ControllerHost = {
+      informerFor: () => Promise.reject(new Error("not used")),
+      client: {} as ControllerHost["client"],
+      events: {} as ControllerHost["events"],
+      logger: new Logger({ level: "error", sink: { write: () => {} } }),
+      metrics: runtimeMetrics(new MetricsRegistry()),
+      register: () => {},
+    };
+    return new Controller("prio", { reconcile: (req) => reconcile(req.name) }, host, {
+      rateLimiter: noDelay,
+      ...(usePriorityQueue === undefined ? {} : { usePriorityQueue }),
+    });
+  }
+
+  async function run(priority: number | undefined, usePriorityQueue?: boolean): Promise<string[]> {
+    const order: string[] = [];
+    const c = controllerFor(async (name) => {
+      order.push(name);
+      if (name === "b") await sleep(30); // "a"'s requeue becomes ready meanwhile
+      if (name === "a" && order.filter((n) => n === "a").length === 1)
+        return { requeueAfter: 1, ...(priority === undefined ? {} : { priority }) };
+      return undefined;
+    }, usePriorityQueue);
+    for (const name of ["a", "b", "c"]) c.enqueue({ namespace: "", name }, LOW_PRIORITY);
+    c.start();
+    await waitFor(() => order.length === 4);
+    await c.stop(1000);
+    return order;
+  }
+
+  it("is the default; Result.priority sets a requeue's priority, else it keeps the one it was handed out with", async () => {
+    expect(controllerFor(async () => undefined).queue).toBeInstanceOf(PriorityQueue);
+    expect(controllerFor(async () => undefined, false).queue).toBeInstanceOf(WorkQueue);
+    expect(await run(10)).toEqual(["a", "b", "a", "c"]);
+    expect(await run(undefined)).toEqual(["a", "b", "c", "a"]);
+    expect(await run(10, false)).toEqual(["a", "b", "c", "a"]); // the WorkQueue ignores priorities
+  });
+});
+
+async function waitFor(ok: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await sleep(5);
+  }
+}
