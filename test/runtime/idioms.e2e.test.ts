@@ -254,6 +254,8 @@ describe("field indexes", () => {
     expect(await listed("s", "default")).toEqual(["c1", "c2"]);
     expect((await listed("s")).sort()).toEqual(["c1", "c2", "other-ns"]);
     expect(await listed("nothing")).toEqual([]);
+    // An empty matchingFields is a plain (cached) list.
+    expect((await m.client.list(CM, { namespace: "default", matchingFields: {} })).length).toBe(3);
 
     // A Secret event reaches the ConfigMaps that reference it, through the index.
     reconciled.length = 0;

@@ -28,7 +28,7 @@ import {
   type ResourceMapping,
 } from "../connect/mapper.js";
 import { NamespacedInformers } from "./namespaced-informer.js";
-import { FieldIndexes, type IndexFunction } from "./field-index.js";
+import { FieldIndexes, hasMatchingFields, type IndexFunction } from "./field-index.js";
 import type { RestClient } from "../connect/rest.js";
 import { type CacheTransform, chainTransforms, defaultTransform } from "./transform.js";
 
@@ -167,7 +167,7 @@ export class Cache implements CacheReader {
   }
 
   async list<T>(mapping: ResourceMapping, options: ListOptions): Promise<T[] | undefined> {
-    if (options.matchingFields)
+    if (hasMatchingFields(options))
       return this.indexes.list<T>(gvkKey(mapping), mapping, options, this.started, cacheMatcher(options));
     const namespace = mapping.namespaced ? options.namespace || undefined : undefined;
     const match = cacheMatcher(options);

@@ -14,6 +14,11 @@ import { type InformerObject, objectKey, type SharedInformer } from "./informer.
 /** The values an object is found under (controller-runtime's IndexerFunc). */
 export type IndexFunction = (obj: KubeObjectLike) => string[] | string | undefined | null;
 
+/** Whether a list asks for a field index (an empty matchingFields is a plain list). */
+export function hasMatchingFields(options: ListOptions): boolean {
+  return Object.keys(options.matchingFields ?? {}).length > 0;
+}
+
 class Index {
   /** value → keys of the objects with it. */
   private readonly byValue = new Map<string, Set<string>>();

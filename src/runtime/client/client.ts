@@ -158,7 +158,7 @@ export class Client {
     const m = await this.mapper.mapping(kind);
     const cached = await this.cache?.list<T>(m, options);
     if (cached) return cached;
-    if (options.matchingFields)
+    if (Object.keys(options.matchingFields ?? {}).length > 0)
       throw new TsopError(`cannot list ${m.kind} by field index: this client has no cache`, {
         hint: "list with matchingFields through the manager's client (manager.client or ctx.client)",
       });
