@@ -4,6 +4,8 @@
 // results in event order and survives failing map functions.
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/runtime/connect/errors.js";
+import { ControllerBuilder } from "../../src/runtime/controller/builder.js";
+import type { ControllerHost } from "../../src/runtime/controller/controller.js";
 import { RestMapper } from "../../src/runtime/connect/mapper.js";
 import type { RestClient } from "../../src/runtime/connect/rest.js";
 import {
@@ -147,7 +149,11 @@ describe("handlers", () => {
     ).toEqual([{ namespace: "", name: "c" }]);
   });
 
-  it("factories' handlers are told apart from map functions by a brand", () => {
+  it("factories' handlers are told apart from map functions by a brand; watches() refuses anything else", () => {
+    const builder = new ControllerBuilder({} as ControllerHost, { apiVersion: "v1", kind: "ConfigMap" });
+    expect(() => builder.watches({ apiVersion: "v1", kind: "Secret" }, { map: () => [] } as never)).toThrow(
+      /watches\(Secret, …\) needs a handler or a map function/,
+    );
     expect(isWatchHandler(enqueueRequestsFromMapFunc(() => []))).toBe(true);
     expect(isWatchHandler(enqueueRequestForOwner({ apiVersion: "apps/v1", kind: "Deployment" }))).toBe(true);
     expect(isWatchHandler(() => [])).toBe(false);

@@ -4,6 +4,7 @@
 // (predicates.ts) filter every watch, each watch's own `predicates` that watch only; events of
 // the initial list and resyncs go to the priority queue at low priority.
 import type { KubeObjectLike } from "../client/client.js";
+import { ConfigError } from "../connect/errors.js";
 import { type GroupVersionKind, gvkOf, type KindRef, type ObjectKey } from "../connect/mapper.js";
 import {
   Controller,
@@ -89,6 +90,10 @@ export class ControllerBuilder {
    * map function of the object (called for the new and the old object of an update).
    */
   watches(kind: KindRef, handler: WatchHandler | MapFunction, options: WatchOptions = {}): this {
+    if (typeof handler !== "function" && !isWatchHandler(handler))
+      throw new ConfigError(`watches(${gvkOf(kind).kind}, …) needs a handler or a map function`, {
+        hint: "pass enqueueRequestsFromMapFunc(fn), enqueueRequestForOwner(kind) or (object) => keys",
+      });
     this.watchesList.push({ kind, handler, options });
     return this;
   }
