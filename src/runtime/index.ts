@@ -9,10 +9,11 @@
 //   metrics/        Prometheus registry, the metrics server and its authentication
 //   client/         reads (from the cache where watched) and writes
 //   controllerutil/ createOrUpdate, finalizers, status, conditions, equality, related images
-//   cache/          one shared informer per kind (per namespace), transforms
+//   cache/          one shared informer per kind (per namespace), transforms, field indexes
 //   events/         the event recorder and correlator
 //   webhook/        the webhook server: admission (json-diff patches), conversion
-//   controller/     builder (for / owns / watches, predicates) → work queue + rate limits → reconcile
+//   controller/     builder (for / owns / watches, predicates, handlers) → priority or work queue
+//                   + rate limits → reconcile
 //   manager/        Manager (wires them all), options from flags, leader election
 export * from "./decorators.js";
 export * from "./schema.js";
@@ -56,11 +57,33 @@ export {
 } from "./controller/controller.js";
 export {
   ControllerBuilder,
-  generationChanged,
+  type ForOptions,
   type MapFunction,
-  type Predicate,
   type WatchOptions,
 } from "./controller/builder.js";
+export {
+  and,
+  annotationChanged,
+  generationChanged,
+  labelChanged,
+  labelSelectorPredicate,
+  not,
+  type ObjectEvent,
+  or,
+  type Predicate,
+  resourceVersionChanged,
+} from "./controller/predicates.js";
+export {
+  type EnqueueForOwnerOptions,
+  enqueueRequestForOwner,
+  enqueueRequestsFromMapFunc,
+  type EventMapFunction,
+  type HandlerContext,
+  type WatchHandler,
+  type WatchKeys,
+} from "./controller/handlers.js";
+export { type ControllerQueue, LOW_PRIORITY, PriorityQueue } from "./controller/priority-queue.js";
+export { type IndexFunction } from "./cache/field-index.js";
 export {
   ApiError,
   ConfigError,

@@ -29,6 +29,7 @@ import {
   type ResourceMapping,
 } from "../connect/mapper.js";
 import { NamespacedInformers } from "./namespaced-informer.js";
+import { FieldIndexes, hasMatchingFields, type IndexFunction } from "./field-index.js";
 import type { RestClient } from "../connect/rest.js";
 import {
   type CacheTransform,
@@ -93,6 +94,7 @@ export class Cache implements CacheReader {
   private readonly byKind = new Map<string, CacheKindOptions>();
   private readonly disabled: Set<string>;
   private started = false;
+  private readonly indexes = new FieldIndexes();
 
   constructor(
     private readonly rest: RestClient,
@@ -178,6 +180,8 @@ export class Cache implements CacheReader {
   }
 
   async list<T>(mapping: ResourceMapping, options: ListOptions): Promise<T[] | undefined> {
+    if (hasMatchingFields(options))
+      return this.indexes.list<T>(gvkKey(mapping), mapping, options, this.started, cacheMatcher(options));
     const namespace = mapping.namespaced ? options.namespace || undefined : undefined;
     const match = cacheMatcher(options);
     if (!match) return undefined; // a field selector only the server can evaluate
@@ -205,6 +209,15 @@ export class Cache implements CacheReader {
 
   private hasUserTransform(mapping: ResourceMapping): boolean {
     return Boolean(this.options.transform ?? this.byKind.get(gvkKey(mapping))?.transform);
+  }
+
+  /**
+   * Adds a field index to the kind's shared informer (created if needed): list with
+   * `matchingFields: { [name]: value }` then answers from it (field-index.ts).
+   */
+  async indexField(kind: KindRef, name: string, fn: IndexFunction): Promise<void> {
+    const informer = await this.informerFor(kind);
+    this.indexes.add(gvkKey(gvkOf(kind)), informer, name, fn, this.settings.logger.named("field-index"));
   }
 
   /**

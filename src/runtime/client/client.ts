@@ -50,6 +50,11 @@ export interface ListOptions extends ReadOptions {
   namespace?: string;
   labelSelector?: string | Record<string, string>;
   fieldSelector?: string;
+  /**
+   * Objects whose field index (manager.indexField) has these values; answered from the cache only
+   * (the server knows nothing of the index): an error when the cache cannot answer.
+   */
+  matchingFields?: Record<string, string>;
 }
 
 /** What a metadata-only read returns (meta.k8s.io/v1 PartialObjectMetadata). */
@@ -246,6 +251,10 @@ export class Client {
     const m = await this.mapper.mapping(kind);
     const cached = await this.cache?.list<T>(m, options);
     if (cached) return cached;
+    if (Object.keys(options.matchingFields ?? {}).length > 0)
+      throw new TsopError(`cannot list ${m.kind} by field index: this client has no cache`, {
+        hint: "list with matchingFields through the manager's client (manager.client or ctx.client)",
+      });
     const path = resourcePath(m, options.namespace);
     const items: Array<T | PartialObjectMetadata> = [];
     let cont: string | undefined;

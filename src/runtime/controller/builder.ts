@@ -1,14 +1,11 @@
 // The controller builder: for (the primary kind), owns (events on a child enqueue its controller
-// owner) and watches (any kind through a mapping function) become informer handlers that enqueue
-// keys in the controller's queue; predicates filter the primary kind's events.
+// owner) and watches (any kind, through a handler of handlers.ts or a map function) become
+// informer handlers that enqueue keys in the controller's queue. withEventFilter's predicates
+// (predicates.ts) filter every watch, each watch's own `predicates` that watch only; events of
+// the initial list and resyncs go to the priority queue at low priority.
 import type { KubeObjectLike } from "../client/client.js";
-import {
-  type GroupVersionKind,
-  gvkOf,
-  type KindRef,
-  type ObjectKey,
-  splitApiVersion,
-} from "../connect/mapper.js";
+import { ConfigError } from "../connect/errors.js";
+import { type GroupVersionKind, gvkOf, type KindRef, type ObjectKey } from "../connect/mapper.js";
 import {
   Controller,
   type ControllerHost,
@@ -17,19 +14,20 @@ import {
   type ReconcileFunction,
   type Request,
 } from "./controller.js";
+import {
+  enqueueRequestForOwner,
+  type EventMapFunction,
+  fromObjectMap,
+  isWatchHandler,
+  KeyDispatcher,
+  type WatchHandler,
+} from "./handlers.js";
+import { type ObjectEvent, type Predicate, generationChanged } from "./predicates.js";
+import { LOW_PRIORITY } from "./priority-queue.js";
 
-export type Predicate = (event: {
-  type: "create" | "update" | "delete";
-  object: KubeObjectLike;
-  old?: KubeObjectLike;
-}) => boolean;
+export { generationChanged, type Predicate };
 
-/** Skips updates that did not change metadata.generation (status-only updates), like controller-runtime's GenerationChangedPredicate. */
-export const generationChanged: Predicate = ({ type, object, old }) =>
-  type !== "update" ||
-  (old?.metadata as { generation?: number } | undefined)?.generation !==
-    (object.metadata as { generation?: number } | undefined)?.generation;
-
+/** The older map-function form of watches(kind, map): object → keys. */
 export type MapFunction = (obj: KubeObjectLike) => ObjectKey | ObjectKey[] | undefined | null;
 
 export interface WatchOptions {
@@ -38,30 +36,33 @@ export interface WatchOptions {
    * traffic; the client's get/list of this kind then return metadata-only objects too.
    */
   metadataOnly?: boolean;
+  /** Events of this watch that fail any of these are dropped (after withEventFilter's). */
+  predicates?: Predicate[];
 }
 
-function metaOf(obj: KubeObjectLike): {
-  namespace?: string;
-  name?: string;
-  ownerReferences?: Array<{ apiVersion: string; kind: string; name: string; controller?: boolean }>;
-} {
-  return (obj.metadata ?? {}) as never;
+/** Options of the primary kind: manager.controller(kind, { predicates }). */
+export interface ForOptions {
+  /** Events on the primary kind that fail any of these are dropped (after withEventFilter's). */
+  predicates?: Predicate[];
+}
+
+interface Watch {
+  kind: KindRef;
+  /** A handler (bound at complete()) or the older map function. */
+  handler: WatchHandler | MapFunction;
+  options: WatchOptions;
 }
 
 export class ControllerBuilder {
   private name: string | undefined;
-  private readonly watchesList: Array<{
-    kind: KindRef;
-    map: (obj: KubeObjectLike) => ObjectKey[];
-    options: WatchOptions;
-  }> = [];
+  private readonly watchesList: Watch[] = [];
   private options: ControllerOptions = {};
   private predicates: Predicate[] = [];
-  private primaryNamespaced = true;
 
   constructor(
     private readonly host: ControllerHost,
     private readonly primary: KindRef,
+    private readonly forOptions: ForOptions = {},
   ) {}
 
   /** Controller name (metrics, logs). Default: the primary kind, lowercased. */
@@ -70,39 +71,34 @@ export class ControllerBuilder {
     return this;
   }
 
-  /** Events on objects of `kind` controlled by a primary object enqueue that primary object. */
+  /**
+   * Events on objects of `kind` controlled by a primary object enqueue that primary object
+   * (controller-runtime's Owns: enqueueRequestForOwner(primary, { onlyController: true })).
+   */
   owns(kind: KindRef, options: WatchOptions = {}): this {
-    const owner = gvkOf(this.primary);
-    const ownerGroup = splitApiVersion(owner.apiVersion).group;
     this.watchesList.push({
       kind,
-      map: (obj) => {
-        const m = metaOf(obj);
-        const ref = (m.ownerReferences ?? []).find(
-          (r) => r.controller && r.kind === owner.kind && splitApiVersion(r.apiVersion).group === ownerGroup,
-        );
-        // A cluster-scoped owner (e.g. a cluster-wide CR owning namespaced children) has no namespace.
-        return ref ? [{ namespace: this.primaryNamespaced ? m.namespace : "", name: ref.name }] : [];
-      },
+      handler: enqueueRequestForOwner(this.primary, { onlyController: true }),
       options,
     });
     return this;
   }
 
-  /** Events on objects of `kind` enqueue the requests `map` returns. */
-  watches(kind: KindRef, map: MapFunction, options: WatchOptions = {}): this {
-    this.watchesList.push({
-      kind,
-      map: (obj) => {
-        const out = map(obj);
-        return out ? (Array.isArray(out) ? out : [out]) : [];
-      },
-      options,
-    });
+  /**
+   * Events on objects of `kind` enqueue what `handler` returns: a handler made by
+   * enqueueRequestForOwner or enqueueRequestsFromMapFunc (it sees { type, object, old }), or a
+   * map function of the object (called for the new and the old object of an update).
+   */
+  watches(kind: KindRef, handler: WatchHandler | MapFunction, options: WatchOptions = {}): this {
+    if (typeof handler !== "function" && !isWatchHandler(handler))
+      throw new ConfigError(`watches(${gvkOf(kind).kind}, …) needs a handler or a map function`, {
+        hint: "pass enqueueRequestsFromMapFunc(fn), enqueueRequestForOwner(kind) or (object) => keys",
+      });
+    this.watchesList.push({ kind, handler, options });
     return this;
   }
 
-  /** Filters events on the primary kind (e.g. generationChanged). */
+  /** Filters the events of every watch of the controller (for, owns, watches), e.g. generationChanged. */
   withEventFilter(...predicates: Predicate[]): this {
     this.predicates.push(...predicates);
     return this;
@@ -119,33 +115,98 @@ export class ControllerBuilder {
     const gvk: GroupVersionKind = gvkOf(this.primary);
     const name = this.name ?? gvk.kind.toLowerCase();
     const controller = new Controller(name, rec, this.host, this.options, this.primary);
-    const primary = await this.host.informerFor(this.primary);
-    this.primaryNamespaced = primary.mapping.namespaced;
-    const predicates = this.predicates;
-    const pass = (event: Parameters<Predicate>[0]) => predicates.every((p) => p(event));
-    primary.addHandler({
-      onAdd: (obj) => pass({ type: "create", object: obj }) && controller.enqueue(requestOf(obj)),
-      onUpdate: (old, obj) =>
-        (old === obj || pass({ type: "update", object: obj, old })) && controller.enqueue(requestOf(obj)),
-      onDelete: (obj) => pass({ type: "delete", object: obj }) && controller.enqueue(requestOf(obj)),
-    });
-    for (const w of this.watchesList) {
-      const informer = await this.host.informerFor(w.kind, { metadataOnly: w.options.metadataOnly });
-      const enqueueAll = (obj: KubeObjectLike) => {
-        for (const key of w.map(obj)) controller.enqueue({ namespace: key.namespace ?? "", name: key.name });
-      };
-      informer.addHandler({
-        onAdd: enqueueAll,
-        onUpdate: (old, obj) => {
-          enqueueAll(obj);
-          if (old !== obj) enqueueAll(old);
-        },
-        onDelete: enqueueAll,
-      });
+    const global = this.predicates;
+    const forPredicates = this.forOptions.predicates ?? [];
+    // Resolve every handler first: a bad owner kind fails here, before any informer handler is added.
+    const watches: Array<{ watch: Watch; map: EventMapFunction }> = [];
+    for (const watch of this.watchesList) {
+      const map = isWatchHandler(watch.handler)
+        ? await watch.handler.bind({ mapper: this.host.client.mapper })
+        : fromObjectMap(watch.handler);
+      watches.push({ watch, map });
     }
+    await this.attach(controller, this.primary, {}, ({ object }) => requestOf(object), [
+      ...global,
+      ...forPredicates,
+    ]);
+    for (const { watch, map } of watches)
+      await this.attach(controller, watch.kind, watch.options, map, [
+        ...global,
+        ...(watch.options.predicates ?? []),
+      ]);
     this.host.register(controller);
     return controller;
   }
+
+  /**
+   * Adds one watch's handler to its kind's informer: predicates, then the handler's keys, enqueued
+   * in event order. Objects of the initial list (delivered before the informer synced, or replayed
+   * to this handler when it is added to a synced informer) and resyncs (updates that did not change
+   * the resourceVersion) are enqueued at LOW_PRIORITY, everything else at the default 0.
+   * Resyncs (old === object) bypass predicates.
+   */
+  private async attach(
+    controller: Controller,
+    kind: KindRef,
+    options: WatchOptions,
+    map: EventMapFunction,
+    predicates: Predicate[],
+  ): Promise<void> {
+    const informer = await this.host.informerFor(kind, { metadataOnly: options.metadataOnly });
+    const kindName = gvkOf(kind).kind;
+    const log = this.host.logger.named("controller").child({ controller: controller.name, kind: kindName });
+    const report = (err: unknown, event: ObjectEvent) => {
+      log.error("watch handler failed; the event enqueued nothing", err, {
+        event: event.type,
+        object: keyOf(event.object),
+      });
+      this.host.metrics.watchHandlerErrors.inc({ controller: controller.name, kind: kindName });
+    };
+    const dispatcher = new KeyDispatcher(
+      map,
+      (key, priority) => controller.enqueue({ namespace: key.namespace ?? "", name: key.name }, priority),
+      report,
+    );
+    const deliver = (event: ObjectEvent, priority: number | undefined, filter: boolean) => {
+      try {
+        if (filter && !predicates.every((p) => p(event))) return;
+      } catch (err) {
+        report(err, event);
+        return;
+      }
+      dispatcher.dispatch(event, priority);
+    };
+    let replaying = true;
+    informer.addHandler({
+      onAdd: (obj) =>
+        deliver(
+          { type: "create", object: obj },
+          replaying || !informer.hasSynced() ? LOW_PRIORITY : undefined,
+          true,
+        ),
+      onUpdate: (old, obj) =>
+        deliver(
+          { type: "update", object: obj, old },
+          resourceVersionOf(old) === resourceVersionOf(obj) ? LOW_PRIORITY : undefined,
+          old !== obj,
+        ),
+      onDelete: (obj) => deliver({ type: "delete", object: obj }, undefined, true),
+    });
+    replaying = false;
+  }
+}
+
+function metaOf(obj: KubeObjectLike): { namespace?: string; name?: string; resourceVersion?: string } {
+  return (obj.metadata ?? {}) as never;
+}
+
+function resourceVersionOf(obj: KubeObjectLike): string | undefined {
+  return metaOf(obj).resourceVersion;
+}
+
+function keyOf(obj: KubeObjectLike): string {
+  const m = metaOf(obj);
+  return m.namespace ? `${m.namespace}/${m.name}` : (m.name ?? "");
 }
 
 function requestOf(obj: KubeObjectLike): Request {

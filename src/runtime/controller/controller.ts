@@ -10,6 +10,7 @@ import type { EventRecorder } from "../events/events.js";
 import type { Logger } from "../log/logger.js";
 import { type RateLimiter, defaultRateLimiter } from "./ratelimit.js";
 import { WorkQueue } from "./queue.js";
+import { type ControllerQueue, PriorityQueue } from "./priority-queue.js";
 import type { InformerRequest } from "../cache/cache.js";
 import type { SharedInformer } from "../cache/informer.js";
 import type { KindRef } from "../connect/mapper.js";
@@ -29,6 +30,8 @@ export interface Result {
   requeue?: boolean;
   /** Reconcile again after this many milliseconds (takes precedence over requeue). */
   requeueAfter?: number;
+  /** Priority of the requeue (priority queue only); default: the priority the request was handed out with. */
+  priority?: number;
 }
 
 export interface ReconcileContext {
@@ -62,6 +65,8 @@ export interface ControllerOptions {
   /** Workers; each key is still reconciled by one worker at a time. Default 1. */
   maxConcurrentReconciles?: number;
   rateLimiter?: RateLimiter;
+  /** The priority queue (initial list at low priority, as controller-runtime's default); false: a FIFO WorkQueue. Default true. */
+  usePriorityQueue?: boolean;
   /**
    * Milliseconds a reconcile may run (controller-runtime's ReconciliationTimeout); default none.
    * At the deadline ctx.signal aborts, the attempt counts as an error and is retried with backoff,
@@ -101,7 +106,7 @@ function parseKey(key: string): Request {
 type Outcome = AttemptOutcome<Result | undefined | void>;
 
 export class Controller {
-  readonly queue: WorkQueue;
+  readonly queue: ControllerQueue;
   private workers: Promise<void>[] = [];
   /** Aborted at the start of stop(): every running reconcile's signal aborts with it. */
   private readonly stopping = new AbortController();
@@ -119,7 +124,8 @@ export class Controller {
   ) {
     // controller-runtime labels its queue metrics with both (the queue is named after the controller).
     const queueLabels = { name, controller: name };
-    this.queue = new WorkQueue(options.rateLimiter ?? defaultRateLimiter(), {
+    const Queue = options.usePriorityQueue === false ? WorkQueue : PriorityQueue;
+    this.queue = new Queue(options.rateLimiter ?? defaultRateLimiter(), {
       depth: (d) => host.metrics.queueDepth.set(queueLabels, d),
       adds: () => host.metrics.queueAdds.inc(queueLabels),
       retries: () => host.metrics.queueRetries.inc(queueLabels),
@@ -142,8 +148,8 @@ export class Controller {
     return Math.max(1, this.options.maxConcurrentReconciles ?? 1);
   }
 
-  enqueue(request: { namespace?: string; name: string }): void {
-    if (request.name) this.queue.add(requestKey(request));
+  enqueue(request: { namespace?: string; name: string }, priority?: number): void {
+    if (request.name) this.queue.add(requestKey(request), priority);
   }
 
   /** Starts the workers (the manager calls this once caches are synced and, if enabled, it leads). */
@@ -238,12 +244,13 @@ export class Controller {
     const labels = { controller: this.name };
     if (outcome.kind === "returned") {
       const result = outcome.value ?? {};
+      const priority = result.priority ?? this.queue.priorityOf?.(key);
       if (result.requeueAfter !== undefined && result.requeueAfter > 0) {
         this.queue.forget(key);
-        this.queue.addAfter(key, result.requeueAfter);
+        this.queue.addAfter(key, result.requeueAfter, priority);
         m.reconcileTotal.inc({ ...labels, result: "requeue_after" });
       } else if (result.requeue) {
-        this.queue.addRateLimited(key);
+        this.queue.addRateLimited(key, priority);
         m.reconcileTotal.inc({ ...labels, result: "requeue" });
       } else {
         this.queue.forget(key);
@@ -268,7 +275,7 @@ export class Controller {
       return;
     }
     logFailure(log, key, err, { retries: retries + 1, timedOut: outcome.kind === "timedOut" });
-    this.queue.addRateLimited(key);
+    this.queue.addRateLimited(key, this.queue.priorityOf?.(key));
   }
 
   /** A Warning event on the primary object, so `kubectl describe` shows why it is stuck. */

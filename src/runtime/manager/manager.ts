@@ -12,7 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Cache, type CacheOptions, type InformerRequest } from "../cache/cache.js";
 import { Client } from "../client/client.js";
-import { ControllerBuilder } from "../controller/builder.js";
+import { ControllerBuilder, type ForOptions } from "../controller/builder.js";
+import type { IndexFunction } from "../cache/field-index.js";
 import type { Controller, ControllerHost } from "../controller/controller.js";
 import { ConfigError } from "../connect/errors.js";
 import { EventRecorder } from "../events/events.js";
@@ -178,8 +179,16 @@ export class Manager {
   }
 
   /** Starts building a controller for a primary kind (a @CustomResource class or { apiVersion, kind }). */
-  controller(kind: KindRef): ControllerBuilder {
-    return new ControllerBuilder(this.host(), kind);
+  controller(kind: KindRef, options: ForOptions = {}): ControllerBuilder {
+    return new ControllerBuilder(this.host(), kind, options);
+  }
+
+  /**
+   * Indexes cached objects of `kind` by the values `fn` returns, so that
+   * `client.list(kind, { matchingFields: { [indexName]: value } })` answers from the index.
+   */
+  indexField(kind: KindRef, indexName: string, fn: IndexFunction): Promise<void> {
+    return this.cache.indexField(kind, indexName, fn);
   }
 
   /** The shared informer of a kind (created on first use; started with the manager). */

@@ -275,6 +275,11 @@ export function runtimeMetrics(registry: MetricsRegistry) {
       "tsop_events_dropped_total",
       "Events not recorded because the recorder's backlog was full (client-go drops past 1000 too)",
     ),
+    watchHandlerErrors: registry.counter(
+      "tsop_controller_watch_handler_errors_total",
+      "Events whose watch handler (map function) threw or rejected, per controller and watched kind",
+      ["controller", "kind"],
+    ),
     restRequests: registry.counter(
       "rest_client_requests_total",
       'Number of HTTP requests to the API server, partitioned by status code ("<error>" when none came), method, and host',
