@@ -67,6 +67,8 @@ it("starts the real control plane with kwok, a registry and a Node base whose po
     const registry = /^registry: (127\.0\.0\.1:\d+)$/m.exec(out)?.[1];
     expect(registry, out).toBeDefined();
     expect(out).toMatch(new RegExp(`^base: ${registry}/base/node:20$`, "m"));
+    // The catalog's base, made from the rig's opm: `tsop catalog image --base` accepts it.
+    expect(out).toMatch(new RegExp(`^opm base: ${registry}/mirror/opm:v1.47.0$`, "m"));
     const env = { KUBECONFIG: kubeconfig };
     const run = await execa(
       "kubectl",
