@@ -3,9 +3,11 @@
 // OLM (unless --no-olm), and a registry on 127.0.0.1 holding a Node.js base made from this
 // machine's node (what `tsop image build --base` needs here) and an opm base made from the rig's opm
 // (what `tsop catalog image --base` needs); writes a kubeconfig, prints `kubeconfig: <path>`,
-// `registry: <host>`, `base: <image>` and `opm base: <image>`, and runs until SIGINT/SIGTERM, then
-// stops everything. Run with tsx's loader (`node --import tsx`): the OLM, registry and base steps
-// are test-support TypeScript that the package build does not compile.
+// `registry: <host>`, `base: <image>` and `opm base: <image>`, and runs until SIGINT, SIGTERM or
+// SIGHUP, or until the process that started it is gone, then stops everything. package.json runs it
+// as `exec node …` so that signals sent to npm reach it (dash passes none on to its child). Run with
+// tsx's loader (`node --import tsx`): the OLM, registry and base steps are test-support TypeScript
+// that the package build does not compile.
 import { execFileSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
@@ -169,6 +171,13 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  process.on("SIGHUP", onSignal);
+  // Whoever started the bed owns it: when that process goes without a signal reaching this one
+  // (npm killed with SIGKILL, a shell that does not pass signals on), the bed stops too.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) onSignal();
+  }, 1000).unref();
 }
 
 main().catch((error: unknown) => {
