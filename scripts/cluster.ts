@@ -1,10 +1,13 @@
 // `npm run cluster`: the real test bed for people and scripts. Starts etcd, kube-apiserver,
 // controller-manager, scheduler and kwok (one fake Node) from the rig's binaries, the pod runner,
 // OLM (unless --no-olm), and a registry on 127.0.0.1 holding a Node.js base made from this
-// machine's node (what `tsop image build --base` needs here); writes a kubeconfig, prints
-// `kubeconfig: <path>`, `registry: <host>` and `base: <image>`, and runs until SIGINT/SIGTERM, then
-// stops everything. Run with tsx's loader (`node --import tsx`): the OLM, registry and base steps
-// are test-support TypeScript that the package build does not compile.
+// machine's node (what `tsop image build --base` needs here) and an opm base made from the rig's opm
+// (what `tsop catalog image --base` needs); writes a kubeconfig, prints `kubeconfig: <path>`,
+// `registry: <host>`, `base: <image>` and `opm base: <image>`, and runs until SIGINT, SIGTERM or
+// SIGHUP, or until the process that started it is gone, then stops everything. package.json runs it
+// as `exec node …` so that signals sent to npm reach it (dash passes none on to its child). Run with
+// tsx's loader (`node --import tsx`): the OLM, registry and base steps are test-support TypeScript
+// that the package build does not compile.
 import { execFileSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
@@ -12,6 +15,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type BinaryName, type RealTestCluster, startTestCluster } from "../src/testing/index.js";
+import { pushOpmBase } from "../test/catalog/opm-base.js";
 import { pushNodeBase } from "../test/operator-image/node-base.js";
 import { type OlmOnRig, prepareOlmRig, startOlmOnRig } from "../test/support/olm-rig.js";
 import { startRegistry, type TestRegistry } from "../test/support/registry.js";
@@ -21,7 +25,8 @@ const HELP = `usage: npm run cluster -- [options]
 Starts the real test bed (as root): etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
 kwok with one fake Node, the pod runner, OLM unless --no-olm (installed by \`tsop olm install\` from
 the manifests shipped with tsop), and a registry on 127.0.0.1 with a Node.js base image made from
-this machine's node. Binaries come from TSOP_RIG_ASSETS / KUBEBUILDER_ASSETS, else from the rig's
+this machine's node (for \`tsop image build --base\`) and an opm base made from the rig's opm (for
+\`tsop catalog image --base\`; left out when the assets directory has no opm). Binaries come from TSOP_RIG_ASSETS / KUBEBUILDER_ASSETS, else from the rig's
 cache (\`npm run rig -- build\`).
 
 What runs for real: every pod whose images come from a registry on 127.0.0.1 (an operator built with
@@ -82,13 +87,18 @@ function rigBinaries(): Record<string, string> | undefined {
   );
 }
 
-/** A rig binary's path: from the assets directory, or the listing the rig printed. */
-function rigBinaryPath(binaries: Record<string, string> | undefined): (name: string) => string {
+/** A rig binary's path when there is one: from the assets directory, or the listing the rig printed. */
+function findRigBinary(binaries: Record<string, string> | undefined, name: string): string | undefined {
   const assets = process.env.TSOP_RIG_ASSETS || process.env.KUBEBUILDER_ASSETS;
+  const path = assets ? join(assets, name) : binaries?.[name];
+  return path && existsSync(path) ? path : undefined;
+}
+
+/** A rig binary's path, or an error naming how to build it. */
+function rigBinaryPath(binaries: Record<string, string> | undefined): (name: string) => string {
   return (name) => {
-    const path = assets ? join(assets, name) : binaries?.[name];
-    if (!path || !existsSync(path))
-      throw new Error(`rig binary "${name}" not found (npm run rig -- build ${name})`);
+    const path = findRigBinary(binaries, name);
+    if (!path) throw new Error(`rig binary "${name}" not found (npm run rig -- build ${name})`);
     return path;
   };
 }
@@ -111,6 +121,7 @@ async function main(): Promise<void> {
   });
   let olm: OlmOnRig | undefined;
   let registry: TestRegistry | undefined;
+  let opmBase: string | undefined;
   const stop = async (code: number) => {
     await olm?.stop();
     await registry?.stop();
@@ -121,6 +132,9 @@ async function main(): Promise<void> {
     olm = await startOlmOnRig(cluster, prepared, { install: withOlm, binary: rigBinaryPath(binaries) });
     registry = await startRegistry();
     await pushNodeBase(registry, "base/node", "20");
+    // The catalog's base: quay.io's opm image is out of reach here, the rig's opm is not.
+    const opm = findRigBinary(binaries, "opm");
+    if (opm) opmBase = await pushOpmBase(registry, opm);
   } catch (error) {
     process.stderr.write(`error: ${(error as Error).message}\n`);
     await stop(1);
@@ -136,8 +150,14 @@ async function main(): Promise<void> {
       `kubeconfig: ${kubeconfigPath}\n` +
       `registry: ${registry!.host}\n` +
       `base: ${registry!.host}/base/node:20\n` +
+      (opmBase
+        ? `opm base: ${opmBase}\n`
+        : "opm base: none (no opm in the assets directory: npm run rig -- build opm)\n") +
       `  export KUBECONFIG=${kubeconfigPath}\n` +
       `  tsop image build --base ${registry!.host}/base/node:20 --push ${registry!.host}/<name>:<tag> --plain-http=${registry!.host}\n` +
+      (opmBase
+        ? `  tsop catalog image --base ${opmBase} ${registry!.host}/<name>-catalog:<tag> --plain-http=${registry!.host}\n`
+        : "") +
       "Pods with images from that registry (and OLM's) run as real processes (kubectl logs works);\n" +
       "kwok simulates every other pod (Running, no process).\n" +
       "Press Ctrl-C to stop.\n",
@@ -151,6 +171,13 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  process.on("SIGHUP", onSignal);
+  // Whoever started the bed owns it: when that process goes without a signal reaching this one
+  // (npm killed with SIGKILL, a shell that does not pass signals on), the bed stops too.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) onSignal();
+  }, 1000).unref();
 }
 
 main().catch((error: unknown) => {

@@ -6,7 +6,7 @@
 // edges are generated from versions when the template is rendered.
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { type Document, parseDocument } from "yaml";
+import { type Document, isCollection, parseDocument, visit } from "yaml";
 import { SemVer } from "semver";
 import { InvalidInputError, UsageError } from "../common/errors.js";
 import { writeFileAtomic } from "../common/fs.js";
@@ -129,6 +129,15 @@ async function addSemver(
   return [archetype];
 }
 
+/** The empty flow-style collections (`[]`, `{}`) of the document. */
+function emptyFlowCollections(doc: Document): Array<{ flow?: boolean; items: unknown[] }> {
+  const found: Array<{ flow?: boolean; items: unknown[] }> = [];
+  visit(doc, (_key, node) => {
+    if (isCollection(node) && node.flow && node.items.length === 0) found.push(node);
+  });
+  return found;
+}
+
 export async function addToTemplate(
   file: string,
   image: string,
@@ -144,6 +153,7 @@ export async function addToTemplate(
   const info = await read(image);
   const channels = options.channels?.length ? options.channels : info.channels;
   const doc = parseDocument(text);
+  const empty = emptyFlowCollections(doc);
   let added: string[];
   if (template.schema === BASIC_SCHEMA) {
     if (channels.length === 0)
@@ -152,6 +162,9 @@ export async function addToTemplate(
       });
     added = addBasic(doc, template, info, image, channels);
   } else added = await addSemver(doc, template, info, image, channels, read);
+  // A new template's `entries: []` is a flow sequence, and yaml keeps what is added to it on that
+  // one line: filled, it is written in block style like the rest.
+  for (const node of empty) if (node.items.length > 0) node.flow = false;
   const out = doc.toString({ lineWidth: 0 });
   parseTemplate(out, file);
   await mkdir(dirname(file), { recursive: true });

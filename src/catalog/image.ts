@@ -1,9 +1,9 @@
 // `tsop catalog image`: the rendered catalog as an image, without a container engine and
 // reproducibly (as `tsop bundle push`): one layer holding /configs/<package>/catalog.yaml (sorted,
-// fixed mtimes from SOURCE_DATE_EPOCH or 0, uid/gid 0) on an opm base read by digest, whose
-// entrypoint serves it (`opm serve /configs`), labelled
-// operators.operatorframework.io.index.configs.v1=/configs. A multi-platform base gives one image
-// per platform and an index. Pushed to a registry, or written to an OCI image layout.
+// fixed mtimes from SOURCE_DATE_EPOCH or 0, uid/gid 0) on an opm base read by digest (refused
+// when its entrypoint is not opm: opm-base.ts), whose entrypoint serves it (`opm serve /configs`),
+// labelled operators.operatorframework.io.index.configs.v1=/configs. A multi-platform base gives
+// one image per platform and an index. Pushed to a registry, or written to an OCI image layout.
 import { resolve } from "node:path";
 import { InvalidInputError } from "../common/errors.js";
 import { OPM_IMAGE } from "../common/pins.js";
@@ -19,6 +19,7 @@ import { MediaType } from "../oci/media-types.js";
 import { checkLayoutDir } from "../oci/push.js";
 import { familiarReference, parseReference } from "../oci/reference.js";
 import { readCatalogDir } from "./fbc.js";
+import { opmPath } from "./opm-base.js";
 
 export const CONFIGS_LABEL = "operators.operatorframework.io.index.configs.v1";
 export const CONFIGS_DIR = "/configs";
@@ -26,7 +27,7 @@ export const CONFIGS_DIR = "/configs";
 export const DEFAULT_CATALOG_BASE = OPM_IMAGE;
 // No --cache-dir: opm (v1.4x) then insists on a cache built into the image ("integrity check
 // failed") and refuses to start; without it, opm builds its cache in a temp dir when it starts.
-const SERVE = { Entrypoint: ["/bin/opm"], Cmd: ["serve", CONFIGS_DIR] };
+const serve = (opm: string) => ({ Entrypoint: [opm], Cmd: ["serve", CONFIGS_DIR] });
 
 export interface CatalogImageOptions extends RegistryClientOptions {
   /** The rendered FBC directory (<package>/catalog.yaml). */
@@ -83,6 +84,8 @@ export async function buildCatalogImage(options: CatalogImageOptions): Promise<C
         `The catalog's base is ${familiarReference(baseRef)}; to build on a mirror of opm's image (or one with the same /bin/opm), pass --base <ref> or set TSOP_CATALOG_BASE.`,
       );
     });
+    // Before anything is written: a base without opm would give a catalog image that cannot start.
+    const opm = base.images.map((platform) => opmPath(familiarReference(baseRef), platform));
     const baseName = `${baseRef.registry}/${baseRef.repository}`;
     const labels = {
       [CONFIGS_LABEL]: CONFIGS_DIR,
@@ -90,10 +93,10 @@ export async function buildCatalogImage(options: CatalogImageOptions): Promise<C
       "org.opencontainers.image.base.name": baseName,
     };
     const created = new Date(epoch * 1000).toISOString().replace(".000Z", "Z");
-    const images = base.images.map((platform) => {
+    const images = base.images.map((platform, i) => {
       const run: Record<string, unknown> = {
         ...((platform.config.config as Record<string, unknown> | undefined) ?? {}),
-        ...SERVE,
+        ...serve(opm[i]!),
       };
       run.Labels = { ...((run.Labels as Record<string, string> | undefined) ?? {}), ...labels };
       return derivePlatformImage(platform, [{ what: "configs", layer }], run, created, "tsop catalog image");

@@ -13,6 +13,7 @@ interface ImageBuildFlags extends RegistryFlags {
   ociLayout?: string;
   platform?: string;
   cache: boolean;
+  build: boolean;
   dir: string;
   output: "text" | "json";
 }
@@ -31,6 +32,7 @@ function imageBuildCommand(): Command {
       "platforms to build from a multi-platform base, e.g. linux/amd64,linux/arm64",
     )
     .option("--dir <dir>", "project directory (package.json, package-lock.json, dist/)", ".")
+    .option("--no-build", "ship dist/ as it is, even when a source is newer (default: npm run build first)")
     .option(
       "--no-cache",
       "run npm ci even when the dependencies layer of the same inputs is cached in node_modules/.cache/tsop-image",
@@ -40,14 +42,16 @@ function imageBuildCommand(): Command {
     .addOption(outputOption(["text", "json"]))
     .addHelpText(
       "after",
-      "\nLayers on top of the base: /app/node_modules (npm ci --omit=dev; the layer is cached in\n" +
+      "\nFirst, when dist/main.js is missing or older than a file under src/ (or a tsconfig), the\n" +
+        "project's npm run build runs (as tsop run local does; --no-build skips it).\n" +
+        "Layers on top of the base: /app/node_modules (npm ci --omit=dev; the layer is cached in\n" +
         "node_modules/.cache/tsop-image and reused while package.json, the lock, .npmrc and vendor/ are\n" +
         "unchanged), then /app/package.json and /app/dist. Entrypoint node dist/main.js in /app, user\n" +
         "65532:65532, NODE_ENV=production, OCI labels (source, revision, version, base digest). Fixed\n" +
         "mtimes (SOURCE_DATE_EPOCH or 0), sorted entries, uid/gid 0: the same inputs give the same digest.\n" +
         "A multi-platform base gives one image per platform and an index; native addons (*.node) are\n" +
         "refused for other architectures than this machine's.\n\nExamples:\n" +
-        "  npm run build && tsop image build --push quay.io/me/my-operator:v0.0.1\n" +
+        "  tsop image build --push quay.io/me/my-operator:v0.0.1\n" +
         "  tsop bundle --image $(tsop image build --push quay.io/me/my-operator:v0.0.1 -q) --use-image-digests\n" +
         "  tsop image build --base localhost:5000/node:20 --push localhost:5000/op:dev --plain-http=localhost:5000\n" +
         "  tsop image build --oci-layout ./image-oci",
@@ -65,6 +69,7 @@ function imageBuildCommand(): Command {
         ...(flags.ociLayout ? { ociLayout: resolve(ctx.cwd, flags.ociLayout) } : {}),
         ...(flags.platform ? { platforms: flags.platform } : {}),
         cache: flags.cache,
+        build: flags.build,
         ...registryOptions(flags, ctx.cwd),
         env: ctx.env,
         reporter: ctx.reporter,

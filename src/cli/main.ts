@@ -1,7 +1,7 @@
 // The root of the CLI: builds the commander program from one module per command group and is the
 // only place that prints fatal errors and chooses exit codes. Command modules import their domain
 // code lazily inside actions, so `tsop --help` loads nothing heavy.
-import { Command, CommanderError } from "./commander.js";
+import { Command, CommanderError, suggestForValuedFlags } from "./commander.js";
 import { colorEnabled, palette } from "../common/color.js";
 import { ExitCode, formatLocation, isTsopError } from "../common/errors.js";
 import { writeError } from "../common/output/write-error.js";
@@ -53,7 +53,10 @@ export function buildProgram({ versionFlag = true }: { versionFlag?: boolean } =
   program.addCommand(cleanupCommand());
   program.addCommand(completionCommand(() => program));
 
-  applyRecursively(program, (c) => c.exitOverride());
+  applyRecursively(program, (c) => {
+    c.exitOverride();
+    suggestForValuedFlags(c);
+  });
   return program;
 }
 

@@ -1,5 +1,6 @@
-// "Generate + build if stale" for `run local`: the project's own `npm run build` (what `tsop init`
-// writes: `tsop generate && tsc`), run only when a source is newer than the compiled entry point.
+// "Generate + build if stale" for `run local` and `image build`: the project's own `npm run build`
+// (what `tsop init` writes: `tsop generate && tsc`), run only when a source is newer than the
+// compiled entry point.
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { TsopError } from "../common/errors.js";
@@ -17,30 +18,54 @@ async function mtime(path: string): Promise<number | undefined> {
   }
 }
 
-async function newestUnder(dir: string): Promise<number> {
-  let newest = 0;
+interface Newest {
+  path: string;
+  mtimeMs: number;
+}
+
+async function newestUnder(dir: string): Promise<Newest | undefined> {
+  let newest: Newest | undefined;
   let entries;
   try {
     entries = await readdir(dir, { withFileTypes: true });
   } catch {
-    return 0;
+    return undefined;
   }
   for (const entry of entries) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (!SKIP_DIRS.has(entry.name)) newest = Math.max(newest, await newestUnder(path));
-    } else newest = Math.max(newest, (await mtime(path)) ?? 0);
+    const found = entry.isDirectory()
+      ? SKIP_DIRS.has(entry.name)
+        ? undefined
+        : await newestUnder(path)
+      : await mtime(path).then((mtimeMs) => (mtimeMs === undefined ? undefined : { path, mtimeMs }));
+    if (found && (!newest || found.mtimeMs > newest.mtimeMs)) newest = found;
   }
   return newest;
 }
 
+/**
+ * Why the compiled entry point is stale: the file under src/ or among `inputs` newer than it (the
+ * newest one), or the entry itself when it is missing; undefined when it is up to date.
+ */
+export async function staleBecause(
+  root: string,
+  entry: string,
+  inputs: readonly string[] = BUILD_INPUTS,
+): Promise<string | undefined> {
+  const built = await mtime(join(root, entry));
+  if (built === undefined) return join(root, entry);
+  let newest = await newestUnder(join(root, "src"));
+  for (const file of inputs) {
+    const path = join(root, file);
+    const mtimeMs = await mtime(path);
+    if (mtimeMs !== undefined && (!newest || mtimeMs > newest.mtimeMs)) newest = { path, mtimeMs };
+  }
+  return newest && newest.mtimeMs > built ? newest.path : undefined;
+}
+
 /** Whether the compiled entry point is missing or older than a source or build file. */
 export async function isStale(root: string, entry: string): Promise<boolean> {
-  const built = await mtime(join(root, entry));
-  if (built === undefined) return true;
-  let newest = await newestUnder(join(root, "src"));
-  for (const file of BUILD_INPUTS) newest = Math.max(newest, (await mtime(join(root, file))) ?? 0);
-  return newest > built;
+  return (await staleBecause(root, entry)) !== undefined;
 }
 
 /** Runs `npm run build` in the project; on failure the error carries the build's output. */

@@ -6,7 +6,8 @@ import { applyAll } from "../kube/apply.js";
 import type { KubeClient } from "../kube/client.js";
 import { describeRef, type KubeObject, refOf } from "../kube/objects.js";
 import { deleteAndWait } from "../kube/delete.js";
-import { type ClusterOptions, customResourcesOf, deleteResources, openCluster } from "./cluster.js";
+import { customResourcesOf, deleteCustomResources } from "../kube/custom-resources.js";
+import { type ClusterOptions, openCluster } from "./cluster.js";
 import { generateFirst } from "./generate.js";
 import { messages } from "./messages.js";
 import { loadCrds, openProject } from "./project.js";
@@ -81,8 +82,10 @@ export async function uninstall(options: UninstallOptions): Promise<UninstallRes
       throw new TsopError(m.message, { hint: m.hint });
     }
     if (existing.length > 0) {
-      options.reporter.info(`deleting ${existing.length} custom resource(s) first`);
-      for (const ref of await deleteResources(client, existing, options)) {
+      for (const ref of await deleteCustomResources(client, crds, {
+        ...options,
+        blocked: messages.finalizersBlock,
+      })) {
         items.push({ kind: ref.kind, namespace: ref.namespace, name: ref.name, action: "deleted" });
       }
     }

@@ -11,7 +11,8 @@ import { describeRef, isCrd, type KubeObject, type ObjectRef, refOf } from "../k
 import { deploymentCheck, waitFor } from "../kube/wait.js";
 import { deleteAndWait } from "../kube/delete.js";
 import { TsopError } from "../common/errors.js";
-import { type ClusterOptions, customResourcesOf, deleteResources, openCluster } from "./cluster.js";
+import { deleteCustomResources } from "../kube/custom-resources.js";
+import { type ClusterOptions, openCluster } from "./cluster.js";
 import { generateFirst } from "./generate.js";
 import { checkImagesExist, imagesOf } from "./image-check.js";
 import { messages } from "./messages.js";
@@ -169,11 +170,12 @@ export async function undeploy(options: UndeployOptions): Promise<UndeployResult
     const crds = found.filter(isCrd);
     if (crds.length > 0 && options.deleteCrds) {
       // While the manager still runs, so it can remove its finalizers.
-      const crs = await customResourcesOf(client, crds);
-      if (crs.length > 0) {
-        const deleted = await deleteResources(client, crs, { ...options, timeoutMs: left() });
-        for (const ref of deleted) items.push({ ...itemOf(ref), action: "deleted" });
-      }
+      const deleted = await deleteCustomResources(client, crds, {
+        ...options,
+        timeoutMs: left(),
+        blocked: messages.finalizersBlock,
+      });
+      for (const ref of deleted) items.push({ ...itemOf(ref), action: "deleted" });
     } else if (crds.length > 0) {
       options.reporter.info(messages.deleteCrdsNeeded());
       for (const crd of crds) items.push({ ...itemOf(refOf(crd)), action: "kept" });

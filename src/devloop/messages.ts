@@ -30,7 +30,7 @@ export const messages = {
   }),
   noBuildScript: (): Message => ({
     message: 'package.json has no "build" script, so tsop cannot rebuild the operator',
-    hint: 'add "build": "tsop generate && tsc -p tsconfig.build.json" (what `tsop init` writes), or pass --skip-build',
+    hint: 'add "build": "tsop generate && tsc -p tsconfig.build.json" (what `tsop init` writes), or pass --no-build',
   }),
   buildFailed: (code: number | undefined): Message => ({
     message: `npm run build failed${code === undefined ? "" : ` (exit code ${code})`}`,

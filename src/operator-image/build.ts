@@ -1,6 +1,6 @@
 // `tsop image build` (operator-image/): the project's build output and production dependencies as
-// layers on a Node base image, without a container engine (what ko does for Go). The plan: check the
-// project, read the base by digest, install dependencies in a staging dir (or reuse their cached
+// layers on a Node base image, without a container engine (what ko does for Go). The plan: build the
+// project when a source is newer than dist/ (compile.ts), check it, read the base by digest, install dependencies in a staging dir (or reuse their cached
 // layer), refuse native addons that would cross architectures, pack the dependency and app layers,
 // derive one image per platform (and an index), then push or write an OCI layout (through oci/).
 import { resolve } from "node:path";
@@ -16,6 +16,7 @@ import { DEFAULT_BASE_IMAGE } from "./defaults.js";
 import { type AppLayer, buildIndex, buildPlatformImage } from "./image-config.js";
 import { imageLabels, readProjectPackage } from "./labels.js";
 import { type BuiltApp, pushApp, writeAppLayout } from "./ship.js";
+import { buildIfStale } from "./compile.js";
 import { dependencyLayer } from "./dependencies.js";
 import { checkProjectFiles, findNativeAddons } from "./stage.js";
 import { buildTreeLayer, type TreeSource } from "./tree-layer.js";
@@ -29,6 +30,8 @@ export interface ImageBuildOptions extends RegistryClientOptions {
   platforms?: string;
   /** false: run npm ci even when the dependencies layer of the same inputs is cached (--no-cache). */
   cache?: boolean;
+  /** false: ship dist/ as it is, even when a source is newer (--no-build). */
+  build?: boolean;
   reporter: Reporter;
 }
 
@@ -119,6 +122,7 @@ export async function buildImage(options: ImageBuildOptions): Promise<ImageBuild
   const target = targetReference(options);
   const wanted = options.platforms ? parsePlatforms(options.platforms) : undefined;
   const epoch = epochFrom({ ...(options.env ? { env: options.env } : {}) }) ?? 0;
+  if (options.build !== false) await buildIfStale(project, reporter);
   await checkProjectFiles(project);
   const pkg = await readProjectPackage(project);
   const baseRef = parseReference(options.base ?? DEFAULT_BASE_IMAGE);

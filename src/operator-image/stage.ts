@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { execa } from "execa";
 import { InvalidInputError, TsopError } from "../common/errors.js";
+import { danglingOptionals, describeDangling, type LockFile } from "../common/npm-lock.js";
 import type { Reporter } from "../common/reporter.js";
 
 export interface StagedDependencies {
@@ -118,9 +119,7 @@ async function installProduction(dir: string, project: string, reporter: Reporte
   reporter.debug(`npm ci --omit=dev in ${dir}`);
   let result = await npm(dir, ["ci"], env);
   if (result.exitCode !== 0 && /EUSAGE/.test(String(result.all)) && /in sync/.test(String(result.all))) {
-    reporter.warn(
-      `${join(project, "package-lock.json")} is not in sync with package.json (npm ci refused it); installing the production dependencies with npm install --no-save. Run npm install and commit the lock file.`,
-    );
+    reporter.warn(await lockRefusal(join(project, "package-lock.json"), join(dir, "package-lock.json")));
     result = await npm(dir, ["install", "--no-save"], env);
   }
   if (result.exitCode !== 0) {
@@ -136,6 +135,24 @@ async function installProduction(dir: string, project: string, reporter: Reporte
       },
     );
   }
+}
+
+/**
+ * Why npm ci refused the lock, and what fixes it. A lock npm install wrote with an optional package
+ * the registry could not serve (npm-lock.ts) is not fixed by running npm install again.
+ */
+async function lockRefusal(lock: string, staged: string): Promise<string> {
+  const fallback = "installing the production dependencies with npm install --no-save from the same lock";
+  const dangling = danglingOptionals(JSON.parse(await readFile(staged, "utf8")) as LockFile);
+  if (dangling.length === 0)
+    return `${lock} is not in sync with package.json (npm ci refused it); ${fallback}. Run npm install and commit the lock file.`;
+  const edges = dangling.map((edge) => `"${edge.name}" from "optionalDependencies" of "${edge.dependent}"`);
+  return (
+    `npm ci refuses ${lock}: it lacks ${dangling.map(describeDangling).join(", ")}, which the npm registry did not serve ` +
+    `to npm install (npm/cli#9846; npm install again writes the same lock); ${fallback}. ` +
+    `For your Dockerfile and CI, which run npm ci: remove ${edges.join(", ")} in package-lock.json and commit it ` +
+    "(tsop init does this for a new project), or install from a registry that serves it."
+  );
 }
 
 /** Native addons (*.node) under the given directories, as paths relative to `root`. */

@@ -1,6 +1,10 @@
 // `npm install` in a new project (execa). Output is captured; on failure its tail goes into the
-// error so the user sees why without scrolling through a spinner.
+// error so the user sees why without scrolling through a spinner. The lock it leaves must pass
+// `npm ci` (the project's Dockerfile and CI run it), so edges npm ci would refuse are dropped.
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { execa } from "execa";
+import { describeDangling, dropDanglingOptionals } from "../common/npm-lock.js";
 import { TsopError } from "../common/errors.js";
 import { interruptedError } from "../common/interrupt.js";
 import type { Reporter } from "../common/reporter.js";
@@ -41,4 +45,16 @@ export async function installDependencies(
     });
   }
   progress.succeed("installed dependencies");
+  await repairLock(dir, reporter);
+}
+
+/** Drops optional edges to packages npm install could not get, which npm ci refuses (npm-lock.ts). */
+async function repairLock(dir: string, reporter: Reporter): Promise<void> {
+  const path = join(dir, "package-lock.json");
+  const text = await readFile(path, "utf8").catch(() => undefined);
+  if (text === undefined) return;
+  const { text: repaired, dropped } = dropDanglingOptionals(text);
+  if (dropped.length === 0) return;
+  await writeFile(path, repaired);
+  reporter.warn(messages.lockRepaired(path, dropped.map(describeDangling)));
 }

@@ -43,6 +43,10 @@ export const messages = {
   duplicateWebhookHint: "pass --force to scaffold them again (each overwritten file is reported)",
   installFailed: (dir: string) => `npm install failed in ${dir}`,
   installFailedHint: "fix the problem shown above, then run `npm install` in the project",
+  lockRepaired: (lock: string, packages: string[]) =>
+    `the npm registry did not serve ${packages.join(", ")}, so npm install left ${packages.length === 1 ? "it" : "them"} out ` +
+    `and wrote a lock npm ci refuses ("Missing: … from lock file", npm/cli#9846); dropped ${packages.length === 1 ? "that edge" : "those edges"} ` +
+    `from ${lock} so npm ci installs what npm install did`,
   tsopNotOnRegistryHint: (spec: string) =>
     `the npm registry cannot serve tsop ${spec}: run \`tsop init --force\` again with --tsop-dependency file:<path to a tsop clone or tarball>, or run tsop from a clone (init then packs it into the project)`,
   projectMigrated: (keys: readonly string[]) =>

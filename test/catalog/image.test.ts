@@ -119,4 +119,26 @@ describe("tsop catalog image", () => {
     expect(missing.stderr).toContain("cannot read the catalog's base image");
     expect(missing.stderr).toContain("TSOP_CATALOG_BASE");
   });
+
+  test("refuses a base that cannot serve the catalog (no opm at its entrypoint), before writing anything", async () => {
+    // The bed's Node base, in small: node at the entrypoint, no opm.
+    await pushTestImage(registry, "base/node", "20", {
+      layers: [[{ path: "usr/local/bin/node", content: "#!/bin/sh\n", mode: 0o755 }]],
+      runConfig: { Entrypoint: ["/usr/local/bin/node"], Env: ["PATH=/usr/local/bin"] },
+    });
+    const nodeBase = `${registry.host}/base/node:20`;
+    const dir = await testdir({ "catalog/configs/widget/catalog.yaml": CATALOG });
+    const pushed = await image(dir, [`${registry.host}/nodebased-catalog:v1`, "--base", nodeBase]);
+    expect(pushed.exitCode).toBe(1);
+    expect(pushed.stdout).toBe("");
+    expect(pushed.stderr).toContain(`${nodeBase} cannot serve a catalog`);
+    expect(pushed.stderr).toContain('its entrypoint is ["/usr/local/bin/node"], not opm');
+    expect(pushed.stderr).toContain("--base");
+    expect(pushed.stderr).toContain("TSOP_CATALOG_BASE");
+    await expect(skopeoInspect(registry, "nodebased-catalog:v1")).rejects.toThrow();
+
+    const layout = await image(dir, ["x:v1", "--base", nodeBase, "--oci-layout", "out"]);
+    expect(layout.exitCode).toBe(1);
+    expect(Object.keys(await readTree(dir))).toEqual(["catalog/configs/widget/catalog.yaml"]);
+  });
 });

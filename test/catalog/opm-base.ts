@@ -1,5 +1,5 @@
-// An opm base image the tests assemble themselves (the bed has no internet to quay.io): the rig's
-// opm binary (operator-registry v1.47.0, static) at /bin/opm and a world-writable /tmp for its
+// An opm base image the tests and `npm run cluster` assemble themselves (the bed has no internet to
+// quay.io): the rig's opm binary (operator-registry v1.47.0, static) at /bin/opm and a world-writable /tmp for its
 // cache, entrypoint /bin/opm, user 65532 as in opm's own image; an OCI layout pushed with skopeo.
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -10,7 +10,7 @@ import { rigBinary } from "../support/rig.js";
 export const OPM_BASE_REPOSITORY = "mirror/opm";
 
 /** Pushes the base to <registry>/mirror/opm:v1.47.0 and returns that reference. */
-export async function pushOpmBase(registry: TestRegistry): Promise<string> {
+export async function pushOpmBase(registry: TestRegistry, opm = rigBinary("opm")): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "tsop-opm-base-"));
   try {
     await writeOciLayout(dir, {
@@ -21,7 +21,7 @@ export async function pushOpmBase(registry: TestRegistry): Promise<string> {
       layers: [
         [
           { path: "bin", type: "directory" },
-          { path: "bin/opm", content: await readFile(rigBinary("opm")), mode: 0o755 },
+          { path: "bin/opm", content: await readFile(opm), mode: 0o755 },
           { path: "tmp", type: "directory", mode: 0o777 },
         ],
       ],

@@ -34,7 +34,11 @@ describe("tsop catalog add + render, basic template", () => {
       const add = await tsop(dir, ["catalog", "add", images[v]!]);
       expect(add.exitCode, add.stderr).toBe(0);
     }
-    const template = parse(await readFile(join(dir, TEMPLATE), "utf8"));
+    const written = await readFile(join(dir, TEMPLATE), "utf8");
+    // Block style, one field a line, as people read, review and diff it (not one flow-style line).
+    expect(written).toMatch(/^entries:\n {2}- schema: olm\.package\n/m);
+    expect(written.split("\n").filter((line) => line.length > 120 || /[[{]/.test(line))).toEqual([]);
+    const template = parse(written);
     expect(template.schema).toBe("olm.template.basic");
     expect(template.entries).toEqual([
       { schema: "olm.package", name: PKG, defaultChannel: "alpha" },

@@ -40,6 +40,16 @@ describe("tsop CLI shell", () => {
     expect(choice.stderr).toContain("xml");
   });
 
+  it("suggests the option meant for a misspelt one, with or without =value", async () => {
+    for (const flag of ["--plain-htp", "--plain-htp=127.0.0.1:5000"]) {
+      const result = await runTsop(["catalog", "image", "x:v1", flag]);
+      expect(result.exitCode).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toContain("unknown option '--plain-htp'");
+      expect(result.stderr).toContain("(Did you mean --plain-http?)");
+    }
+  });
+
   it("prints completion scripts that the shells accept", async () => {
     const bash = await runTsop(["completion", "bash"]);
     expect(bash.exitCode).toBe(0);

@@ -91,7 +91,9 @@ describe("cleanup --delete-crds with a custom resource holding the operator's fi
     await installWithResource(env);
     const first = await runTsop(cleanupArgs(env, ["--timeout", "3s", "-o", "json"]));
     expect(first.exitCode).toBe(3);
-    expect(first.stderr).toContain("Memcached demo/sample (finalizers: cache.example.com/finalizer)");
+    expect(first.stderr).toContain(
+      "Memcached demo/sample: waiting for finalizer(s) cache.example.com/finalizer",
+    );
     expect(first.stderr).toContain(
       `release: kubectl patch memcacheds.cache.example.com sample -n demo --type=merge -p '{"metadata":{"finalizers":null}}'`,
     );

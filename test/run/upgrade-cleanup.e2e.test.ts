@@ -245,18 +245,19 @@ describe("cleanup", () => {
     expect(await names(env.client, OLM, "CatalogSource", "demo")).toEqual(["shared-catalog"]);
     const crds = await names(env.client, CRD, "CustomResourceDefinition");
     expect(crds).not.toContain(OWNED_CRD);
-    // Idempotent: a second run finds nothing and says so.
-    const again = await cleanup({
-      ...env.base,
-      namespace: "demo",
-      packageName: "memcached-operator",
-      timeoutMs: 20_000,
-      reporter: env.reporter,
-    });
-    expect(again.items).toEqual([]);
-    expect(env.reporter.text()).toContain(
-      'nothing to clean up: tsop created no objects for package "memcached-operator" in namespace "demo"',
+    // Nothing of it is left: a second run says the package is not found (and may be cleaned up
+    // already) rather than "nothing to clean up", which a misspelt name got too (issue 42).
+    const again = await failure(
+      cleanup({
+        ...env.base,
+        namespace: "demo",
+        packageName: "memcached-operator",
+        timeoutMs: 20_000,
+        reporter: env.reporter,
+      }),
     );
+    expect(again.message).toContain('package "memcached-operator" not found in namespace "demo"');
+    expect(again.hint).toContain("cleaned up already");
   }, 90_000);
 
   it("after a failed run kept with --keep-on-failure, and keeps an OperatorGroup another Subscription uses", async () => {

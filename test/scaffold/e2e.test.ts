@@ -71,6 +71,8 @@ describe("a scaffolded project", () => {
       });
       expect(init.stderr).toContain("installed dependencies");
       expect(init.exitCode).toBe(0);
+      // Its Dockerfile and CI run npm ci: the lock npm install just wrote must pass it (issue 42).
+      await npm(dir, "ci", "--ignore-scripts", "--no-audit", "--no-fund");
       for (const args of [
         ["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"],
         ["--group", "infra", "--version", "v1", "--kind", "Cluster", "--namespaced=false"],

@@ -116,3 +116,40 @@ describe("tsop init: a registry without tsop, and --force repairing a half-made 
     expect(await readTree(dir)).toEqual(before);
   }, 180_000);
 });
+
+describe("tsop init: a lock npm ci would refuse", () => {
+  it("drops the optional dependency the registry could not serve from the lock, and says which and why", async () => {
+    const parent = await testdir();
+    const dir = join(parent, "memcached-operator");
+    // npm 11.16+ as it installs here: vite's optional napi-windows-process-start-time answers 404,
+    // so the lock keeps vite's edge to it and holds no entry for it (npm/cli#9846).
+    const lock = {
+      name: "memcached-operator",
+      lockfileVersion: 3,
+      requires: true,
+      packages: {
+        "": { name: "memcached-operator" },
+        "node_modules/vite": {
+          version: "8.4.0",
+          dev: true,
+          optionalDependencies: { fsevents: "~2.3.3", "napi-windows-process-start-time": "^0.1.0" },
+        },
+        "node_modules/fsevents": { version: "2.3.3", dev: true, optional: true, os: ["darwin"] },
+      },
+    };
+    const bin = join(parent, "bin");
+    await mkdir(bin);
+    await writeFile(join(parent, "lock.json"), `${JSON.stringify(lock, null, 2)}\n`);
+    await writeFile(join(bin, "npm"), `#!/bin/sh\ncp ${join(parent, "lock.json")} package-lock.json\n`, {
+      mode: 0o755,
+    });
+    const init = await runTsop(["init", dir, "--domain", "example.com"], {
+      env: { PATH: `${bin}:${process.env.PATH ?? ""}` },
+    });
+    expect(init.exitCode, init.stderr).toBe(0);
+    const written = JSON.parse(await readFile(join(dir, "package-lock.json"), "utf8"));
+    expect(written.packages["node_modules/vite"].optionalDependencies).toEqual({ fsevents: "~2.3.3" });
+    expect(init.stderr).toContain("napi-windows-process-start-time (an optional dependency of vite@8.4.0)");
+    expect(init.stderr).toContain("npm ci");
+  }, 60_000);
+});

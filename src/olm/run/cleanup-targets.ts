@@ -1,8 +1,9 @@
 // What `tsop cleanup <package>` removes, found by reading only: what tsop created for the package
 // (labelled Subscriptions, CatalogSources, registry Pods/Services, catalog ConfigMaps, its
 // OperatorGroup when nothing else needs it), what OLM made from it (InstallPlans, the package's CSVs,
-// their cluster RBAC) and the CRDs the CSVs own (only with --delete-crds, never ones another
-// operator owns or requires). Each step adds to one CleanupTargets; cleanup.ts deletes them.
+// their cluster RBAC) and the CRDs the CSVs own, or an earlier cleanup kept and labelled with the
+// package (only with --delete-crds, never ones another operator owns or requires). Each step adds
+// to one CleanupTargets; cleanup.ts deletes them.
 import type { KubeClient } from "../../kube/client.js";
 import type { KubeObject, ObjectRef } from "../../kube/objects.js";
 import { describeRef, refOf } from "../../kube/objects.js";
@@ -27,6 +28,8 @@ export interface CleanupTargets {
   deletedGroups: string[];
   /** CRDs being deleted: their custom resources go first. */
   crdsToDelete: KubeObject[];
+  /** The package's own CRDs kept (no --delete-crds): labelled with the package, for a later run. */
+  keptOwnedCrds: string[];
 }
 
 /** The package's CSVs in the namespace and what they share with the rest of the cluster. */
@@ -44,7 +47,13 @@ export async function findCleanupTargets(
   namespace: string,
   deleteCrds: boolean,
 ): Promise<CleanupTargets> {
-  const found: CleanupTargets = { targets: [], kept: [], deletedGroups: [], crdsToDelete: [] };
+  const found: CleanupTargets = {
+    targets: [],
+    kept: [],
+    deletedGroups: [],
+    crdsToDelete: [],
+    keptOwnedCrds: [],
+  };
   const selector = packageSelector(pkg);
   const subs = (await listIn(client, V1ALPHA1, "Subscription", namespace, selector)).filter(
     (s) => !s.spec?.name || s.spec.name === pkg,
@@ -67,8 +76,18 @@ export async function findCleanupTargets(
   );
   if (!elsewhere) found.targets.push(...(await bundleClusterRbac(client, pkg, namespace, selector)));
   await addOperatorGroups(client, namespace, others, found);
-  await addCrds(client, csvs, deleteCrds, found);
+  await addCrds(client, csvs, await keptCrdsOf(client, pkg), deleteCrds, found);
   return found;
+}
+
+/**
+ * The package's CRDs an earlier cleanup kept: OLM's labels go with the install, so cleanup labels
+ * them with the package (KEPT_CRD_LABEL) and `cleanup --delete-crds` can still find them.
+ */
+export const KEPT_CRD_LABEL = LABELS.package;
+
+async function keptCrdsOf(client: KubeClient, pkg: string): Promise<KubeObject[]> {
+  return listIn(client, CRD, "CustomResourceDefinition", "", `${KEPT_CRD_LABEL}=${pkg}`);
 }
 
 /** InstallPlans OLM made for the package's Subscriptions (owned by them). */
@@ -137,14 +156,18 @@ async function addOperatorGroups(
   }
 }
 
-/** CRDs: owned by the package's CSVs, not owned or required by any other operator's CSV. */
+/** CRDs: owned by the package's CSVs or kept by an earlier cleanup, not used by another operator's CSV. */
 async function addCrds(
   client: KubeClient,
   csvs: PackageCsvs,
+  kept: KubeObject[],
   deleteCrds: boolean,
   found: CleanupTargets,
 ): Promise<void> {
-  const owned = new Set(csvs.csvs.flatMap((c) => crdNames(c, "owned")));
+  const owned = new Set([
+    ...csvs.csvs.flatMap((c) => crdNames(c, "owned")),
+    ...kept.map((c) => c.metadata.name ?? ""),
+  ]);
   const usedElsewhere = new Set(
     csvs.all
       .filter(
@@ -164,12 +187,37 @@ async function addCrds(
     else if (deleteCrds) {
       found.targets.push(ref);
       found.crdsToDelete.push(crd);
-    } else
+    } else {
       found.kept.push({
         ...item(ref, "kept"),
         reason: "owned CRD; pass --delete-crds to delete it (and every custom resource of it)",
       });
+      found.keptOwnedCrds.push(name);
+    }
   }
+}
+
+/**
+ * The packages present in the namespace (Subscriptions, CSVs, tsop's catalogs) and those whose CRDs
+ * an earlier cleanup kept: what a package name not found is compared with.
+ */
+export async function packagesPresent(client: KubeClient, namespace: string): Promise<string[]> {
+  const names = new Set<string>();
+  for (const s of await listIn(client, V1ALPHA1, "Subscription", namespace))
+    if (s.spec?.name) names.add(s.spec.name);
+  for (const c of await listIn(client, V1ALPHA1, "ClusterServiceVersion", namespace)) {
+    const pkg = isCopy(c) ? undefined : packageOf(c);
+    if (pkg) names.add(pkg);
+  }
+  for (const c of await listIn(client, V1ALPHA1, "CatalogSource", namespace)) {
+    const pkg = c.metadata.labels?.[LABELS.package];
+    if (pkg) names.add(pkg);
+  }
+  for (const crd of await listIn(client, CRD, "CustomResourceDefinition", "", KEPT_CRD_LABEL)) {
+    const pkg = crd.metadata.labels?.[KEPT_CRD_LABEL];
+    if (pkg) names.add(pkg);
+  }
+  return [...names].sort();
 }
 
 /** OLM's label on every component of an installed operator (operators.coreos.com/<pkg>.<ns>). */

@@ -2,11 +2,13 @@
 // cleanup-targets.ts) → --dry-run lists them → custom resources of CRDs being deleted, while the
 // operator still runs → the targets in the shared delete order (kube/delete.ts), waiting until gone →
 // what OLM leaves after the install is gone (its Operator object, OperatorGroup ClusterRoles).
-import { TimeoutError } from "../../common/errors.js";
+import { InvalidInputError, TimeoutError } from "../../common/errors.js";
+import { suggest } from "../../common/suggest.js";
 import { throwIfInterrupted } from "../../common/interrupt.js";
 import type { Reporter } from "../../common/reporter.js";
 import type { KubeClient } from "../../kube/client.js";
 import { type ClusterOptions, connect } from "../../kube/connect.js";
+import { deleteCustomResources } from "../../kube/custom-resources.js";
 import { deleteAndWait, deleteOrder } from "../../kube/delete.js";
 import { listIn } from "../../kube/list.js";
 import type { KubeObject, ObjectRef } from "../../kube/objects.js";
@@ -18,6 +20,8 @@ import {
   CRD,
   findCleanupTargets,
   item,
+  KEPT_CRD_LABEL,
+  packagesPresent,
 } from "./cleanup-targets.js";
 import { requireOlm } from "../detect.js";
 import { messages } from "./messages.js";
@@ -48,6 +52,9 @@ export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
     const namespace = options.namespace ?? client.namespace;
     await requireOlm(client);
     const found = await findCleanupTargets(client, pkg, namespace, options.deleteCrds ?? false);
+    // Only OperatorGroups (kept for other packages) found: nothing of this package is here.
+    if (found.targets.length === 0 && found.kept.every((k) => k.kind === "OperatorGroup"))
+      throw await packageNotFound(client, pkg, namespace);
     const ordered = deleteOrder(found.targets);
     const done = (dryRun: boolean, items: CleanupItem[]) => ({ namespace, packageName: pkg, dryRun, items });
     if (ordered.length === 0) {
@@ -57,7 +64,7 @@ export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
     if (options.dryRun) return done(true, [...ordered.map((r) => item(r, "would delete")), ...found.kept]);
     // Custom resources first, while the operator still runs to release their finalizers; else
     // deleting the CRD leaves them (and the CRD) Terminating for good once the operator is gone.
-    const customResources = await deleteCustomResources(client, found.crdsToDelete, options);
+    const customResources = await deleteCustomResourcesOf(client, found.crdsToDelete, options);
     const { deleted, alreadyGone } = await deleteTargets(client, ordered, options, namespace);
     deleted.push(...(await afterInstallGone(client, found, options, namespace)));
     reporter.success(`Removed package ${pkg} from namespace ${namespace}`);
@@ -70,6 +77,17 @@ export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
   } finally {
     if (conn.owned) client.close();
   }
+}
+
+/** A package with nothing in the namespace: misspelt, in another namespace, or cleaned up already. */
+async function packageNotFound(
+  client: KubeClient,
+  pkg: string,
+  namespace: string,
+): Promise<InvalidInputError> {
+  const present = (await packagesPresent(client, namespace)).filter((name) => name !== pkg);
+  const m = messages.cleanupNotFound(pkg, namespace, present, suggest(pkg, present));
+  return new InvalidInputError(m.message, { hint: m.hint });
 }
 
 /**
@@ -118,10 +136,12 @@ async function afterInstallGone(
 ): Promise<ObjectRef[]> {
   const { reporter, packageName: pkg } = options;
   for (const k of found.kept.filter((i) => i.kind === "CustomResourceDefinition")) {
+    // The package's own ones keep its name (KEPT_CRD_LABEL), so `cleanup --delete-crds` finds them.
+    const own = found.keptOwnedCrds.includes(k.name) ? { [KEPT_CRD_LABEL]: pkg } : {};
     await client
       .mergePatch(
         { apiVersion: CRD, kind: "CustomResourceDefinition", name: k.name },
-        { metadata: { labels: { [componentLabel(pkg, namespace)]: null } } },
+        { metadata: { labels: { [componentLabel(pkg, namespace)]: null, ...own } } },
       )
       .catch(() => undefined);
   }
@@ -132,64 +152,18 @@ async function afterInstallGone(
   return deleted;
 }
 
-/**
- * Deletes every custom resource of the CRDs about to go and waits until they are gone. Ones that
- * stay (a finalizer the operator does not release) stop the cleanup before the operator and the
- * CRD are deleted, naming each one and how to release it.
- */
-async function deleteCustomResources(
-  client: Awaited<ReturnType<typeof connect>>["client"],
+/** The custom resources of the CRDs about to go (kube/custom-resources.ts: foreground, then gone). */
+function deleteCustomResourcesOf(
+  client: KubeClient,
   crds: KubeObject[],
   options: CleanupOptions,
 ): Promise<ObjectRef[]> {
-  const refs: ObjectRef[] = [];
-  for (const crd of crds) {
-    const { group, kind, version } = crdIdentity(crd);
-    if (!version) continue;
-    const list = await client
-      .list(`${group}/${version}`, kind, { namespace: "" })
-      .catch(() => ({ items: [] }));
-    refs.push(...list.items.map((o) => refOf({ ...o, apiVersion: `${group}/${version}`, kind })));
-  }
-  if (refs.length === 0) return [];
-  options.reporter.info(`Deleting ${refs.length} custom resource(s) while the operator still runs`);
-  const outcome = await deleteAndWait(client, refs, {
+  return deleteCustomResources(client, crds, {
     reporter: options.reporter,
     timeoutMs: options.timeoutMs,
-    what: "the custom resources to be deleted (their finalizers need the operator)",
     signal: options.signal,
+    blocked: messages.cleanupBlocked,
   });
-  throwIfInterrupted(options.signal);
-  if (outcome.left.length === 0) return outcome.deleted;
-  const blocking: string[] = [];
-  for (const ref of refs) {
-    const still = await client.get(ref).catch(() => undefined);
-    if (!still) continue;
-    const plural = crds.find(
-      (c) => crdIdentity(c).kind === ref.kind && crdIdentity(c).group === ref.apiVersion.split("/")[0],
-    );
-    const resource = plural ? (plural.metadata.name ?? ref.kind) : ref.kind;
-    blocking.push(
-      `${describeRef(ref)} (finalizers: ${(still.metadata.finalizers ?? []).join(", ") || "none"})\n      release: kubectl patch ${resource} ${ref.name}${ref.namespace ? ` -n ${ref.namespace}` : ""} --type=merge -p '{"metadata":{"finalizers":null}}'`,
-    );
-  }
-  throw new TimeoutError(
-    `cleanup stopped before removing the operator: these custom resources were not deleted (the operator did not release their finalizers):\n${blocking.map((b) => `  - ${b}`).join("\n")}`,
-    {
-      hint: "fix the operator and run the cleanup again, or release each resource with the kubectl patch shown (skipping the operator's own clean-up), then run it again",
-    },
-  );
-}
-
-function crdIdentity(crd: KubeObject): { group: string; kind: string; version: string | undefined } {
-  const spec = (crd.spec ?? {}) as {
-    group?: string;
-    names?: { kind?: string };
-    versions?: Array<{ name?: string; served?: boolean; storage?: boolean }>;
-  };
-  const versions = spec.versions ?? [];
-  const version = (versions.find((v) => v.storage) ?? versions.find((v) => v.served))?.name;
-  return { group: spec.group ?? "", kind: spec.names?.kind ?? "", version };
 }
 
 /**

@@ -68,6 +68,16 @@ export const messages = {
     hint: "wait for the running install to finish, or clean up and run the bundle again",
   }),
   cleanupAlreadyGone: () => "already gone (removed with its owner by OLM or the garbage collector)",
+  cleanupBlocked: (lines: string[]) => ({
+    message: `cleanup stopped before removing the operator: these custom resources were not deleted (the operator did not release their finalizers):\n${lines.map((l) => `  - ${l}`).join("\n")}`,
+    hint: "fix the operator and run the cleanup again, or release each resource with the kubectl patch shown (skipping the operator's own clean-up), then run it again",
+  }),
+  cleanupNotFound: (pkg: string, ns: string, present: string[], near: string | undefined) => ({
+    message: `package "${pkg}" not found in namespace "${ns}": no Subscription, ClusterServiceVersion or tsop catalog of it there, and no CRD an earlier cleanup kept`,
+    hint: near
+      ? `did you mean "${near}"? (tsop cleanup ${near} -n ${ns})`
+      : `${present.length > 0 ? `packages found: ${present.join(", ")}` : `no package is installed in namespace "${ns}"`}; -n picks another namespace. If it was cleaned up already, nothing of it is left to do.`,
+  }),
   cleanupNothing: (pkg: string, ns: string) =>
     `nothing to clean up: tsop created no objects for package "${pkg}" in namespace "${ns}"`,
 };

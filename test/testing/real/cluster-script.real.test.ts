@@ -31,7 +31,9 @@ it("starts the real control plane with kwok, a registry and a Node base whose po
   const pkg = JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8")) as {
     scripts: Record<string, string>;
   };
-  const [node, ...script] = pkg.scripts.cluster!.split(" ");
+  // "exec node …": the shell npm runs it in is replaced, so signals sent to npm reach the bed.
+  const [exec, node, ...script] = pkg.scripts.cluster!.split(" ");
+  expect(exec).toBe("exec");
   expect(node).toBe("node");
   const kubeconfig = join(dir, "nested", "kubeconfig");
   const child = execa(process.execPath, [...script, "--no-olm", "--kubeconfig", kubeconfig], {
@@ -67,6 +69,8 @@ it("starts the real control plane with kwok, a registry and a Node base whose po
     const registry = /^registry: (127\.0\.0\.1:\d+)$/m.exec(out)?.[1];
     expect(registry, out).toBeDefined();
     expect(out).toMatch(new RegExp(`^base: ${registry}/base/node:20$`, "m"));
+    // The catalog's base, made from the rig's opm: `tsop catalog image --base` accepts it.
+    expect(out).toMatch(new RegExp(`^opm base: ${registry}/mirror/opm:v1.47.0$`, "m"));
     const env = { KUBECONFIG: kubeconfig };
     const run = await execa(
       "kubectl",
