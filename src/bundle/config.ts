@@ -3,7 +3,8 @@
 import { readFile } from "../common/local-fs.js";
 import { join, relative } from "node:path";
 import { AggregateTsopError, InvalidInputError } from "../common/errors.js";
-import { isRecord, parseYaml } from "../manifests/index.js";
+import { isRecord } from "../manifests/index.js";
+import { parseYaml } from "../common/yaml/read.js";
 import { checkProjectShape, PROJECT_FILE, projectLayout, tsopSettings } from "../project/index.js";
 
 export const BUNDLE_CONFIG_FILE = "tsop.bundle.yaml";

@@ -6,14 +6,9 @@ import { readFile } from "../common/local-fs.js";
 import { join, relative, resolve } from "node:path";
 import { AggregateTsopError, TsopError, UsageError } from "../common/errors.js";
 import type { OutputChange } from "../common/output/sink.js";
-import {
-  isRecord,
-  kindOf,
-  type ManifestObject,
-  parseYamlDocuments,
-  str,
-  toYaml,
-} from "../manifests/index.js";
+import { isRecord, kindOf, type ManifestObject, str } from "../manifests/index.js";
+import { parseYamlDocuments } from "../common/yaml/read.js";
+import { toYaml } from "../common/yaml/write.js";
 import { renderFbc } from "./fbc.js";
 import { bundleObject, csvFileName, renderManifests } from "./files.js";
 import { annotationsYaml, bundleDockerfile, type MetadataOptions } from "./metadata.js";

@@ -6,7 +6,7 @@
 // edges are generated from versions when the template is rendered.
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { type Document, parseDocument } from "yaml";
+import { type Document, parseEditableDocument } from "../common/yaml/edit.js";
 import { SemVer } from "semver";
 import { InvalidInputError, UsageError } from "../common/errors.js";
 import { writeFileAtomic } from "../common/fs.js";
@@ -143,7 +143,8 @@ export async function addToTemplate(
   const template = parseTemplate(text, file);
   const info = await read(image);
   const channels = options.channels?.length ? options.channels : info.channels;
-  const doc = parseDocument(text);
+  // The template keeps the yaml package's default quoting: what `catalog add` has always written.
+  const doc = parseEditableDocument(text, { quoteForYaml11: false });
   let added: string[];
   if (template.schema === BASIC_SCHEMA) {
     if (channels.length === 0)

@@ -109,7 +109,7 @@ function typedCommandLine(): string {
 }
 
 async function readStdin(): Promise<string> {
-  const { readCapped } = await import("../manifests/yaml.js");
+  const { readCapped } = await import("../manifests/documents.js");
   return readCapped(process.stdin as AsyncIterable<Buffer>, "<stdin>");
 }
 

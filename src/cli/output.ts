@@ -10,7 +10,7 @@ export function outputOption(choices: readonly OutputFormat[]): Option {
 
 export async function renderData(data: unknown, format: "json" | "yaml"): Promise<string> {
   if (format === "json") return `${JSON.stringify(data, null, 2)}\n`;
-  const { stringifyYaml } = await import("../common/yaml.js");
+  const { stringifyYaml } = await import("../common/yaml/write.js");
   return stringifyYaml(data, { lineWidth: 0 });
 }
 

@@ -36,7 +36,8 @@ import { runGenerators } from "./generators.js";
 import { contentHash } from "./hash.js";
 import { KustomizationFiles, type LoadRestrictor } from "./load-restrictor.js";
 import { mergeMap } from "./smp.js";
-import { loadedObjects, parseYaml, parseYamlDocuments, readDocuments } from "./yaml.js";
+import { loadedObjects, readDocuments } from "./documents.js";
+import { parseYaml, parseYamlDocuments } from "../common/yaml/read.js";
 
 const KUSTOMIZATION_FILES = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 /** Every kustomization field the reader applies; any other field is refused by name. */

@@ -8,8 +8,7 @@ import { readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseAllDocuments } from "yaml";
-import { plainYaml } from "../common/yaml.js";
+import { readYamlValues } from "../common/yaml/read-values.js";
 import { InvalidInputError, TsopError, UsageError } from "../common/errors.js";
 import { writeFilesAtomic } from "../common/fs.js";
 import { OLM_VERSION } from "../common/pins.js";
@@ -227,17 +226,17 @@ async function readAssets(dir: string): Promise<Record<(typeof ASSETS)[number], 
 
 function parseDocs(text: string, where: string): KubeObject[] {
   const objects: KubeObject[] = [];
-  const docs = parseAllDocuments(text);
-  const list = Array.isArray(docs) ? docs : [docs];
-  for (const [index, doc] of list.entries()) {
-    if (doc.errors.length > 0) {
-      const m = messages.badManifest(
-        where,
-        `document ${index + 1} is not valid YAML: ${doc.errors[0]!.message}`,
-      );
-      throw new InvalidInputError(m.message, { hint: m.hint });
-    }
-    const value = plainYaml(doc, `${where} (document ${index + 1})`) as KubeObject | null;
+  const values = readYamlValues(text, {
+    where: (index) => `${where} (document ${index + 1})`,
+    onSyntaxError: (error, index) => {
+      const m = messages.badManifest(where, `document ${index + 1} is not valid YAML: ${error.message}`);
+      return new InvalidInputError(m.message, { hint: m.hint });
+    },
+  });
+  let index = -1;
+  for (const doc of values) {
+    index++;
+    const value = doc as KubeObject | null;
     if (value === null || value === undefined) continue;
     if (typeof value !== "object" || !value.apiVersion || !value.kind || !value.metadata?.name) {
       const m = messages.badManifest(

@@ -6,7 +6,7 @@ import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import Handlebars from "handlebars";
 import { TsopError } from "../common/errors.js";
-import { yamlScalar } from "../common/yaml.js";
+import { yamlScalar } from "../common/yaml/write.js";
 
 export const TEMPLATES_DIR = fileURLToPath(new URL("../../templates/", import.meta.url));
 

@@ -1,17 +1,29 @@
 // Edits of YAML files the user owns (kustomizations), through the yaml Document API so comments,
 // key order and formatting elsewhere in the file are kept. Adding an item that is there is a no-op.
-import { isMap, isScalar, isSeq } from "yaml";
 import { InvalidInputError } from "../common/errors.js";
-import { parseEditableDocument, parseEditableDocuments } from "../common/yaml.js";
+import {
+  editableDocument,
+  isMap,
+  isScalar,
+  isSeq,
+  parseEditableDocuments,
+  type YAMLError,
+} from "../common/yaml/edit.js";
+
+/** The error for a file tsop was asked to edit that is not valid YAML. */
+function notValidYaml(file: string, hint?: string): (error: YAMLError) => InvalidInputError {
+  return (error) =>
+    new InvalidInputError(`${file} is not valid YAML: ${error.message}`, {
+      location: { file },
+      ...(hint === undefined ? {} : { hint }),
+    });
+}
 
 export function appendToYamlList(text: string, file: string, key: string, item: string): string {
-  const doc = parseEditableDocument(text);
-  if (doc.errors.length > 0) {
-    throw new InvalidInputError(`${file} is not valid YAML: ${doc.errors[0]!.message}`, {
-      location: { file },
-      hint: `fix the file, then run the command again (tsop adds "${item}" to ${key})`,
-    });
-  }
+  const doc = editableDocument(
+    text,
+    notValidYaml(file, `fix the file, then run the command again (tsop adds "${item}" to ${key})`),
+  );
   const list = doc.get(key, true);
   if (list === undefined || list === null || (isScalar(list) && list.value === null)) {
     doc.set(key, doc.createNode([item]));
@@ -48,11 +60,7 @@ export function addDeploymentEnv(
   if (!Array.isArray(docs)) return text;
   let changed = false;
   for (const doc of docs) {
-    if (doc.errors.length > 0) {
-      throw new InvalidInputError(`${file} is not valid YAML: ${doc.errors[0]!.message}`, {
-        location: { file },
-      });
-    }
+    if (doc.errors.length > 0) throw notValidYaml(file)(doc.errors[0]!);
     if (doc.get("kind") !== "Deployment") continue;
     const containers = doc.getIn(["spec", "template", "spec", "containers"], true);
     if (!isSeq(containers)) continue;
@@ -75,15 +83,8 @@ export function addDeploymentEnv(
 /** Block style for edited kustomizations: multi-line strings (inline patches) stay literal blocks. */
 const OWNED_STYLE = { indentSeq: false, lineWidth: 0, blockQuote: "literal" } as const;
 
-function parseOwned(text: string, file: string): ReturnType<typeof parseEditableDocument> {
-  const doc = parseEditableDocument(text);
-  if (doc.errors.length > 0) {
-    throw new InvalidInputError(`${file} is not valid YAML: ${doc.errors[0]!.message}`, {
-      location: { file },
-      hint: "fix the file, then run the command again",
-    });
-  }
-  return doc;
+function parseOwned(text: string, file: string) {
+  return editableDocument(text, notValidYaml(file, "fix the file, then run the command again"));
 }
 
 /** Appends each object item to the list at `key` unless an equal item (as JSON) is there already. */
@@ -166,11 +167,7 @@ export function ensureVolumeLists(text: string, file: string, container: string)
   if (!Array.isArray(docs)) return text;
   let changed = false;
   for (const doc of docs) {
-    if (doc.errors.length > 0) {
-      throw new InvalidInputError(`${file} is not valid YAML: ${doc.errors[0]!.message}`, {
-        location: { file },
-      });
-    }
+    if (doc.errors.length > 0) throw notValidYaml(file)(doc.errors[0]!);
     if (doc.get("kind") !== "Deployment") continue;
     const pod = doc.getIn(["spec", "template", "spec"], true);
     const containers = doc.getIn(["spec", "template", "spec", "containers"], true);

@@ -1,70 +1,11 @@
-// YAML in and out. Reading splits multi-document streams and remembers each document's file;
-// writing follows the Kubernetes tooling style (sorted keys, sequences flush with their key) so
-// output is byte-stable.
+// Manifest files as Kubernetes objects: a multi-document stream read within a size limit (file,
+// FIFO or stdin), each document an object that remembers the file it came from. The YAML itself is
+// read by common/yaml/.
 import { createReadStream } from "node:fs";
 import { readFile, stat } from "../common/local-fs.js";
-import { parseAllDocuments, parseDocument, type YAMLError } from "yaml";
 import { InvalidInputError } from "../common/errors.js";
+import { parseYamlDocuments, type YamlDocument } from "../common/yaml/read.js";
 import { isRecord, type ManifestObject, type LoadedObject } from "./object.js";
-import { plainYaml, stringifyYaml } from "../common/yaml.js";
-import { emitYamlDocument } from "../common/yaml-emit.js";
-import { quickYamlDocuments } from "../common/yaml-quick.js";
-
-/**
- * A YAML syntax error as a clean error naming file:line:column (the position is in the message,
- * like a compiler's, so the CLI prints it once).
- */
-export function yamlSyntaxError(error: YAMLError, file: string, text: string): InvalidInputError {
-  const { line, column } = lineColumn(text, error.pos[0]);
-  return new InvalidInputError(`invalid YAML in ${file}:${line}:${column}: ${error.message.split("\n")[0]}`, {
-    hint: "fix the YAML syntax and run again",
-  });
-}
-
-function lineColumn(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, Math.max(0, Math.min(offset, text.length)));
-  const lastBreak = before.lastIndexOf("\n");
-  return { line: before.split("\n").length, column: before.length - lastBreak };
-}
-
-export { MAX_YAML_ALIASES } from "../common/yaml.js";
-
-/** A parsed document as plain values; an alias bomb is refused by name instead of being expanded. */
-function plainValue(doc: Parameters<typeof plainYaml>[0], file: string, line: number): unknown {
-  return plainYaml(doc, `${file}:${line}`);
-}
-
-/** Parses one YAML document (a config file); a syntax error names file:line:column. */
-export function parseYaml(text: string, file: string): unknown {
-  const quick = quickYamlDocuments(text);
-  if (quick?.length === 1) return quick[0];
-  const doc = parseDocument(text, { prettyErrors: false });
-  const error = doc.errors[0];
-  if (error) throw yamlSyntaxError(error, file, text);
-  return plainValue(doc, file, 1);
-}
-
-export interface YamlDocument {
-  value: unknown;
-}
-
-/**
- * Every document of a YAML stream as plain values (empty ones included, as null or undefined). A
- * syntax error names file:line:column; an alias bomb is refused. Plain Kubernetes YAML is read by
- * the quick reader (common/yaml-quick.ts), anything it is not sure of by the yaml package.
- */
-export function parseYamlDocuments(text: string, file: string): YamlDocument[] {
-  const quick = quickYamlDocuments(text);
-  if (quick) return quick.map((value) => ({ value }));
-  const docs = parseAllDocuments(text, { prettyErrors: false });
-  const list = Array.isArray(docs) ? docs : [docs];
-  return list.map((doc) => {
-    const error = doc.errors[0];
-    if (error) throw yamlSyntaxError(error, file, text);
-    const line = doc.range ? lineColumn(text, doc.range[0]).line : 1;
-    return { value: plainValue(doc, file, line) };
-  });
-}
 
 /** Parses every non-empty document of a YAML stream into Kubernetes objects; errors name file:line:column. */
 export function parseDocuments(text: string, file: string): LoadedObject[] {
@@ -140,21 +81,4 @@ export async function readDocuments(path: string, displayName = path): Promise<L
     });
   }
   return parseDocuments(text, displayName);
-}
-
-/**
- * One YAML document in the Kubernetes tooling style: sorted keys, 2-space indent. Plain data is
- * written by the direct writer (common/yaml-emit.ts, the same bytes), anything else by the package.
- */
-export function toYaml(value: unknown): string {
-  return (
-    emitYamlDocument(value) ??
-    stringifyYaml(value, {
-      sortMapEntries: true,
-      indentSeq: false,
-      lineWidth: 0,
-      minContentWidth: 0,
-      aliasDuplicateObjects: false,
-    })
-  );
 }
