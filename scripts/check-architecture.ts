@@ -57,6 +57,18 @@ export const FRONTS: Front[] = [
         "issue 41: the operator library loads yaml itself for kubeconfigs, on first use; the runtime moves into rooms first",
     },
   },
+  {
+    modules: ["node:fs/promises", "fs/promises"],
+    at: [
+      "src/common/fs.ts",
+      "src/oci/",
+      "src/operator-image/",
+      "src/bundle/load/",
+      "src/testing/",
+      "src/runtime/",
+    ],
+    why: "a CLI's files are touched through common/fs.ts (fs/promises' API done synchronously, atomic writes); only code that streams blobs or serves the network while it works (oci/, operator-image/, bundle/load/, testing/, runtime/) uses node:fs/promises",
+  },
 ];
 
 function importsModule(spec: string, module: string): boolean {

@@ -2,10 +2,9 @@
 // flags, the bundle config and (on a TTY) prompts; afterwards it belongs to the user. Later runs
 // change it only for fields given explicitly as flags or with --interactive, and edit it through
 // the yaml Document API so the user's comments and key order survive.
-import { mkdir, readFile } from "../common/local-fs.js";
+import { mkdir, readFile, writeFileAtomic } from "../common/fs.js";
 import { dirname, join } from "node:path";
 import { InvalidInputError, TsopError, UsageError } from "../common/errors.js";
-import { writeFileAtomic } from "../common/fs.js";
 import type { Reporter } from "../common/reporter.js";
 import { asRecords, isRecord, type ManifestObject, type LoadedObject, str } from "../manifests/index.js";
 import { isMap, parseEditableDocuments } from "../common/yaml/edit.js";

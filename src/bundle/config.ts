@@ -1,6 +1,6 @@
 // The bundle config: tsop.bundle.yaml at the project root, or a `bundle:` map in PROJECT. Every
 // option of `tsop bundle` and every base CSV field can live there; flags win over it.
-import { readFile } from "../common/local-fs.js";
+import { readFile } from "../common/fs.js";
 import { join, relative } from "node:path";
 import { AggregateTsopError, InvalidInputError } from "../common/errors.js";
 import { isRecord } from "../manifests/index.js";

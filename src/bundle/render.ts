@@ -2,7 +2,7 @@
 // check the CSV, and render the whole output set in memory — the bundle directory,
 // bundle.Dockerfile, the FBC fragment, the digest lock file and the base CSV — as OutputChanges
 // for the sink (stage 8).
-import { readFile } from "../common/local-fs.js";
+import { readFile } from "../common/fs.js";
 import { join, relative, resolve } from "node:path";
 import { AggregateTsopError, TsopError, UsageError } from "../common/errors.js";
 import type { OutputChange } from "../common/output/sink.js";

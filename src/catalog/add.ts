@@ -4,12 +4,11 @@
 // channel's current head unless the CSV names its own replaces; skips and skipRange come from the CSV.
 // Semver template: the image in the candidate/fast/stable list, kept in version order; channels and
 // edges are generated from versions when the template is rendered.
-import { mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { type Document, parseEditableDocument } from "../common/yaml/edit.js";
 import { SemVer } from "semver";
 import { InvalidInputError, UsageError } from "../common/errors.js";
-import { writeFileAtomic } from "../common/fs.js";
+import { mkdir, readFile, writeFileAtomic } from "../common/fs.js";
 import { isRecord, str } from "../manifests/index.js";
 import type { BundleInfo, BundleReader } from "./bundle-source.js";
 import type { ChannelEntry } from "./fbc.js";

@@ -2,10 +2,9 @@
 // JSON blob under a directory, and write one <package>/catalog.yaml per package in the order opm's
 // WriteYAML uses (package, channels by name, bundles by name, other blobs by schema), keys sorted:
 // the same catalog always gives the same bytes.
-import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { InvalidInputError, UsageError } from "../common/errors.js";
-import { writeFileAtomic } from "../common/fs.js";
+import { mkdir, readdir, readFile, rm, writeFileAtomic } from "../common/fs.js";
 import { readYamlValues } from "../common/yaml/read-values.js";
 import { stringifyYaml } from "../common/yaml/write.js";
 

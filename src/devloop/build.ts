@@ -1,6 +1,6 @@
 // "Generate + build if stale" for `run local`: the project's own `npm run build` (what `tsop init`
 // writes: `tsop generate && tsc`), run only when a source is newer than the compiled entry point.
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, readFile, stat } from "../common/fs.js";
 import { join } from "node:path";
 import { TsopError } from "../common/errors.js";
 import { messages } from "./messages.js";

@@ -2,7 +2,7 @@
 // FIFO or stdin), each document an object that remembers the file it came from. The YAML itself is
 // read by common/yaml/.
 import { createReadStream } from "node:fs";
-import { readFile, stat } from "../common/local-fs.js";
+import { readFile, stat } from "../common/fs.js";
 import { InvalidInputError } from "../common/errors.js";
 import { parseYamlDocuments, type YamlDocument } from "../common/yaml/read.js";
 import { isRecord, type ManifestObject, type LoadedObject } from "./object.js";

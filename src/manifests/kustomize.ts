@@ -4,7 +4,7 @@
 // kustomize's hashed names (generators.ts, hash.ts), namespace, namePrefix/nameSuffix with name
 // references fixed up, labels, images, replicas and replacements, within kustomize's load
 // restrictor (load-restrictor.ts). Any other kustomization field fails loudly, naming it.
-import { readFile, stat } from "../common/local-fs.js";
+import { readFile, stat } from "../common/fs.js";
 import { join, relative } from "node:path";
 import { InvalidInputError, UsageError } from "../common/errors.js";
 import { getField, parseFieldPath, setField } from "./fieldpath.js";

@@ -4,13 +4,12 @@
 // assets (crds.yaml, olm.yaml) under a configurable base URL. "latest" is resolved through the
 // releases/latest redirect, never GitHub's rate-limited API, and recorded as the concrete version.
 import { existsSync } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readYamlValues } from "../common/yaml/read-values.js";
 import { InvalidInputError, TsopError, UsageError } from "../common/errors.js";
-import { writeFilesAtomic } from "../common/fs.js";
+import { readFile, stat, writeFilesAtomic } from "../common/fs.js";
 import { OLM_VERSION } from "../common/pins.js";
 import type { Reporter } from "../common/reporter.js";
 import { download } from "../common/download.js";

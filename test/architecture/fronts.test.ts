@@ -57,6 +57,26 @@ describe("check-architecture fronts", () => {
     ]);
   });
 
+  it("lets a CLI's code touch files only through common/fs.ts, and streaming code through fs/promises", async () => {
+    const root = await tree({
+      "src/common/fs.ts": 'import type * as fsPromises from "node:fs/promises";\n',
+      "src/oci/pull.ts": 'import { rename } from "node:fs/promises";\n',
+      "src/testing/real/pki.ts": 'import { writeFile } from "node:fs/promises";\n',
+      "src/bundle/read.ts": 'import { readFile } from "node:fs/promises";\n',
+      "src/catalog/fbc.ts":
+        'import { readdir } from "fs/promises";\nimport { readFileSync } from "node:fs";\n',
+      "src/scaffold/init.ts": 'import { rm } from "../common/fs.js";\n',
+    });
+    const { errors, warnings } = checkArchitecture(root, withFronts(withoutExceptions));
+    expect(warnings).toEqual([]);
+    expect(errors).toEqual([
+      expect.stringMatching(
+        /^src\/bundle\/read\.ts imports node:fs\/promises: a CLI's files are touched through common\/fs\.ts/,
+      ),
+      expect.stringMatching(/^src\/catalog\/fbc\.ts imports fs\/promises: /),
+    ]);
+  });
+
   it("tolerates a listed exception as a warning and rejects a stale one", async () => {
     const front: Front = {
       modules: ["yaml"],
