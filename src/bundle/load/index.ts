@@ -9,7 +9,8 @@ import { AggregateTsopError, InvalidInputError, UsageError } from "../../common/
 import type { KubeObject } from "../../kube/objects.js";
 import type { Finding, LoadedBundle } from "./types.js";
 import { ANNOTATION_PACKAGE, readBundle } from "./model.js";
-import { DEFAULT_TREE_LIMITS, directoryTree, type TreeLimits } from "./tree.js";
+import type { TreeLimits } from "../../common/tree-limits.js";
+import { DEFAULT_TREE_LIMITS, directoryTree } from "./tree.js";
 
 export { ANNOTATION_MANIFESTS, ANNOTATION_METADATA, ANNOTATION_PACKAGE, readBundle } from "./model.js";
 export { type BundleTree, memoryTree, UnsafeBundleError } from "./tree.js";
