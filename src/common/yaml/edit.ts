@@ -11,10 +11,11 @@ import {
   parseDocument,
   type ParseOptions,
   type YAMLError,
+  type YAMLMap,
 } from "yaml";
 import { YAML_11_SAFE } from "./yaml-11.js";
 
-export { type Document, isMap, isScalar, isSeq, type YAMLError };
+export { type Document, isMap, isScalar, isSeq, type YAMLError, type YAMLMap };
 
 export interface EditOptions extends ParseOptions, DocumentOptions {
   /** false: write strings as the yaml package does by default (files whose style predates the rule). */
