@@ -25,6 +25,8 @@ export interface Rules {
   boundaries: Boundary[];
   /** Known violations, each with the reason it is tolerated: file → why (line count), cycle → why. */
   exceptions: { maxLines: Record<string, string>; cycles: Record<string, string> };
+  /** Packages and Node APIs that only their front may import (below). */
+  fronts?: Front[];
 }
 
 export interface Report {
@@ -75,6 +77,78 @@ function runtimeRooms(): Boundary[] {
     why: "the declarations `tsop generate` reads (runtime/'s root) import no runtime machinery",
   }));
   return [...rooms, ...declarations];
+}
+
+// ── Fronts (issue 41): a package or Node API that one module of src/ wraps for everyone ──
+
+/** `modules` (packages, with their subpaths, or node: modules) may be imported only under `at`. */
+export interface Front {
+  modules: string[];
+  /** Folders or files, relative to the root. */
+  at: string[];
+  why: string;
+  /** Known importers outside `at` (folder or file prefix → the issue that removes it). */
+  exceptions?: Record<string, string>;
+}
+
+export const FRONTS: Front[] = [
+  {
+    modules: ["yaml", "js-yaml"],
+    at: ["src/common/yaml/"],
+    why: "YAML is read, edited and written through common/yaml/ (alias-capped against YAML bombs)",
+    exceptions: {
+      "src/runtime/":
+        "runtime/connect/kubeconfig.ts parses kubeconfigs with yaml's parse() on first use (operator images load no YAML until then); moving it onto common/yaml/read-values.ts is left for a later round",
+    },
+  },
+  {
+    modules: ["node:fs/promises", "fs/promises"],
+    at: [
+      "src/common/fs.ts",
+      "src/oci/",
+      "src/operator-image/",
+      "src/bundle/load/",
+      "src/testing/",
+      "src/runtime/",
+    ],
+    why: "a CLI's files are touched through common/fs.ts (fs/promises' API done synchronously, atomic writes); only code that streams blobs or serves the network while it works (oci/, operator-image/, bundle/load/, testing/, runtime/) uses node:fs/promises",
+  },
+];
+
+function importsModule(spec: string, module: string): boolean {
+  return spec === module || spec.startsWith(`${module}/`);
+}
+
+/** Imports of a front's modules from outside it: errors, or warnings for listed exceptions. */
+function frontReport(root: string, files: string[], fronts: Front[]): Report {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const usedExceptions = new Set<string>();
+  for (const file of files) {
+    const specs = moduleSpecifiers(readFileSync(join(root, file), "utf8"), file);
+    for (const front of fronts) {
+      if (front.at.some((at) => file.startsWith(at))) continue;
+      for (const { spec } of specs) {
+        if (!front.modules.some((m) => importsModule(spec, m))) continue;
+        const excepted = Object.keys(front.exceptions ?? {}).find((prefix) => file.startsWith(prefix));
+        if (excepted === undefined) {
+          errors.push(`${file} imports ${spec}: ${front.why}`);
+          continue;
+        }
+        usedExceptions.add(`${front.modules.join(" ")}\0${excepted}`);
+        warnings.push(`${file} imports ${spec} (listed exception: ${front.exceptions![excepted]})`);
+      }
+    }
+  }
+  for (const front of fronts) {
+    for (const prefix of Object.keys(front.exceptions ?? {})) {
+      if (!usedExceptions.has(`${front.modules.join(" ")}\0${prefix}`))
+        errors.push(
+          `listed exception for ${front.modules.join(", ")} no longer applies, remove it: ${prefix}`,
+        );
+    }
+  }
+  return { errors, warnings };
 }
 
 export const RULES: Rules = {
@@ -146,6 +220,11 @@ function sourceFiles(root: string, dir: string): string[] {
 
 /** The relative module specifiers a file imports (static, re-exports and literal import()). */
 function specifiers(text: string, file: string): Array<{ spec: string; typeOnly: boolean }> {
+  return moduleSpecifiers(text, file).filter((s) => s.spec.startsWith("."));
+}
+
+/** Every module specifier a file imports (static, re-exports and literal import()). */
+function moduleSpecifiers(text: string, file: string): Array<{ spec: string; typeOnly: boolean }> {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const out: Array<{ spec: string; typeOnly: boolean }> = [];
   const visit = (node: ts.Node) => {
@@ -177,7 +256,7 @@ function specifiers(text: string, file: string): Array<{ spec: string; typeOnly:
     ts.forEachChild(node, visit);
   };
   visit(source);
-  return out.filter((s) => s.spec.startsWith("."));
+  return out;
 }
 
 /** The import graph of scope: file → the files it imports (relative paths resolved to .ts). */
@@ -290,6 +369,9 @@ export function checkArchitecture(root: string, rules: Rules): Report {
   }
 
   errors.push(...boundaryErrors(graph, rules.boundaries));
+  const fronts = frontReport(root, files, rules.fronts ?? []);
+  errors.push(...fronts.errors);
+  warnings.push(...fronts.warnings);
 
   for (const file of files) {
     const lines = readFileSync(join(root, file), "utf8").split("\n").length - 1;
@@ -311,7 +393,8 @@ export function checkArchitecture(root: string, rules: Rules): Report {
 
 function main(): void {
   const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-  const { errors, warnings } = checkArchitecture(root, RULES);
+  // The fronts are their own block of rules (test/architecture/fronts.test.ts).
+  const { errors, warnings } = checkArchitecture(root, { ...RULES, fronts: FRONTS });
   for (const w of warnings) console.warn(`warning: ${w}`);
   for (const e of errors) console.error(`error: ${e}`);
   if (errors.length > 0) {

@@ -2,27 +2,19 @@
 // flags, the bundle config and (on a TTY) prompts; afterwards it belongs to the user. Later runs
 // change it only for fields given explicitly as flags or with --interactive, and edit it through
 // the yaml Document API so the user's comments and key order survive.
-import { mkdir, readFile } from "../common/local-fs.js";
+import { mkdir, readFile, writeFileAtomic } from "../common/fs.js";
 import { dirname, join } from "node:path";
-import { isMap } from "yaml";
 import { InvalidInputError, TsopError, UsageError } from "../common/errors.js";
-import { writeFileAtomic } from "../common/fs.js";
 import type { Reporter } from "../common/reporter.js";
-import {
-  asRecords,
-  isRecord,
-  type ManifestObject,
-  type LoadedObject,
-  parseYamlDocuments,
-  str,
-  toYaml,
-  yamlSyntaxError,
-} from "../manifests/index.js";
+import { asRecords, isRecord, type ManifestObject, type LoadedObject, str } from "../manifests/index.js";
+import { isMap, parseEditableDocuments } from "../common/yaml/edit.js";
+import { parseYamlDocuments } from "../common/yaml/read.js";
+import { yamlSyntaxError } from "../common/yaml/read-values.js";
+import { toYaml } from "../common/yaml/write.js";
 import { BASE_FIELDS, type BaseField, configValueText, displayForm, type FieldContext } from "./fields.js";
 import { servedGvks } from "./collect.js";
 import { schemaDescriptors } from "./descriptors.js";
 import { uiTextProblem } from "./ui-text.js";
-import { parseEditableDocuments } from "../common/yaml.js";
 
 export interface PromptQuestion {
   message: string;

@@ -1,9 +1,10 @@
 // The bundle config: tsop.bundle.yaml at the project root, or a `bundle:` map in PROJECT. Every
 // option of `tsop bundle` and every base CSV field can live there; flags win over it.
-import { readFile } from "../common/local-fs.js";
+import { readFile } from "../common/fs.js";
 import { join, relative } from "node:path";
 import { AggregateTsopError, InvalidInputError } from "../common/errors.js";
-import { isRecord, parseYaml } from "../manifests/index.js";
+import { isRecord } from "../manifests/index.js";
+import { parseYaml } from "../common/yaml/read.js";
 import { checkProjectShape, PROJECT_FILE, projectLayout, tsopSettings } from "../project/index.js";
 
 export const BUNDLE_CONFIG_FILE = "tsop.bundle.yaml";

@@ -1,4 +1,4 @@
-// Stage 4's CSV (see compose.ts): the bundle ClusterServiceVersion built field by field from the
+// Stage 4's CSV (see generate/compose.ts): the bundle ClusterServiceVersion built field by field from the
 // base and the collected manifests (operator-sdk §2.5), one apply-step per part: name, version and
 // upgrade edges, install strategy (deployments, RBAC split), owned CRDs, alm-examples, webhooks,
 // relatedImages, WATCH_NAMESPACE. Pure: the base is cloned, nothing is read or written.

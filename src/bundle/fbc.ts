@@ -1,7 +1,7 @@
 // A file-based catalog fragment (olm.package, olm.channel, olm.bundle) for one bundle, as
 // `opm render` would describe it; `tsop run bundle` and catalog builds consume it.
 import { isRecord, type ManifestObject, str } from "../manifests/index.js";
-import { stringifyYaml } from "../common/yaml.js";
+import { stringifyYaml } from "../common/yaml/write.js";
 import { bundleProperties, bundleRelatedImages } from "./fbc-properties.js";
 
 export interface FbcOptions {

@@ -1,6 +1,6 @@
 // The base CSV's descriptive fields: one table drives the flags, the bundle config keys, the
 // prompts, validation and where each value lands in the CSV. Adding a field here adds all four.
-import { readFile, stat } from "../common/local-fs.js";
+import { readFile, stat } from "../common/fs.js";
 import { extname, resolve } from "node:path";
 import semver from "semver";
 import { InvalidInputError } from "../common/errors.js";

@@ -9,9 +9,9 @@ import {
   type LoadedObject,
   nameOf,
   str,
-  toYaml,
   versionOf,
 } from "../manifests/index.js";
+import { toYaml } from "../common/yaml/write.js";
 
 /** Kinds operator-registry accepts in a registry+v1 bundle besides CSVs and CRDs (matched by kind). */
 export const SUPPORTED_KINDS = new Set([

@@ -1,11 +1,12 @@
-// `tsop bundle`: an OLM bundle from the project's config/ tree, as a short plan of stages (bundleLocked):
+// `tsop bundle`: an OLM bundle from the project's config/ tree, as a short plan of stages (bundleLocked),
+// one file each in generate/:
 //   1. resolve   options.ts  flags + tsop.bundle.yaml + PROJECT → ResolvedBundle, checked (pure)
 //   2. generate  index.ts    `tsop generate` first, unless -f, --skip-generate or --dry-run
 //   3. read      read.ts     manifests (config/ rendered without kustomize, or -f), base CSV, previous
 //                            bundle; prompted base CSV answers are saved here, at once
-//   4. compose   compose.ts  the bundle's objects; the CSV field by field in csv.ts (rbac.ts, webhooks.ts)
-//   5. pin       render.ts   --use-image-digests (digests resolved; nothing written yet), createdAt stamped
-//   6. check     render.ts   the CSV checks of validate/ ("nothing was written" on failure)
+//   4. compose   compose.ts  the bundle's objects; the CSV field by field in ../csv.ts (rbac.ts, webhooks.ts)
+//   5. pin       pin.ts      --use-image-digests (digests resolved; nothing written yet), createdAt stamped
+//   6. check     check.ts    the CSV checks of validate/ ("nothing was written" on failure)
 //   7. render    render.ts   the whole output set in memory: bundle dir, Dockerfile, FBC, lock, base
 //   8. commit    the output sink (common/output): disk as one set, stdout for --dry-run, or memory
 // Stages 2–8 read the resolved options only, and do their I/O through one BundleIO (types.ts).
@@ -19,10 +20,12 @@ import { projectDir } from "../project/index.js";
 import { loadBundleConfig } from "./config.js";
 import { BASE_FIELDS } from "./fields.js";
 import { msg } from "./messages.js";
-import { composeBundle } from "./compose.js";
-import { resolveBundleOptions } from "./options.js";
-import { readInputs } from "./read.js";
-import { checkCsv, pinImages, renderOutput, stampCreatedAt } from "./render.js";
+import { checkCsv } from "./generate/check.js";
+import { composeBundle } from "./generate/compose.js";
+import { resolveBundleOptions } from "./generate/options.js";
+import { pinImages, stampCreatedAt } from "./generate/pin.js";
+import { readInputs } from "./generate/read.js";
+import { renderOutput } from "./generate/render.js";
 import type { BundleIO, BundleOptions, BundleResult, PinImagesOptions, ResolvedBundle } from "./types.js";
 import type { WriteResult } from "./write.js";
 

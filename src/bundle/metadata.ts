@@ -2,7 +2,7 @@
 // (operator-sdk §2.12), kept in sync because both are rendered from one list.
 import { isAbsolute, relative } from "node:path";
 import { tsopVersion } from "../common/version.js";
-import { yamlScalar } from "../common/yaml.js";
+import { yamlScalar } from "../common/yaml/write.js";
 
 export interface MetadataOptions {
   packageName: string;

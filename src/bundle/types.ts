@@ -46,7 +46,7 @@ export interface BundleOptions {
   env?: NodeJS.ProcessEnv;
   /** Registry access for --use-image-digests. */
   registry?: RegistryAccess;
-  /** Test seam for --use-image-digests (defaults to images' pinBundleImages). */
+  /** Test seam for --use-image-digests (defaults to oci/pin.ts's pinBundleImages). */
   pinImages?: PinImages;
   /** Where the output goes (default: the disk, as one set); --dry-run passes stdoutSink. */
   sink?: OutputSink;
@@ -78,7 +78,7 @@ export type PinImages = (
   lockText?: string;
 }>;
 
-/** Stage 1's output (options.ts): flags, bundle config and PROJECT merged and checked. */
+/** Stage 1's output (generate/options.ts): flags, bundle config and PROJECT merged and checked. */
 export interface ResolvedBundle {
   cwd: string;
   root: string;

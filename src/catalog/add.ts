@@ -4,12 +4,11 @@
 // channel's current head unless the CSV names its own replaces; skips and skipRange come from the CSV.
 // Semver template: the image in the candidate/fast/stable list, kept in version order; channels and
 // edges are generated from versions when the template is rendered.
-import { mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { type Document, isCollection, parseDocument, visit } from "yaml";
+import { type Document, isCollection, parseEditableDocument, visit } from "../common/yaml/edit.js";
 import { SemVer } from "semver";
 import { InvalidInputError, UsageError } from "../common/errors.js";
-import { writeFileAtomic } from "../common/fs.js";
+import { mkdir, readFile, writeFileAtomic } from "../common/fs.js";
 import { isRecord, str } from "../manifests/index.js";
 import type { BundleInfo, BundleReader } from "./bundle-source.js";
 import type { ChannelEntry } from "./fbc.js";
@@ -152,7 +151,8 @@ export async function addToTemplate(
   const template = parseTemplate(text, file);
   const info = await read(image);
   const channels = options.channels?.length ? options.channels : info.channels;
-  const doc = parseDocument(text);
+  // The template keeps the yaml package's default quoting: what `catalog add` has always written.
+  const doc = parseEditableDocument(text, { quoteForYaml11: false });
   const empty = emptyFlowCollections(doc);
   let added: string[];
   if (template.schema === BASIC_SCHEMA) {

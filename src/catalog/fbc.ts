@@ -2,12 +2,11 @@
 // JSON blob under a directory, and write one <package>/catalog.yaml per package in the order opm's
 // WriteYAML uses (package, channels by name, bundles by name, other blobs by schema), keys sorted:
 // the same catalog always gives the same bytes.
-import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { parseAllDocuments } from "yaml";
 import { InvalidInputError, UsageError } from "../common/errors.js";
-import { writeFileAtomic } from "../common/fs.js";
-import { plainYaml, stringifyYaml } from "../common/yaml.js";
+import { mkdir, readdir, readFile, rm, writeFileAtomic } from "../common/fs.js";
+import { readYamlValues } from "../common/yaml/read-values.js";
+import { stringifyYaml } from "../common/yaml/write.js";
 
 export type Blob = Record<string, unknown>;
 
@@ -167,15 +166,14 @@ export async function readCatalogDir(dir: string): Promise<Catalog> {
   const catalog = emptyCatalog();
   for (const file of files) {
     const shown = relative(process.cwd(), file) || file;
-    for (const doc of parseAllDocuments(await readFile(file, "utf8"))) {
-      if (doc.errors.length > 0)
-        throw new InvalidInputError(
-          `${shown}: not valid YAML/JSON: ${doc.errors[0]!.message.split("\n")[0]}`,
-          {
-            location: { file: shown },
-          },
-        );
-      const value = plainYaml(doc, shown);
+    const blobs = readYamlValues(await readFile(file, "utf8"), {
+      where: shown,
+      onSyntaxError: (error) =>
+        new InvalidInputError(`${shown}: not valid YAML/JSON: ${error.message.split("\n")[0]}`, {
+          location: { file: shown },
+        }),
+    });
+    for (const value of blobs) {
       if (value === null || value === undefined) continue;
       if (typeof value !== "object" || Array.isArray(value) || typeof (value as Blob).schema !== "string")
         throw new InvalidInputError(`${shown}: every document of a catalog is a blob with a "schema" field`, {

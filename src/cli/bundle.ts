@@ -1,12 +1,11 @@
 // `tsop bundle` (an OLM bundle from config/) and `tsop bundle validate [dir|image]`.
 // The bundle domain module is imported inside the actions, so `tsop --help` stays fast.
 import { Command, InvalidArgumentError, Option } from "./commander.js";
-import { ExitCode } from "../common/errors.js";
 import type { BundleOptions } from "../bundle/types.js";
 import { bundlePushCommand } from "./bundle-push.js";
 import { type CliContext, cliContext } from "./context.js";
 import { addRegistryFlags, reclaimSharedOptions, type RegistryFlags, registryOptions } from "./flags.js";
-import { outputOption } from "./output.js";
+import { failAfterReport, outputOption } from "./output.js";
 
 interface BundleFlags extends RegistryFlags {
   version?: string;
@@ -109,7 +108,7 @@ function typedCommandLine(): string {
 }
 
 async function readStdin(): Promise<string> {
-  const { readCapped } = await import("../manifests/yaml.js");
+  const { readCapped } = await import("../manifests/documents.js");
   return readCapped(process.stdin as AsyncIterable<Buffer>, "<stdin>");
 }
 
@@ -299,7 +298,7 @@ function validateCommand(): Command {
         if (failed) ctx.reporter.error(`bundle ${target} is not valid: ${summary}`);
         else ctx.reporter.success(`bundle ${target} is valid${report.warnings > 0 ? ` (${summary})` : ""}`);
       }
-      if (failed) process.exitCode = ExitCode.failure;
+      if (failed) failAfterReport();
     });
 }
 

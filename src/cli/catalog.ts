@@ -2,11 +2,10 @@
 // default catalog/template.yaml): add a released bundle, render the FBC (default catalog/configs),
 // check its upgrade graph, draw it, and build the catalog image. Domain code: src/catalog.
 import { resolve } from "node:path";
-import { ExitCode } from "../common/errors.js";
 import { addRegistryFlags, type RegistryFlags, registryOptions } from "./flags.js";
 import { Command } from "./commander.js";
 import { cliContext } from "./context.js";
-import { outputOption } from "./output.js";
+import { failAfterReport, outputOption } from "./output.js";
 
 const TEMPLATE = "catalog/template.yaml";
 const CONFIGS = "catalog/configs";
@@ -143,7 +142,7 @@ function validateCommand(): Command {
         if (result.errors > 0) ctx.reporter.error(`The catalog's upgrade graph has problems: ${summary}`);
         else ctx.reporter.success(`The catalog's upgrade graph is sound (${summary})`);
       }
-      if (result.errors > 0) process.exitCode = ExitCode.failure;
+      if (result.errors > 0) failAfterReport();
     },
   );
 }

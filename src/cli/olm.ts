@@ -3,7 +3,7 @@ import { Command } from "./commander.js";
 import { OLM_VERSION } from "../common/pins.js";
 import { type CliContext, cliContext } from "./context.js";
 import { addClusterFlags, type ClusterFlags, clusterOptions, timeoutOption } from "./flags.js";
-import { formatTable, outputOption, renderData } from "./output.js";
+import { failAfterReport, formatTable, outputOption, renderData } from "./output.js";
 
 interface ManifestFlags {
   version?: string;
@@ -106,7 +106,7 @@ export function olmCommand(): Command {
     const ctx = await cliContext(command);
     const { olmStatus } = await import("../olm/index.js");
     const result = await olmStatus(baseOptions(flags, ctx));
-    if (result.verdict !== "healthy") process.exitCode = 1;
+    if (result.verdict !== "healthy") failAfterReport();
     if (flags.output !== "table") return ctx.out(await renderData(result, flags.output));
     const lines: string[] = [];
     if (result.managedBy) {

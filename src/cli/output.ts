@@ -1,4 +1,5 @@
 // Renders a command's result for `-o json|yaml` (and leaves `table`/`text` to the command).
+import { ExitCode } from "../common/errors.js";
 import { Option } from "./commander.js";
 
 export type OutputFormat = "text" | "table" | "json" | "yaml";
@@ -10,8 +11,17 @@ export function outputOption(choices: readonly OutputFormat[]): Option {
 
 export async function renderData(data: unknown, format: "json" | "yaml"): Promise<string> {
   if (format === "json") return `${JSON.stringify(data, null, 2)}\n`;
-  const { stringifyYaml } = await import("../common/yaml.js");
+  const { stringifyYaml } = await import("../common/yaml/write.js");
   return stringifyYaml(data, { lineWidth: 0 });
+}
+
+/**
+ * A command whose report found problems (bundle validate, catalog check, olm status) exits with 1
+ * without an error message of its own: the report says why. The one place an action sets the exit
+ * code; main.ts returns it.
+ */
+export function failAfterReport(): void {
+  process.exitCode = ExitCode.failure;
 }
 
 /** Formats rows as an aligned table with a header, as kubectl does. */

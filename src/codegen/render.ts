@@ -15,7 +15,7 @@ import { SchemaReuse } from "./crd/schema-reuse.js";
 import { Diagnostics } from "./diagnostics.js";
 import { msg } from "./messages.js";
 import type { RenderedFile } from "./output/write.js";
-import { type YamlWriter, yamlWriter } from "./output/yaml.js";
+import { type YamlWriter, yamlWriter } from "./output/yaml-writer.js";
 import { loadProgram, type LoadedProgram } from "./program.js";
 import { collectRbac } from "./rbac/collect.js";
 import { deriveRbac } from "./rbac/derive.js";

@@ -46,6 +46,20 @@ export class TsopError extends Error {
   }
 }
 
+/** A message and what the user can do about it, as the messages modules word them. */
+export interface HintedMessage {
+  message: string;
+  hint?: string;
+}
+
+/** The error for a messages module's entry: `throw errorFrom(messages.x(…))`, or of another kind. */
+export function errorFrom<E extends TsopError>(
+  m: HintedMessage,
+  Kind: new (message: string, options: { hint?: string }) => E = TsopError as never,
+): E {
+  return new Kind(m.message, { hint: m.hint });
+}
+
 /** Bad flags, arguments or missing values: exit 2. */
 export class UsageError extends TsopError {
   constructor(message: string, options: Omit<TsopErrorOptions, "exitCode"> = {}) {

@@ -3,7 +3,7 @@
 // gives the same bytes (a tarball or an image carried over stays intact). Symbolic links and
 // special files are skipped (the output-dir rule refuses a directory that holds them).
 import type { Dirent } from "node:fs";
-import { readdir, readFile } from "./local-fs.js";
+import { readdir, readFile } from "./fs.js";
 import { join, relative } from "node:path";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

@@ -1,9 +1,9 @@
 // "Generate + build if stale" for `run local` and `image build`: the project's own `npm run build`
 // (what `tsop init` writes: `tsop generate && tsc`), run only when a source is newer than the
 // compiled entry point.
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, readFile, stat } from "../common/fs.js";
 import { join } from "node:path";
-import { TsopError } from "../common/errors.js";
+import { errorFrom, TsopError } from "../common/errors.js";
 import { messages } from "./messages.js";
 
 /** Files whose change makes the build stale, besides everything under src/. */
@@ -74,8 +74,7 @@ export async function runBuild(root: string, signal?: AbortSignal): Promise<void
     scripts?: Record<string, string>;
   };
   if (!pkg.scripts?.build) {
-    const m = messages.noBuildScript();
-    throw new TsopError(m.message, { hint: m.hint });
+    throw errorFrom(messages.noBuildScript());
   }
   const { execa } = await import("execa");
   const result = await execa("npm", ["run", "build", "--silent"], {

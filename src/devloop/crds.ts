@@ -1,7 +1,7 @@
 // `tsop install` / `tsop uninstall`: the project's CRDs (config/crd) applied with server-side apply
 // and waited on until Established, or deleted. Uninstall refuses while custom resources exist,
 // unless forced: then it deletes them first and waits for their finalizers, saying what blocks.
-import { TsopError } from "../common/errors.js";
+import { errorFrom, TsopError } from "../common/errors.js";
 import { applyAll } from "../kube/apply.js";
 import type { KubeClient } from "../kube/client.js";
 import { describeRef, type KubeObject, refOf } from "../kube/objects.js";
@@ -75,11 +75,12 @@ export async function uninstall(options: UninstallOptions): Promise<UninstallRes
     const deadline = Date.now() + options.timeoutMs;
     const existing = await customResourcesOf(client, crds);
     if (existing.length > 0 && !options.force) {
-      const m = messages.crsExist(
-        existing.length,
-        existing.slice(0, 10).map((o) => describeRef(refOf(o))),
+      throw errorFrom(
+        messages.crsExist(
+          existing.length,
+          existing.slice(0, 10).map((o) => describeRef(refOf(o))),
+        ),
       );
-      throw new TsopError(m.message, { hint: m.hint });
     }
     if (existing.length > 0) {
       for (const ref of await deleteCustomResources(client, crds, {

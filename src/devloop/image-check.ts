@@ -3,7 +3,7 @@
 // a mistyped --image. An image its registry says it does not have stops the deploy; one tsop cannot
 // ask about (no route, no credentials, a registry only the cluster reaches) gets a warning.
 // --skip-image-check turns the check off.
-import { InvalidInputError } from "../common/errors.js";
+import { errorFrom, InvalidInputError } from "../common/errors.js";
 import type { Reporter } from "../common/reporter.js";
 import type { RegistryClientOptions } from "../oci/client.js";
 import { RegistryError } from "../oci/errors.js";
@@ -45,6 +45,5 @@ export async function checkImagesExist(
     return;
   }
   progress.fail(messages.imagesMissing(missing.length));
-  const m = messages.imageNotFound(missing);
-  throw new InvalidInputError(m.message, { hint: m.hint });
+  throw errorFrom(messages.imageNotFound(missing), InvalidInputError);
 }

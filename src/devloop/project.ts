@@ -2,7 +2,7 @@
 // under config/crd, the manager Deployment and container under config/manager, and the whole
 // config/default tree. Everything goes through the built-in kustomize reader (src/manifests).
 import { join, relative } from "node:path";
-import { InvalidInputError, TsopError } from "../common/errors.js";
+import { errorFrom, InvalidInputError } from "../common/errors.js";
 import type { KubeObject } from "../kube/objects.js";
 import { isCrd } from "../kube/objects.js";
 import { buildKustomization, setNamespace } from "../manifests/kustomize.js";
@@ -22,8 +22,7 @@ export async function loadCrds(project: Project): Promise<KubeObject[]> {
   const loaded = await loadManifests({ cwd: project.root, dir: join("config", "crd") });
   const crds = loaded.map((l) => l.object as unknown as KubeObject).filter(isCrd);
   if (crds.length === 0) {
-    const m = messages.noCrds();
-    throw new TsopError(m.message, { hint: m.hint });
+    throw errorFrom(messages.noCrds());
   }
   return crds;
 }
@@ -49,11 +48,13 @@ export function findManager(objects: KubeObject[], source: string): ManagerSpec 
   const withManager = deployments.filter((d) => containerOf(d) !== undefined);
   const deployment = withManager[0];
   if (withManager.length !== 1 || !deployment) {
-    const m = messages.noManager(
-      source,
-      deployments.map((d) => d.metadata.name ?? ""),
+    throw errorFrom(
+      messages.noManager(
+        source,
+        deployments.map((d) => d.metadata.name ?? ""),
+      ),
+      InvalidInputError,
     );
-    throw new InvalidInputError(m.message, { hint: m.hint });
   }
   const container = containerOf(deployment) as Record<string, unknown>;
   return {

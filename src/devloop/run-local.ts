@@ -5,7 +5,7 @@
 // --watch, a source change rebuilds and restarts it; a failed build keeps the running manager.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { TsopError } from "../common/errors.js";
+import { errorFrom, TsopError } from "../common/errors.js";
 import { interruptedError } from "../common/interrupt.js";
 import type { KubeClient } from "../kube/client.js";
 import type { Project } from "../project/types.js";
@@ -95,8 +95,7 @@ async function launchManager(
     where: manager.where,
   });
   if (!existsSync(join(project.root, entry))) {
-    const m = messages.noEntry(entry);
-    throw new TsopError(m.message, { hint: m.hint });
+    throw errorFrom(messages.noEntry(entry));
   }
   const managerArgs = options.managerArgs ?? [];
   const args = [

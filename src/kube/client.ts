@@ -2,6 +2,7 @@
 // shared retry policy) and RestMapper (discovery). What it adds is what commands need: answers shaped
 // for them (undefined when absent, lists with their resourceVersion, apply saying created or
 // updated, watches with a resume point) and errors that name the verb, resource, user and server.
+import { errorFrom } from "../common/errors.js";
 import { COMMAND_RETRY, type RetryPolicy } from "../common/retry.js";
 import { ApiError, isNoMatch, type StatusBody } from "../runtime/connect/errors.js";
 import { pathSegment, RestMapper, resourcePath, type ResourceMapping } from "../runtime/connect/mapper.js";
@@ -124,8 +125,10 @@ export class KubeClient {
       },
     );
     if (answer === undefined) return;
-    const m = messages.notKubernetes(this.server, this.connection.contextName, answer);
-    throw new NotKubernetesError(m.message, { hint: m.hint });
+    throw errorFrom(
+      messages.notKubernetes(this.server, this.connection.contextName, answer),
+      NotKubernetesError,
+    );
   }
 
   /** REST path of a collection or object. */

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { InvalidInputError, UsageError } from "../common/errors.js";
 import type { KustomizationFiles } from "./load-restrictor.js";
 import { asArray, asRecords, groupOf, isRecord, kindOf, str, versionOf } from "./object.js";
-import { parseYaml } from "./yaml.js";
+import { parseYaml } from "../common/yaml/read.js";
 
 export interface FieldSpec {
   kind: string;

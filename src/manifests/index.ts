@@ -1,5 +1,5 @@
 // Reading an operator project's manifests into typed objects, without kustomize.
-// Stages: yaml.ts (multi-document streams with origins) → kustomize.ts (resources within the load
+// Stages: documents.ts (multi-document streams with origins, read by common/yaml/) → kustomize.ts (resources within the load
 // restrictor, generators.ts, patches via jsonpatch.ts/smp.ts, namespace, prefixes with name
 // references, labels, images, replacements via fieldpath.ts) → hash.ts name suffixes → order.ts
 // (kustomize's output order) → a flat list of objects with the file each came from.
@@ -9,20 +9,12 @@ import { addNameHashes, type BuildContext, buildKustomization } from "./kustomiz
 import type { LoadRestrictor } from "./load-restrictor.js";
 import type { LoadedObject } from "./object.js";
 import { kustomizeOrder } from "./order.js";
-import { parseDocuments, readDocuments } from "./yaml.js";
+import { parseDocuments, readDocuments } from "./documents.js";
 
 export * from "./object.js";
 export { podSpecOf, splitImage } from "./kustomize.js";
 export { LOAD_RESTRICTORS, type LoadRestrictor } from "./load-restrictor.js";
-export {
-  parseDocuments,
-  parseYaml,
-  parseYamlDocuments,
-  readDocuments,
-  toYaml,
-  type YamlDocument,
-  yamlSyntaxError,
-} from "./yaml.js";
+export { parseDocuments, readDocuments } from "./documents.js";
 
 export interface LoadManifestsOptions {
   cwd: string;

@@ -4,7 +4,7 @@
 // kustomize's hashed names (generators.ts, hash.ts), namespace, namePrefix/nameSuffix with name
 // references fixed up, labels, images, replicas and replacements, within kustomize's load
 // restrictor (load-restrictor.ts). Any other kustomization field fails loudly, naming it.
-import { readFile, stat } from "../common/local-fs.js";
+import { readFile, stat } from "../common/fs.js";
 import { join, relative } from "node:path";
 import { InvalidInputError, UsageError } from "../common/errors.js";
 import { getField, parseFieldPath, setField } from "./fieldpath.js";
@@ -36,7 +36,8 @@ import { runGenerators } from "./generators.js";
 import { contentHash } from "./hash.js";
 import { KustomizationFiles, type LoadRestrictor } from "./load-restrictor.js";
 import { mergeMap } from "./smp.js";
-import { loadedObjects, parseYaml, parseYamlDocuments, readDocuments } from "./yaml.js";
+import { loadedObjects, readDocuments } from "./documents.js";
+import { parseYaml, parseYamlDocuments } from "../common/yaml/read.js";
 
 const KUSTOMIZATION_FILES = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 /** Every kustomization field the reader applies; any other field is refused by name. */

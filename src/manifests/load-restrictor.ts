@@ -3,7 +3,7 @@
 // below that kustomization's directory once symlinks are resolved. A directory resource is another
 // kustomization with its own root (`../base` is fine). `--load-restrictor none` lifts the check,
 // like kustomize's LoadRestrictionsNone.
-import { readFile, realpath, stat } from "../common/local-fs.js";
+import { readFile, realpath, stat } from "../common/fs.js";
 import { join, relative, sep } from "node:path";
 import { InvalidInputError } from "../common/errors.js";
 import { specialFileKind } from "../common/file-kind.js";

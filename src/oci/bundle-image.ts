@@ -5,8 +5,8 @@
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { gzipSync } from "node:zlib";
-import { parse } from "yaml";
 import { InvalidInputError } from "../common/errors.js";
+import { parseYamlText } from "../common/yaml/read-values.js";
 import { type TarEntry, writeDeterministicTar } from "./deterministic-tar.js";
 import { sha256Digest } from "./digest.js";
 import { type Descriptor, type ImageManifest, MediaType } from "./media-types.js";
@@ -83,7 +83,7 @@ export async function readBundleLabels(dir: string): Promise<Record<string, stri
   }
   let doc: unknown;
   try {
-    doc = parse(text);
+    doc = parseYamlText(text);
   } catch (error) {
     throw new InvalidInputError(`${file} is not valid YAML: ${(error as Error).message.split("\n")[0]}`, {
       location: { file },

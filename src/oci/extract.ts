@@ -10,17 +10,11 @@ import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import { extract } from "tar-stream";
+import type { TreeLimits } from "../common/tree-limits.js";
 import { UnsafeArchiveError } from "./errors.js";
 import type { LayerCompression } from "./media-types.js";
 
-export interface ExtractLimits {
-  maxEntries: number;
-  maxFileBytes: number;
-  /** Decompressed bytes over all layers. */
-  maxTotalBytes: number;
-}
-
-export const DEFAULT_EXTRACT_LIMITS: ExtractLimits = {
+export const DEFAULT_EXTRACT_LIMITS: TreeLimits = {
   maxEntries: 10_000,
   maxFileBytes: 32 * 1024 * 1024,
   maxTotalBytes: 256 * 1024 * 1024,
@@ -32,7 +26,7 @@ export interface ExtractState {
 }
 
 export interface ExtractOptions {
-  limits: ExtractLimits;
+  limits: TreeLimits;
   state: ExtractState;
   /** Top-level directories to extract; entries elsewhere are checked, then skipped. */
   include?: readonly string[];

@@ -2,11 +2,11 @@
 // Locked entries are used without asking the registry (offline runs, images not pushed yet);
 // --refresh re-resolves them. Written sorted, only when its content changes.
 import { readFile } from "node:fs/promises";
-import { parse } from "yaml";
 import { InvalidInputError } from "../common/errors.js";
+import { parseYamlText } from "../common/yaml/read-values.js";
 import { writeFileAtomic } from "../common/fs.js";
 import { canonicalReference, digestProblem, parseReference } from "./reference.js";
-import { stringifyYaml } from "../common/yaml.js";
+import { stringifyYaml } from "../common/yaml/write.js";
 
 const HEADER = [
   "# Image digests pinned by `tsop bundle --use-image-digests` (reference -> manifest digest).",
@@ -31,7 +31,7 @@ export async function readLockFile(path: string): Promise<DigestLock> {
     });
   let doc: unknown;
   try {
-    doc = parse(text);
+    doc = parseYamlText(text);
   } catch (error) {
     throw bad(`not valid YAML (${(error as Error).message.split("\n")[0]})`);
   }

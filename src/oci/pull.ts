@@ -12,7 +12,8 @@ import type { Progress, Reporter } from "../common/reporter.js";
 import { BUNDLE_DIRS } from "./bundle-image.js";
 import { RegistryClient, type RegistryClientOptions } from "./client.js";
 import { RegistryError, UnsafeArchiveError } from "./errors.js";
-import { DEFAULT_EXTRACT_LIMITS, type ExtractLimits, extractLayer } from "./extract.js";
+import type { TreeLimits } from "../common/tree-limits.js";
+import { DEFAULT_EXTRACT_LIMITS, extractLayer } from "./extract.js";
 import { notABundleImage as notABundleMessage } from "./messages.js";
 import {
   type Descriptor,
@@ -26,7 +27,7 @@ import { type ImageSource, ociLayoutSource } from "./oci-layout-source.js";
 import { familiarReference, type ImageReference, parseReference } from "./reference.js";
 
 export interface PullOptions extends RegistryClientOptions {
-  limits?: Partial<ExtractLimits>;
+  limits?: Partial<TreeLimits>;
   /** Compressed size limit per layer (default 64 MiB). */
   maxLayerBytes?: number;
   reporter?: Reporter;
@@ -169,7 +170,7 @@ async function unpackLayers(
   source: ImageSource,
   image: ImageManifest,
   staging: string,
-  options: { limits: ExtractLimits; maxLayerBytes: number; progress: Progress | undefined },
+  options: { limits: TreeLimits; maxLayerBytes: number; progress: Progress | undefined },
 ): Promise<void> {
   const name = source.label;
   const state = { entries: 0, bytes: 0 };

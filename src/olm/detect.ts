@@ -2,7 +2,7 @@
 // deployments in any namespace, and the packageserver CSV (whose olm.version label gives the
 // version). Also recognises an OLM the platform manages (OpenShift). requireOlm is the check the
 // run commands (run bundle, bundle-upgrade, cleanup) make first: OLM's API is served.
-import { TsopError } from "../common/errors.js";
+import { errorFrom } from "../common/errors.js";
 import type { KubeClient } from "../kube/client.js";
 import { NoKindMatchError } from "../kube/errors.js";
 import { describeRef, isNoMatch, isNotFound, type KubeObject, type ObjectRef } from "../kube/index.js";
@@ -29,8 +29,7 @@ export async function requireOlm(client: KubeClient): Promise<void> {
     await client.resource(`${OLM_GROUP}/v1alpha1`, "CatalogSource");
   } catch (error) {
     if (error instanceof NoKindMatchError) {
-      const m = messages.olmMissing();
-      throw new TsopError(m.message, { hint: m.hint });
+      throw errorFrom(messages.olmMissing());
     }
     throw error;
   }

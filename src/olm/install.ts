@@ -1,7 +1,7 @@
 // `tsop olm install`: load the release manifests → refuse if OLM (or part of it) is already there →
 // apply CRDs, wait Established, apply the rest (server-side apply) → wait for OLM's deployments and
 // the packageserver CSV → report the status table. On failure, delete what this run created.
-import { TimeoutError, TsopError } from "../common/errors.js";
+import { errorFrom, TimeoutError, TsopError } from "../common/errors.js";
 import { trackLeftovers } from "../common/interrupt.js";
 import type { Reporter } from "../common/reporter.js";
 import type { KubeClient } from "../kube/client.js";
@@ -44,21 +44,18 @@ export async function olmInstall(options: InstallOptions): Promise<InstallResult
     reporter.info("Checking for an existing OLM");
     const existing = await detectOlm(client);
     if (existing.managedBy) {
-      const m = messages.platformManaged(existing.managedBy.platform, existing.managedBy.namespace);
-      throw new TsopError(m.message, { hint: m.hint });
+      throw errorFrom(messages.platformManaged(existing.managedBy.platform, existing.managedBy.namespace));
     }
     if (existing.found.length > 0) {
       if (!options.force) {
-        const m = messages.alreadyInstalled(describeFound(existing));
-        throw new TsopError(m.message, { hint: m.hint });
+        throw errorFrom(messages.alreadyInstalled(describeFound(existing)));
       }
       if (
         existing.version &&
         release.version !== "unknown" &&
         existing.version !== normalizeVersion(release.version)
       ) {
-        const m = messages.forceVersionMismatch(existing.version, release.version);
-        throw new TsopError(m.message, { hint: m.hint });
+        throw errorFrom(messages.forceVersionMismatch(existing.version, release.version));
       }
       reporter.warn(
         `--force: applying OLM ${release.version} over ${existing.found.length} existing OLM object(s)`,

@@ -4,14 +4,12 @@
 // assets (crds.yaml, olm.yaml) under a configurable base URL. "latest" is resolved through the
 // releases/latest redirect, never GitHub's rate-limited API, and recorded as the concrete version.
 import { existsSync } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseAllDocuments } from "yaml";
-import { plainYaml } from "../common/yaml.js";
-import { InvalidInputError, TsopError, UsageError } from "../common/errors.js";
-import { writeFilesAtomic } from "../common/fs.js";
+import { readYamlValues } from "../common/yaml/read-values.js";
+import { errorFrom, InvalidInputError, TsopError, UsageError } from "../common/errors.js";
+import { readFile, stat, writeFilesAtomic } from "../common/fs.js";
 import { OLM_VERSION } from "../common/pins.js";
 import type { Reporter } from "../common/reporter.js";
 import { download } from "../common/download.js";
@@ -54,8 +52,7 @@ export function normalizeVersion(version: string): string {
   const v = version.trim();
   if (v === "latest") return v;
   if (/^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(v)) return v.startsWith("v") ? v : `v${v}`;
-  const m = messages.badVersion(version);
-  throw new UsageError(m.message, { hint: m.hint });
+  throw errorFrom(messages.badVersion(version), UsageError);
 }
 
 export function defaultCacheDir(env: NodeJS.ProcessEnv): string {
@@ -94,8 +91,7 @@ export async function loadRelease(options: ReleaseOptions): Promise<OlmRelease> 
     return release;
   }
   if (options.offline) {
-    const m = messages.notAvailableOffline(version, cacheDir);
-    throw new TsopError(m.message, { hint: m.hint });
+    throw errorFrom(messages.notAvailableOffline(version, cacheDir));
   }
   const url = `${baseUrl}/download/${version}`;
   reporter.info(`Downloading OLM ${version} manifests from ${url}`);
@@ -125,8 +121,7 @@ async function loadManifestsFlag(flag: string, options: ReleaseOptions): Promise
   const objects: KubeObject[] = [];
   for (const path of paths) {
     if (await isDirectory(path)) {
-      const m = messages.manifestsMixed(path);
-      throw new UsageError(m.message, { hint: m.hint });
+      throw errorFrom(messages.manifestsMixed(path), UsageError);
     }
     objects.push(...parseDocs(await readManifestFile(path), path));
   }
@@ -155,8 +150,10 @@ async function readManifestFile(path: string): Promise<string> {
   try {
     return await readFile(path, "utf8");
   } catch (error) {
-    const m = messages.manifestFileUnreadable(path, (error as NodeJS.ErrnoException).code ?? String(error));
-    throw new InvalidInputError(m.message, { hint: m.hint });
+    throw errorFrom(
+      messages.manifestFileUnreadable(path, (error as NodeJS.ErrnoException).code ?? String(error)),
+      InvalidInputError,
+    );
   }
 }
 
@@ -172,11 +169,9 @@ async function resolveLatest(baseUrl: string, env: NodeJS.ProcessEnv): Promise<s
   const location = res.headers.location;
   const match = typeof location === "string" ? /\/tag\/([^/?#]+)\/?$/.exec(location) : null;
   if (res.statusCode < 300 || res.statusCode >= 400 || !match) {
-    const m = messages.latestUnresolved(
-      url,
-      `expected a redirect to .../tag/<version>, got ${res.statusCode}`,
+    throw errorFrom(
+      messages.latestUnresolved(url, `expected a redirect to .../tag/<version>, got ${res.statusCode}`),
     );
-    throw new TsopError(m.message, { hint: m.hint });
   }
   return normalizeVersion(decodeURIComponent(match[1]!));
 }
@@ -200,12 +195,10 @@ async function fetchAssets(
       throw new TsopError(m.message, { hint: m.hint, cause: error });
     }
     if (res.statusCode === 404) {
-      const m = messages.notFound404(url, version || baseUrl);
-      throw new TsopError(m.message, { hint: m.hint });
+      throw errorFrom(messages.notFound404(url, version || baseUrl));
     }
     if (res.statusCode !== 200) {
-      const m = messages.downloadFailed(url, `HTTP ${res.statusCode}`);
-      throw new TsopError(m.message, { hint: m.hint });
+      throw errorFrom(messages.downloadFailed(url, `HTTP ${res.statusCode}`));
     }
     out[asset] = res.body.toString("utf8");
   }
@@ -217,8 +210,7 @@ async function readAssets(dir: string): Promise<Record<(typeof ASSETS)[number], 
   for (const asset of ASSETS) {
     const path = join(dir, asset);
     if (!existsSync(path)) {
-      const m = messages.manifestsMissing(dir, asset);
-      throw new InvalidInputError(m.message, { hint: m.hint });
+      throw errorFrom(messages.manifestsMissing(dir, asset), InvalidInputError);
     }
     out[asset] = await readFile(path, "utf8");
   }
@@ -227,24 +219,26 @@ async function readAssets(dir: string): Promise<Record<(typeof ASSETS)[number], 
 
 function parseDocs(text: string, where: string): KubeObject[] {
   const objects: KubeObject[] = [];
-  const docs = parseAllDocuments(text);
-  const list = Array.isArray(docs) ? docs : [docs];
-  for (const [index, doc] of list.entries()) {
-    if (doc.errors.length > 0) {
-      const m = messages.badManifest(
-        where,
-        `document ${index + 1} is not valid YAML: ${doc.errors[0]!.message}`,
-      );
-      throw new InvalidInputError(m.message, { hint: m.hint });
-    }
-    const value = plainYaml(doc, `${where} (document ${index + 1})`) as KubeObject | null;
+  const values = readYamlValues(text, {
+    where: (index) => `${where} (document ${index + 1})`,
+    onSyntaxError: (error, index) => {
+      const m = messages.badManifest(where, `document ${index + 1} is not valid YAML: ${error.message}`);
+      return new InvalidInputError(m.message, { hint: m.hint });
+    },
+  });
+  let index = -1;
+  for (const doc of values) {
+    index++;
+    const value = doc as KubeObject | null;
     if (value === null || value === undefined) continue;
     if (typeof value !== "object" || !value.apiVersion || !value.kind || !value.metadata?.name) {
-      const m = messages.badManifest(
-        where,
-        `document ${index + 1} is not a Kubernetes object (apiVersion, kind and metadata.name are required)`,
+      throw errorFrom(
+        messages.badManifest(
+          where,
+          `document ${index + 1} is not a Kubernetes object (apiVersion, kind and metadata.name are required)`,
+        ),
+        InvalidInputError,
       );
-      throw new InvalidInputError(m.message, { hint: m.hint });
     }
     objects.push(value);
   }
@@ -261,11 +255,13 @@ function parseRelease(
   const resources = parseDocs(texts["olm.yaml"], `${location}/olm.yaml`);
   const notCrd = crds.find((o) => !isCrd(o));
   if (notCrd) {
-    const m = messages.badManifest(
-      `${location}/crds.yaml`,
-      `holds a ${notCrd.kind}, not only CustomResourceDefinitions`,
+    throw errorFrom(
+      messages.badManifest(
+        `${location}/crds.yaml`,
+        `holds a ${notCrd.kind}, not only CustomResourceDefinitions`,
+      ),
+      InvalidInputError,
     );
-    throw new InvalidInputError(m.message, { hint: m.hint });
   }
   return releaseOf(crds, resources, {
     location,
@@ -288,22 +284,22 @@ interface ReleaseSource {
 /** Checks that both parts are there and that the version agrees with the packageserver CSV's label. */
 function releaseOf(crds: KubeObject[], resources: KubeObject[], source: ReleaseSource): OlmRelease {
   if (crds.length === 0) {
-    const m = messages.badManifest(source.crdsWhere, "holds no CustomResourceDefinitions");
-    throw new InvalidInputError(m.message, { hint: m.hint });
+    throw errorFrom(
+      messages.badManifest(source.crdsWhere, "holds no CustomResourceDefinitions"),
+      InvalidInputError,
+    );
   }
   if (resources.length === 0) {
-    const m = messages.badManifest(
-      source.resourcesWhere,
-      "holds no objects besides CustomResourceDefinitions",
+    throw errorFrom(
+      messages.badManifest(source.resourcesWhere, "holds no objects besides CustomResourceDefinitions"),
+      InvalidInputError,
     );
-    throw new InvalidInputError(m.message, { hint: m.hint });
   }
   const label = packageserverCsv(resources)?.metadata.labels?.["olm.version"];
   const labelled = label ? normalizeVersion(label) : undefined;
   const resolved = source.version ? normalizeVersion(source.version) : (labelled ?? "unknown");
   if (labelled && resolved !== labelled) {
-    const m = messages.versionConflict(source.resourcesWhere, labelled, resolved);
-    throw new InvalidInputError(m.message, { hint: m.hint });
+    throw errorFrom(messages.versionConflict(source.resourcesWhere, labelled, resolved), InvalidInputError);
   }
   return { version: resolved, crds, resources, origin: source.origin, location: source.location };
 }

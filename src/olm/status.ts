@@ -2,7 +2,7 @@
 // each object of that version's manifests, plus the packageserver Deployment OLM creates, with its
 // health, sorted, and an overall verdict.
 import { formatDuration } from "../common/duration.js";
-import { TimeoutError, UsageError } from "../common/errors.js";
+import { errorFrom, TimeoutError, UsageError } from "../common/errors.js";
 import type { Reporter } from "../common/reporter.js";
 import type { KubeClient } from "../kube/client.js";
 import { connect } from "../kube/connect.js";
@@ -97,8 +97,7 @@ export function reconcileVersion(existing: ExistingOlm, flag: string | undefined
       hint: "drop --version; the installed version is detected",
     });
   if (wanted && existing.version && wanted !== existing.version) {
-    const m = messages.versionMismatch(existing.version, wanted);
-    throw new UsageError(m.message, { hint: m.hint });
+    throw errorFrom(messages.versionMismatch(existing.version, wanted), UsageError);
   }
   return existing.version ?? wanted;
 }

@@ -3,7 +3,7 @@
 // CSVs (while OLM still runs to process their finalizers), OLM's own CSV, catalogs and groups, its
 // deployments, what OLM created outside its namespaces (owned.ts), the remaining objects and
 // namespaces, and the CRDs last.
-import { TsopError } from "../common/errors.js";
+import { errorFrom } from "../common/errors.js";
 import type { KubeClient } from "../kube/client.js";
 import {
   describeRef,
@@ -48,12 +48,10 @@ export async function olmUninstall(options: UninstallOptions): Promise<Uninstall
   try {
     const existing = await detectOlm(client);
     if (existing.managedBy) {
-      const m = messages.platformManaged(existing.managedBy.platform, existing.managedBy.namespace);
-      throw new TsopError(m.message, { hint: m.hint });
+      throw errorFrom(messages.platformManaged(existing.managedBy.platform, existing.managedBy.namespace));
     }
     if (existing.found.length === 0) {
-      const m = messages.notInstalled();
-      throw new TsopError(m.message, { hint: m.hint });
+      throw errorFrom(messages.notInstalled());
     }
     const version = reconcileVersion(existing, options.version);
     const release = await tryLoadRelease(options, version);
@@ -69,8 +67,7 @@ export async function olmUninstall(options: UninstallOptions): Promise<Uninstall
 
     const operators = await remainingOperators(client, manifestCsvs);
     if (operators.length > 0 && !options.force) {
-      const m = messages.operatorsRemain(operators.map((o) => o.label));
-      throw new TsopError(m.message, { hint: m.hint });
+      throw errorFrom(messages.operatorsRemain(operators.map((o) => o.label)));
     }
     reporter.info(`Uninstalling OLM${version ? ` ${version}` : ""}`);
     const deleted: ObjectRef[] = [];

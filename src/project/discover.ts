@@ -1,7 +1,7 @@
 // Finds the project a command runs in: the nearest directory at or above cwd holding PROJECT.
 // Every command (create api, generate, bundle) discovers its project here, so they all agree on
 // the root whether they run at the root or in a subdirectory such as src/.
-import { readFile, stat } from "../common/local-fs.js";
+import { readFile, stat } from "../common/fs.js";
 import { dirname, join, resolve } from "node:path";
 import { TsopError } from "../common/errors.js";
 import { defaultPlural } from "../common/plural.js";

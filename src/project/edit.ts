@@ -1,9 +1,9 @@
 // Writes PROJECT text. A new file is rendered from scratch; later changes go through the yaml
 // Document API so the user's comments, key order and extra keys survive.
-import { isMap, isSeq } from "yaml";
 import { InvalidInputError } from "../common/errors.js";
 import { LAYOUT, type Project, type ProjectResource } from "./types.js";
-import { parseEditableDocument, stringifyYaml } from "../common/yaml.js";
+import { isMap, isSeq, parseEditableDocument } from "../common/yaml/edit.js";
+import { stringifyYaml } from "../common/yaml/write.js";
 import { migrateSettings } from "./settings.js";
 
 const HEADER = [

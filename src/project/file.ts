@@ -1,7 +1,6 @@
 // Parses and validates PROJECT text. Errors name the file and the field, and list every problem.
-import { parseDocument } from "yaml";
 import { AggregateTsopError, InvalidInputError } from "../common/errors.js";
-import { plainYaml } from "../common/yaml.js";
+import { readYamlValue } from "../common/yaml/read-values.js";
 import { checkDomain, checkKind, checkPlural, checkProjectName, checkVersion } from "./names.js";
 import { legacyKeys, projectLayout, tsopSettings } from "./settings.js";
 import type { Project, ProjectResource } from "./types.js";
@@ -104,16 +103,16 @@ export function checkProjectShape(raw: unknown, file: string): void {
 
 /** Parses PROJECT text as plain values (syntax errors and alias bombs named); undefined for no text. */
 export function parseProjectYaml(text: string, file: string): unknown {
-  const doc = parseDocument(text);
-  if (doc.errors.length > 0) {
-    const first = doc.errors[0]!;
-    const reason = (first.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "");
-    throw new InvalidInputError(`${file} is not valid YAML: ${reason}`, {
-      location: { file, line: first.linePos?.[0]?.line, column: first.linePos?.[0]?.col },
-      hint: "fix the syntax, or recreate the project with `tsop init`",
-    });
-  }
-  return plainYaml(doc, file);
+  return readYamlValue(text, {
+    where: file,
+    onSyntaxError: (first) => {
+      const reason = (first.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "");
+      return new InvalidInputError(`${file} is not valid YAML: ${reason}`, {
+        location: { file, line: first.linePos?.[0]?.line, column: first.linePos?.[0]?.col },
+        hint: "fix the syntax, or recreate the project with `tsop init`",
+      });
+    },
+  });
 }
 
 /** Parses PROJECT text; `file` is used in messages. `root` is the directory the file lives in. */

@@ -4,7 +4,7 @@
 // where kubebuilder keeps plugin settings, under `plugins: {tsop.dev/v1: {…}}`, and writes no
 // `layout`. PROJECT files of earlier tsop versions (image, license, owner, bundle and
 // `layout: [tsop.dev/v1]` at the top level) are still read, and moved on tsop's next write.
-import { type Document, isMap } from "yaml";
+import { type Document, isMap } from "../common/yaml/edit.js";
 import { LAYOUT } from "./types.js";
 
 type Raw = Record<string, unknown>;

@@ -1,6 +1,5 @@
 // `tsop init`: validate every option at once, refuse a non-empty directory, render the project
 // (templates/init/** plus package.json and PROJECT) in memory, write it atomically, then install.
-import { readdir, rm, rmdir } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { AggregateTsopError, ExitCode, UsageError } from "../common/errors.js";
 import { InterruptedError, isInterrupted } from "../common/interrupt.js";
@@ -15,7 +14,7 @@ import { installDependencies } from "./install.js";
 import { listTemplates, targetPath } from "./templates.js";
 import { chooseTsopDependency, type TsopDependency } from "./tsop-dependency.js";
 import { SCORECARD_IMAGE } from "./versions.js";
-import { writeFileAtomic } from "../common/fs.js";
+import { readdir, rm, rmdir, writeFileAtomic } from "../common/fs.js";
 import { readProjectFrom } from "../project/index.js";
 
 export interface InitOptions {

@@ -1,7 +1,7 @@
 // `npm install` in a new project (execa). Output is captured; on failure its tail goes into the
 // error so the user sees why without scrolling through a spinner. The lock it leaves must pass
 // `npm ci` (the project's Dockerfile and CI run it), so edges npm ci would refuse are dropped.
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "../common/fs.js";
 import { join } from "node:path";
 import { execa } from "execa";
 import { describeDangling, dropDanglingOptionals } from "../common/npm-lock.js";

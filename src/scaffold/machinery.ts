@@ -3,7 +3,7 @@
 // policy. `executePlan` renders and applies every action in memory, checks every collision, and
 // only then writes the changed files, atomically and in sorted path order. A failure anywhere
 // leaves the tree as it was.
-import { readFile } from "node:fs/promises";
+import { readFile } from "../common/fs.js";
 import { join } from "node:path";
 import { AggregateTsopError, TsopError } from "../common/errors.js";
 import { insertAtMarker } from "./markers.js";

@@ -1,12 +1,12 @@
 // Handlebars templates under templates/ (shipped in the npm package). Templates render whole new
 // files only; edits of existing files go through markers.ts. Rendering is strict: a value the
 // template needs but the data lacks is an error, never an empty string.
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile } from "../common/fs.js";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import Handlebars from "handlebars";
 import { TsopError } from "../common/errors.js";
-import { yamlScalar } from "../common/yaml.js";
+import { yamlScalar } from "../common/yaml/write.js";
 
 export const TEMPLATES_DIR = fileURLToPath(new URL("../../templates/", import.meta.url));
 

@@ -5,7 +5,7 @@
 // offline from the registry's point of view, survives moving or deleting the clone, and its
 // Dockerfile can copy the tarball into the image build.
 import { realpathSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile } from "../common/fs.js";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";

@@ -1,17 +1,31 @@
 // Edits of YAML files the user owns (kustomizations), through the yaml Document API so comments,
 // key order and formatting elsewhere in the file are kept. Adding an item that is there is a no-op.
-import { isMap, isScalar, isSeq } from "yaml";
 import { InvalidInputError } from "../common/errors.js";
-import { parseEditableDocument, parseEditableDocuments } from "../common/yaml.js";
+import {
+  type Document,
+  editableDocument,
+  isMap,
+  isScalar,
+  isSeq,
+  parseEditableDocuments,
+  type YAMLError,
+  type YAMLMap,
+} from "../common/yaml/edit.js";
+
+/** The error for a file tsop was asked to edit that is not valid YAML. */
+function notValidYaml(file: string, hint?: string): (error: YAMLError) => InvalidInputError {
+  return (error) =>
+    new InvalidInputError(`${file} is not valid YAML: ${error.message}`, {
+      location: { file },
+      ...(hint === undefined ? {} : { hint }),
+    });
+}
 
 export function appendToYamlList(text: string, file: string, key: string, item: string): string {
-  const doc = parseEditableDocument(text);
-  if (doc.errors.length > 0) {
-    throw new InvalidInputError(`${file} is not valid YAML: ${doc.errors[0]!.message}`, {
-      location: { file },
-      hint: `fix the file, then run the command again (tsop adds "${item}" to ${key})`,
-    });
-  }
+  const doc = editableDocument(
+    text,
+    notValidYaml(file, `fix the file, then run the command again (tsop adds "${item}" to ${key})`),
+  );
   const list = doc.get(key, true);
   if (list === undefined || list === null || (isScalar(list) && list.value === null)) {
     doc.set(key, doc.createNode([item]));
@@ -33,6 +47,27 @@ export function appendToYamlList(text: string, file: string, key: string, item: 
 }
 
 /**
+ * Each container named `container` in the Deployments of `docs`, with its document and pod spec;
+ * lazily, so a caller that stops early never reads the later documents (nor their syntax errors).
+ */
+function* deploymentContainers(
+  docs: ReturnType<typeof parseEditableDocuments>,
+  file: string,
+  container: string,
+): Generator<{ doc: Document; pod: YAMLMap; item: YAMLMap }> {
+  for (const doc of docs) {
+    if (doc.errors.length > 0) throw notValidYaml(file)(doc.errors[0]!);
+    if (doc.get("kind") !== "Deployment") continue;
+    const pod = doc.getIn(["spec", "template", "spec"], true);
+    const containers = doc.getIn(["spec", "template", "spec", "containers"], true);
+    if (!isMap(pod) || !isSeq(containers)) continue;
+    for (const item of containers.items) {
+      if (isMap(item) && item.get("name") === container) yield { doc, pod, item };
+    }
+  }
+}
+
+/**
  * Adds `name=value` to the env of `container` in the Deployment of a multi-document manifest file,
  * unless that variable is already set there. Returns the text unchanged when the file has no such
  * Deployment container (the user may have restructured it).
@@ -45,28 +80,16 @@ export function addDeploymentEnv(
   value: string,
 ): string {
   const docs = parseEditableDocuments(text);
-  if (!Array.isArray(docs)) return text;
   let changed = false;
-  for (const doc of docs) {
-    if (doc.errors.length > 0) {
-      throw new InvalidInputError(`${file} is not valid YAML: ${doc.errors[0]!.message}`, {
-        location: { file },
-      });
+  for (const { doc, item } of deploymentContainers(docs, file, container)) {
+    const env = item.get("env", true);
+    if (isSeq(env)) {
+      if (env.items.some((e) => isMap(e) && e.get("name") === name)) return text;
+      env.add(doc.createNode({ name, value }));
+    } else {
+      item.set("env", doc.createNode([{ name, value }]));
     }
-    if (doc.get("kind") !== "Deployment") continue;
-    const containers = doc.getIn(["spec", "template", "spec", "containers"], true);
-    if (!isSeq(containers)) continue;
-    for (const item of containers.items) {
-      if (!isMap(item) || item.get("name") !== container) continue;
-      const env = item.get("env", true);
-      if (isSeq(env)) {
-        if (env.items.some((e) => isMap(e) && e.get("name") === name)) return text;
-        env.add(doc.createNode({ name, value }));
-      } else {
-        item.set("env", doc.createNode([{ name, value }]));
-      }
-      changed = true;
-    }
+    changed = true;
   }
   if (!changed) return text;
   return docs.map((doc) => doc.toString({ indentSeq: false })).join("");
@@ -75,15 +98,8 @@ export function addDeploymentEnv(
 /** Block style for edited kustomizations: multi-line strings (inline patches) stay literal blocks. */
 const OWNED_STYLE = { indentSeq: false, lineWidth: 0, blockQuote: "literal" } as const;
 
-function parseOwned(text: string, file: string): ReturnType<typeof parseEditableDocument> {
-  const doc = parseEditableDocument(text);
-  if (doc.errors.length > 0) {
-    throw new InvalidInputError(`${file} is not valid YAML: ${doc.errors[0]!.message}`, {
-      location: { file },
-      hint: "fix the file, then run the command again",
-    });
-  }
-  return doc;
+function parseOwned(text: string, file: string) {
+  return editableDocument(text, notValidYaml(file, "fix the file, then run the command again"));
 }
 
 /** Appends each object item to the list at `key` unless an equal item (as JSON) is there already. */
@@ -163,28 +179,15 @@ export function addReplacementTargets(
  */
 export function ensureVolumeLists(text: string, file: string, container: string): string {
   const docs = parseEditableDocuments(text);
-  if (!Array.isArray(docs)) return text;
   let changed = false;
-  for (const doc of docs) {
-    if (doc.errors.length > 0) {
-      throw new InvalidInputError(`${file} is not valid YAML: ${doc.errors[0]!.message}`, {
-        location: { file },
-      });
+  for (const { doc, pod, item } of deploymentContainers(docs, file, container)) {
+    if (!isSeq(item.get("volumeMounts", true))) {
+      item.set("volumeMounts", doc.createNode([]));
+      changed = true;
     }
-    if (doc.get("kind") !== "Deployment") continue;
-    const pod = doc.getIn(["spec", "template", "spec"], true);
-    const containers = doc.getIn(["spec", "template", "spec", "containers"], true);
-    if (!isMap(pod) || !isSeq(containers)) continue;
-    for (const item of containers.items) {
-      if (!isMap(item) || item.get("name") !== container) continue;
-      if (!isSeq(item.get("volumeMounts", true))) {
-        item.set("volumeMounts", doc.createNode([]));
-        changed = true;
-      }
-      if (!isSeq(pod.get("volumes", true))) {
-        pod.set("volumes", doc.createNode([]));
-        changed = true;
-      }
+    if (!isSeq(pod.get("volumes", true))) {
+      pod.set("volumes", doc.createNode([]));
+      changed = true;
     }
   }
   if (!changed) return text;

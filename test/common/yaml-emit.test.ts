@@ -1,4 +1,4 @@
-// The direct YAML writer (src/common/yaml-emit.ts) against its oracle, the yaml package
+// The direct YAML writer (src/common/yaml/emit.ts) against its oracle, the yaml package
 // with the options generate used before it: byte for byte, on thousands of generated documents
 // whose strings are built from the characters and words YAML treats specially, and on the CRDs of
 // the fixtures. What it does not cover it must decline (undefined), never write differently.
@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { Document, parseAllDocuments } from "yaml";
-import { YAML_11_SAFE } from "../../src/common/yaml.js";
-import { emitYamlDocument } from "../../src/common/yaml-emit.js";
+import { YAML_11_SAFE } from "../../src/common/yaml/write.js";
+import { emitYamlDocument } from "../../src/common/yaml/emit.js";
 import { seededRandom } from "../support/random.js";
 
 function oracle(value: unknown): string {

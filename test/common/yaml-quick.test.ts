@@ -1,4 +1,4 @@
-// The quick YAML reader (src/common/yaml-quick.ts) against its oracle, the yaml package that read
+// The quick YAML reader (src/common/yaml/quick.ts) against its oracle, the yaml package that read
 // every plain value before it: on every YAML file of the repository and on seeded mutations of each
 // (characters deleted, YAML indicators and scalars inserted), the quick reader either gives up or
 // gives exactly the yaml package's values, and never accepts a text the yaml package refuses.
@@ -7,9 +7,9 @@ import { join, relative } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { quickYamlDocuments } from "../../src/common/yaml-quick.js";
-import { MAX_YAML_ALIASES } from "../../src/common/yaml.js";
-import { parseYaml, parseYamlDocuments } from "../../src/manifests/yaml.js";
+import { quickYamlDocuments } from "../../src/common/yaml/quick.js";
+import { MAX_YAML_ALIASES } from "../../src/common/yaml/read-values.js";
+import { parseYaml, parseYamlDocuments } from "../../src/common/yaml/read.js";
 import { seededRandom } from "../support/random.js";
 
 const ROOT = join(import.meta.dirname, "../..");

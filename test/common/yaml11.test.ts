@@ -5,7 +5,7 @@ import { mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { stringifyYaml } from "../../src/common/yaml.js";
+import { stringifyYaml } from "../../src/common/yaml/write.js";
 import { REPO_ROOT, runTsop } from "../support/cli.js";
 import { testdir } from "../support/testdir.js";
 import { expectYaml11Safe, expectYamlText11Safe } from "../support/yaml11.js";

@@ -66,6 +66,29 @@ describe("FBC for a bundle", () => {
   });
 });
 
+describe("reading a catalog back", () => {
+  it("refuses a YAML bomb (billion laughs through aliases) with a clear error, without expanding it", () => {
+    const levels = ["schema: olm.bundle", "package: memcached-operator", "a: &a [x,x,x,x,x,x,x,x,x]"];
+    for (let i = 1; i < 9; i++)
+      levels.push(
+        `l${i}: &l${i} [${Array(9)
+          .fill(i === 1 ? "*a" : `*l${i - 1}`)
+          .join(",")}]`,
+      );
+    const bomb = `---\n${levels.join("\n")}\n`;
+    let refused: unknown;
+    try {
+      parseCatalog([bomb], "memcached-operator");
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(InvalidInputError);
+    expect((refused as Error).message).toMatch(
+      /^the catalog of memcached-operator \(part 1\): the YAML aliases \(\*name references\) expand too much; refusing a possible YAML bomb$/,
+    );
+  });
+});
+
 describe("ConfigMap partitions", () => {
   const doc = (i: number, bytes: number) =>
     `---\nname: doc-${i}\ndata: ${randomBytes(bytes).toString("base64")}\n`;

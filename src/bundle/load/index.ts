@@ -3,13 +3,14 @@
 // `tsop bundle`'s own check. Stages: classify the target → materialise it as a directory (an image
 // or layout is unpacked into a temp dir by src/images) → read it safely (tree.ts) → model.ts →
 // remove the temp dir. The returned bundle lives in memory; nothing on disk is kept.
-import { stat } from "../../common/local-fs.js";
+import { stat } from "../../common/fs.js";
 import { resolve } from "node:path";
 import { AggregateTsopError, InvalidInputError, UsageError } from "../../common/errors.js";
 import type { KubeObject } from "../../kube/objects.js";
 import type { Finding, LoadedBundle } from "./types.js";
 import { ANNOTATION_PACKAGE, readBundle } from "./model.js";
-import { DEFAULT_TREE_LIMITS, directoryTree, type TreeLimits } from "./tree.js";
+import type { TreeLimits } from "../../common/tree-limits.js";
+import { DEFAULT_TREE_LIMITS, directoryTree } from "./tree.js";
 
 export { ANNOTATION_MANIFESTS, ANNOTATION_METADATA, ANNOTATION_PACKAGE, readBundle } from "./model.js";
 export { type BundleTree, memoryTree, UnsafeBundleError } from "./tree.js";

@@ -4,7 +4,8 @@
 import { posix } from "node:path";
 import { gzipSync } from "node:zlib";
 import { isTsopError } from "../../common/errors.js";
-import { isRecord, kindOf, type ManifestObject, parseYamlDocuments } from "../../manifests/index.js";
+import { isRecord, kindOf, type ManifestObject } from "../../manifests/index.js";
+import { parseYamlDocuments } from "../../common/yaml/read.js";
 import type { BundleFile, Finding, LoadedBundle } from "./types.js";
 import type { BundleTree } from "./tree.js";
 

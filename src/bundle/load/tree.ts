@@ -7,6 +7,7 @@ import { lstat, open, readdir, realpath, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { TsopError } from "../../common/errors.js";
 import { specialFileKind } from "../../common/file-kind.js";
+import type { TreeLimits } from "../../common/tree-limits.js";
 
 export interface TreeEntry {
   name: string;
@@ -20,14 +21,6 @@ export interface BundleTree {
   /** Entries of a directory, sorted by name; undefined when it does not exist. */
   list(dir: string): Promise<TreeEntry[] | undefined>;
   read(file: string): Promise<Buffer>;
-}
-
-export interface TreeLimits {
-  /** Entries in one directory. */
-  maxEntries: number;
-  maxFileBytes: number;
-  /** Bytes read over the whole bundle. */
-  maxTotalBytes: number;
 }
 
 export const DEFAULT_TREE_LIMITS: TreeLimits = {

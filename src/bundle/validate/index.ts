@@ -1,7 +1,7 @@
 // Bundle validation. Stages: the bundle loader (../load: directory, OCI layout or image) → the checks
 // registry.ts lists (one module per family under checks/, stable ids: default suite always, optional
 // suites on request) → a sorted report.
-import { readFile, stat } from "../../common/local-fs.js";
+import { readFile, stat } from "../../common/fs.js";
 import { resolve } from "node:path";
 import { InvalidInputError, UsageError } from "../../common/errors.js";
 import { type BundleTarget, loadBundle, type LoadOptions } from "../load/index.js";

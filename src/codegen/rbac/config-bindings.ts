@@ -5,7 +5,7 @@
 // kustomization, recursively), role.yaml itself left out. Every file read goes through `read`, which
 // the generate cache records, so editing the user's binding invalidates the cached role.yaml.
 import { isAbsolute, join, relative } from "node:path";
-import { parseAllDocuments, parseDocument } from "yaml";
+import { readYamlValue, readYamlValues } from "../../common/yaml/read-values.js";
 import type { Message } from "../diagnostics.js";
 import { msg } from "../messages.js";
 import { bindingName, MANAGER_SUBJECT, type RoleBucket } from "./normalize.js";
@@ -45,7 +45,7 @@ export function readConfigBindings(
     visited.add(dir);
     const file = KUSTOMIZATION_FILES.map((n) => join(dir, n)).find((p) => reader.text(p) !== undefined);
     if (file === undefined) return;
-    const k = parseDocument(reader.text(file) ?? "").toJS() as unknown;
+    const k = readYamlValue(reader.text(file) ?? "", { where: file });
     if (!isRecord(k)) return;
     for (const entry of [...list(k.resources), ...list(k.bases)]) {
       if (/^[a-z]+:\/\//i.test(entry) || entry.startsWith("github.com/")) continue;
@@ -64,9 +64,8 @@ function bindingsIn(path: string, shown: string, reader: TreeReader): ConfigBind
   const text = reader.text(path);
   if (text === undefined || !text.includes("RoleBinding")) return [];
   const out: ConfigBinding[] = [];
-  for (const doc of parseAllDocuments(text)) {
-    if (doc.errors.length) continue;
-    const o = doc.toJS() as unknown;
+  // A document with a syntax error is left out: kustomize reports it when it builds.
+  for (const o of readYamlValues(text, { where: shown, onSyntaxError: () => undefined })) {
     if (!isRecord(o) || o.kind !== "RoleBinding") continue;
     const meta = isRecord(o.metadata) ? o.metadata : {};
     const roleRef = isRecord(o.roleRef) ? o.roleRef : {};

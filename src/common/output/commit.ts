@@ -11,10 +11,20 @@
 // rolls the swap forward before it reads anything, so a set is never seen half old, half new by tsop.
 import { randomBytes } from "node:crypto";
 import { constants, type Dirent } from "node:fs";
-import { access, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "../local-fs.js";
+import {
+  access,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+  writeFileAtomic,
+} from "../fs.js";
 import { basename, dirname, isAbsolute, join, relative } from "node:path";
 import { TsopError } from "../errors.js";
-import { writeFileAtomic } from "../fs.js";
 import { withProjectLock } from "./lock.js";
 import { writeError } from "./write-error.js";
 

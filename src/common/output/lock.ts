@@ -14,7 +14,7 @@
 //   - release: the directory is renamed away, then deleted (nothing is left in the project).
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { link, mkdir, readdir, readFile, rename, rm, writeFile } from "../local-fs.js";
+import { link, mkdir, readdir, readFile, rename, rm, writeFile } from "../fs.js";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { TsopError } from "../errors.js";

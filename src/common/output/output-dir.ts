@@ -6,7 +6,7 @@
 //     or a symbolic link, FIFO, socket or device anywhere below (tsop would not carry it over).
 // A missing or empty directory is always fine.
 import type { Dirent } from "node:fs";
-import { lstat, readdir, realpath } from "../local-fs.js";
+import { lstat, readdir, realpath } from "../fs.js";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { UsageError } from "../errors.js";
 import { specialFileKind } from "../file-kind.js";

@@ -3,7 +3,7 @@
 //   directorySink — commits it to disk as one unit (commit.ts);
 //   stdoutSink    — --dry-run: prints what would be created, updated or removed, as unified diffs;
 //   memorySink    — tests: keeps the files, touches no disk.
-import { readFile } from "../local-fs.js";
+import { readFile } from "../fs.js";
 import { relative } from "node:path";
 import { readTreeFiles, textOrBytes } from "../tree.js";
 import { commitOutputSet, type OutputChange } from "./commit.js";

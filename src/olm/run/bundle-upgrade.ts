@@ -6,12 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { TsopError } from "../../common/errors.js";
 import { CATALOG_INIT_IMAGE } from "../../common/pins.js";
-import {
-  type InstallableBundle,
-  loadInstallableBundle,
-  type PullBundle,
-  registryAccess,
-} from "../../bundle/load/index.js";
+import { type InstallableBundle, loadInstallableBundle, registryAccess } from "../../bundle/load/index.js";
 import type { KubeClient } from "../../kube/client.js";
 import { type ClusterOptions, connect } from "../../kube/connect.js";
 import { listIn } from "../../kube/list.js";
@@ -29,25 +24,22 @@ import {
   upgradeObjects,
 } from "./plan.js";
 import { DEFAULT_CSV_FAILED_GRACE_MS } from "./run-bundle.js";
+import type { BundlePullOptions } from "./pull-options.js";
 import { Session } from "./session.js";
 import { findInstall, type InstalledRelease } from "./upgrade-preflight.js";
 
-export interface BundleUpgradeOptions extends ClusterOptions {
+export interface BundleUpgradeOptions extends ClusterOptions, BundlePullOptions {
   image: string;
   timeoutMs: number;
   initImage?: string;
   pullSecretName?: string;
   serviceAccount?: string;
   securityContext?: SecurityContextConfig;
-  skipTlsVerify?: boolean;
-  plainHttp?: boolean | string[];
-  registryConfig?: string;
   rollbackOnFailure?: boolean;
   /** Print what the upgrade would create or change; only reads the cluster. */
   dryRun?: boolean;
   csvFailedGraceMs?: number;
   signal?: AbortSignal;
-  pull?: PullBundle;
   runId?: string;
   payloadLimit?: number;
 }

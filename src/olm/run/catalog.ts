@@ -3,12 +3,12 @@
 // bundle carrying its manifests as olm.bundle.object properties. Serialised deterministically
 // (sorted keys) and packed into gzip ConfigMap payloads that each stay below the 1 MiB limit.
 import { gunzipSync, gzipSync } from "node:zlib";
-import { parseAllDocuments } from "yaml";
 import { InvalidInputError } from "../../common/errors.js";
 import type { KubeObject } from "../../kube/objects.js";
 import type { InstallableBundle as LoadedBundle } from "../../bundle/load/index.js";
 import { RUN_CHANNEL } from "./names.js";
-import { stringifyYaml } from "../../common/yaml.js";
+import { readYamlValues } from "../../common/yaml/read-values.js";
+import { stringifyYaml } from "../../common/yaml/write.js";
 import { bundleProperties, bundleRelatedImages } from "../../bundle/fbc-properties.js";
 
 export type Blob = Record<string, unknown>;
@@ -120,9 +120,11 @@ export function serializeCatalog(content: CatalogContent): string[] {
 /** Reads back what serializeCatalog wrote (from the ConfigMaps of an earlier run). */
 export function parseCatalog(texts: string[], packageName: string): CatalogContent {
   const content: CatalogContent = { packageName, channel: RUN_CHANNEL, entries: [], bundles: [] };
-  for (const text of texts) {
-    for (const doc of parseAllDocuments(text)) {
-      const blob = doc.toJS() as Blob | null;
+  for (const [index, text] of texts.entries()) {
+    for (const value of readYamlValues(text, {
+      where: `the catalog of ${packageName} (part ${index + 1})`,
+    })) {
+      const blob = value as Blob | null;
       if (!blob || typeof blob !== "object") continue;
       if (blob.schema === "olm.channel" && blob.package === packageName) {
         content.channel = String(blob.name);

@@ -1,9 +1,9 @@
 // The OLM half of a run, shared by run bundle and bundle-upgrade: wait for the Subscription to point
 // at a new InstallPlan, approve it only if it installs exactly the expected CSV, wait for the plan
 // to complete and the CSV to reach Succeeded (watch-based, with OLM's reasons on failure).
-import { TsopError } from "../../common/errors.js";
+import { errorFrom } from "../../common/errors.js";
 import type { KubeObject, ObjectRef } from "../../kube/objects.js";
-import { type CheckResult, waitFor } from "../../kube/wait.js";
+import type { CheckResult } from "../../kube/wait.js";
 import { csvCheck, installPlanCheck, subscriptionCheck } from "./checks.js";
 import { messages } from "./messages.js";
 import { V1ALPHA1 } from "./names.js";
@@ -21,13 +21,14 @@ export async function resolveAndInstall(
 ): Promise<InstallFlowResult> {
   const { client, reporter } = session;
   const namespace = subscription.namespace ?? "";
-  const resolved = await session.phase("subscription", () =>
-    waitFor(client, [{ ref: subscription, check: subscriptionCheck(options.previousPlan) }], {
-      timeoutMs: session.remaining("the Subscription resolved"),
-      reporter,
+  const resolved = await session.waitPhase(
+    "subscription",
+    subscription,
+    subscriptionCheck(options.previousPlan),
+    {
+      before: "the Subscription resolved",
       what: `Subscription ${namespace}/${subscription.name} to be resolved`,
-      signal: session.signal,
-    }),
+    },
   );
   const sub = [...resolved.values()][0];
   const planRef = sub?.status?.installPlanRef as { name: string; namespace?: string } | undefined;
@@ -43,16 +44,14 @@ export async function resolveAndInstall(
     const current = await client.get(plan);
     const names = (current?.spec?.clusterServiceVersionNames ?? []) as string[];
     if (!names.includes(options.csvName)) {
-      const m = messages.planWithoutCsv(planName, options.csvName, names);
-      throw new TsopError(m.message, { hint: m.hint });
+      throw errorFrom(messages.planWithoutCsv(planName, options.csvName, names));
     }
     const others = names.filter((n) => n !== options.csvName);
     if (others.length > 0) {
       const dependencies = await newDependencies(session, plan, others);
       const foreign = others.filter((n) => !dependencies.includes(n));
       if (foreign.length > 0) {
-        const m = messages.foreignPlan(planName, options.csvName, foreign);
-        throw new TsopError(m.message, { hint: m.hint });
+        throw errorFrom(messages.foreignPlan(planName, options.csvName, foreign));
       }
       reporter.info(
         `InstallPlan ${planName} also installs ${dependencies.join(", ")}: dependencies OLM resolved for ${options.csvName}, each with a new Subscription`,
@@ -63,11 +62,9 @@ export async function resolveAndInstall(
       await client.mergePatch(plan, { spec: { approved: true } });
       reporter.success(`Approved InstallPlan ${planName} (installs ${options.csvName})`);
     }
-    await waitFor(client, [{ ref: plan, check: installPlanCheck }], {
-      timeoutMs: session.remaining("the InstallPlan completed"),
-      reporter,
+    await session.waitUntil(plan, installPlanCheck, {
+      before: "the InstallPlan completed",
       what: `InstallPlan ${namespace}/${planName} to complete`,
-      signal: session.signal,
     });
   });
 
@@ -78,16 +75,12 @@ export async function resolveAndInstall(
     name: options.csvName,
   };
   const grace = options.csvFailedGraceMs;
-  const done = await session.phase("csv", () =>
-    waitFor(client, [{ ref: csvRef, check: csvCheck(grace) }], {
-      timeoutMs: session.remaining("the ClusterServiceVersion succeeded"),
-      reporter,
-      what: `ClusterServiceVersion ${namespace}/${options.csvName} to succeed`,
-      signal: session.signal,
-      // Re-evaluate a Failed CSV's grace period even when no event arrives.
-      relistIntervalMs: Math.max(250, Math.min(10_000, Math.floor(grace / 2))),
-    }),
-  );
+  const done = await session.waitPhase("csv", csvRef, csvCheck(grace), {
+    before: "the ClusterServiceVersion succeeded",
+    what: `ClusterServiceVersion ${namespace}/${options.csvName} to succeed`,
+    // Re-evaluate a Failed CSV's grace period even when no event arrives.
+    relistIntervalMs: Math.max(250, Math.min(10_000, Math.floor(grace / 2))),
+  });
   const csv = [...done.values()][0] as KubeObject;
   return { installPlan: planName, csv };
 }
@@ -108,11 +101,9 @@ function planStepsCheck(obj: KubeObject | undefined): CheckResult {
  * namespace (a pending change tsop must not approve on the user's behalf).
  */
 async function newDependencies(session: Session, plan: ObjectRef, others: string[]): Promise<string[]> {
-  const done = await waitFor(session.client, [{ ref: plan, check: planStepsCheck }], {
-    timeoutMs: session.remaining("the InstallPlan listed its steps"),
-    reporter: session.reporter,
+  const done = await session.waitUntil(plan, planStepsCheck, {
+    before: "the InstallPlan listed its steps",
     what: `InstallPlan ${plan.namespace}/${plan.name} to list its steps`,
-    signal: session.signal,
   });
   const steps = ([...done.values()][0]?.status?.plan ?? []) as Array<{
     resolving?: string;

@@ -4,17 +4,12 @@
 // InstallPlan for this bundle → CSV Succeeded. Any failure names the phase, adds OLM's diagnostics
 // and removes what the session's rollback journal holds (unless --keep-on-failure).
 import { randomBytes } from "node:crypto";
-import { TsopError, UsageError } from "../../common/errors.js";
+import { errorFrom, TsopError, UsageError } from "../../common/errors.js";
 import { CATALOG_INIT_IMAGE, OPM_IMAGE } from "../../common/pins.js";
 import { type ClusterOptions, connect } from "../../kube/connect.js";
 import { listIn } from "../../kube/list.js";
 import { type KubeObject, type ObjectRef, refOf } from "../../kube/objects.js";
-import {
-  type InstallableBundle,
-  loadInstallableBundle,
-  type PullBundle,
-  registryAccess,
-} from "../../bundle/load/index.js";
+import { type InstallableBundle, loadInstallableBundle, registryAccess } from "../../bundle/load/index.js";
 import { singleBundleCatalog } from "./catalog.js";
 import { catalogReadyCheck, registryPodCheck } from "./checks.js";
 import { failRun } from "./failure.js";
@@ -39,9 +34,10 @@ import {
   type RunPlan,
   type SecurityContextConfig,
 } from "./plan.js";
+import type { BundlePullOptions } from "./pull-options.js";
 import { Session } from "./session.js";
 
-export interface RunBundleOptions extends ClusterOptions {
+export interface RunBundleOptions extends ClusterOptions, BundlePullOptions {
   image: string;
   createNamespace?: boolean;
   /** `Type` or `Type=ns1,ns2` (parsed here when given as text). */
@@ -52,17 +48,12 @@ export interface RunBundleOptions extends ClusterOptions {
   pullSecretName?: string;
   serviceAccount?: string;
   securityContext?: SecurityContextConfig;
-  /** For tsop's own pull of the bundle image. */
-  skipTlsVerify?: boolean;
-  plainHttp?: boolean | string[];
-  registryConfig?: string;
   dryRun?: boolean;
   keepOnFailure?: boolean;
   /** How long a CSV may stay Failed (with a reason OLM retries) before the run fails. */
   csvFailedGraceMs?: number;
   signal?: AbortSignal;
   /** Test seams. */
-  pull?: PullBundle;
   runId?: string;
   payloadLimit?: number;
 }
@@ -372,8 +363,7 @@ async function preflightChecks(
   await requireOlm(client);
   const ns = await client.get({ apiVersion: "v1", kind: "Namespace", name: namespace });
   if (!ns && !options.createNamespace) {
-    const m = messages.namespaceMissing(namespace);
-    throw new TsopError(m.message, { hint: m.hint });
+    throw errorFrom(messages.namespaceMissing(namespace));
   }
   if (ns && options.pullSecretName) {
     const secret = await client.get({
@@ -383,8 +373,7 @@ async function preflightChecks(
       name: options.pullSecretName,
     });
     if (!secret) {
-      const m = messages.secretMissing(namespace, options.pullSecretName);
-      throw new TsopError(m.message, { hint: m.hint });
+      throw errorFrom(messages.secretMissing(namespace, options.pullSecretName));
     }
   } else if (!ns && options.pullSecretName) {
     const m = messages.secretMissing(namespace, options.pullSecretName);
@@ -402,8 +391,7 @@ async function preflightChecks(
         })
       : undefined;
     if (!sa) {
-      const m = messages.serviceAccountMissing(namespace, options.serviceAccount);
-      throw new TsopError(m.message, { hint: m.hint });
+      throw errorFrom(messages.serviceAccountMissing(namespace, options.serviceAccount));
     }
   }
   if (!ns) return { createNamespace: true };
@@ -417,22 +405,21 @@ async function preflightChecks(
   });
   if (existing) {
     const ours = existing.metadata.labels?.[LABELS.managedBy] === MANAGED_BY;
-    const m = messages.catalogExists(namespace, catalogName, ours, packageName);
-    throw new TsopError(m.message, { hint: m.hint });
+    throw errorFrom(messages.catalogExists(namespace, catalogName, ours, packageName));
   }
   const subs = await listIn(client, V1ALPHA1, "Subscription", namespace);
   const sub = subs.find((s) => s.spec?.name === packageName);
   if (sub) {
-    const m = messages.subscriptionExists(namespace, sub.metadata.name ?? "", packageName);
-    throw new TsopError(m.message, { hint: m.hint });
+    throw errorFrom(messages.subscriptionExists(namespace, sub.metadata.name ?? "", packageName));
   }
   const groups = await listIn(client, V1, "OperatorGroup", namespace);
   if (groups.length > 1) {
-    const m = messages.tooManyGroups(
-      namespace,
-      groups.map((g) => g.metadata.name ?? ""),
+    throw errorFrom(
+      messages.tooManyGroups(
+        namespace,
+        groups.map((g) => g.metadata.name ?? ""),
+      ),
     );
-    throw new TsopError(m.message, { hint: m.hint });
   }
   if (groups.length === 1) {
     const og = groups[0] as KubeObject;

@@ -71,17 +71,24 @@ export class Session {
     name: string,
     ref: ObjectRef,
     check: WaitTarget["check"],
-    text: { before: string; what: string; relistIntervalMs?: number },
+    text: WaitText,
   ): Promise<Map<string, KubeObject | undefined>> {
-    return this.phase(name, () =>
-      waitFor(this.client, [{ ref, check }], {
-        timeoutMs: this.remaining(text.before),
-        reporter: this.reporter,
-        what: text.what,
-        signal: this.signal,
-        relistIntervalMs: text.relistIntervalMs,
-      }),
-    );
+    return this.phase(name, () => this.waitUntil(ref, check, text));
+  }
+
+  /** Waits, within what is left of --timeout, until `ref` passes `check` (inside a phase). */
+  waitUntil(
+    ref: ObjectRef,
+    check: WaitTarget["check"],
+    text: WaitText,
+  ): Promise<Map<string, KubeObject | undefined>> {
+    return waitFor(this.client, [{ ref, check }], {
+      timeoutMs: this.remaining(text.before),
+      reporter: this.reporter,
+      what: text.what,
+      signal: this.signal,
+      relistIntervalMs: text.relistIntervalMs,
+    });
   }
 
   /** Runs one phase; failures become a PhaseError naming the phase. */
@@ -97,6 +104,13 @@ export class Session {
       throw new PhaseError(name, error);
     }
   }
+}
+
+/** How a wait is named: what must have happened `before` the timeout, and `what` it waits for. */
+export interface WaitText {
+  before: string;
+  what: string;
+  relistIntervalMs?: number;
 }
 
 /** A failure inside a named phase, with OLM's diagnostics appended later. */

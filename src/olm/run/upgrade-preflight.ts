@@ -3,7 +3,7 @@
 // and the bundle set the catalog serves now (read back from its ConfigMaps). Only reads; what it
 // finds feeds planUpgrade() in plan.ts.
 import semver from "semver";
-import { ExitCode, TsopError } from "../../common/errors.js";
+import { errorFrom, ExitCode, TsopError } from "../../common/errors.js";
 import type { Reporter } from "../../common/reporter.js";
 import type { InstallableBundle } from "../../bundle/load/index.js";
 import type { KubeClient } from "../../kube/client.js";
@@ -42,13 +42,11 @@ export async function findInstall(
   const installed = (subscription.status?.installedCSV ?? subscription.status?.currentCSV) as
     string | undefined;
   if (!installed) {
-    const m = messages.noInstalledCsv(subscription.metadata.name ?? "");
-    throw new TsopError(m.message, { hint: m.hint });
+    throw errorFrom(messages.noInstalledCsv(subscription.metadata.name ?? ""));
   }
   const served = servedBundles(catalog);
   if (served.some((b) => b.csv === csvName) || csvName === installed) {
-    const m = messages.alreadyServed(csvName);
-    throw new TsopError(m.message, { hint: m.hint });
+    throw errorFrom(messages.alreadyServed(csvName));
   }
   const csvRef = { apiVersion: V1ALPHA1, kind: "ClusterServiceVersion", namespace, name: installed };
   const installedCsv = await client.get(csvRef);
@@ -68,11 +66,9 @@ async function tsopSubscription(client: KubeClient, pkg: string, namespace: stri
   if (sub) return sub;
   const any = (await listIn(client, V1ALPHA1, "Subscription", namespace)).find((s) => s.spec?.name === pkg);
   if (any) {
-    const m = messages.notTsopCatalog(any.spec?.sourceNamespace ?? namespace, any.spec?.source ?? "");
-    throw new TsopError(m.message, { hint: m.hint });
+    throw errorFrom(messages.notTsopCatalog(any.spec?.sourceNamespace ?? namespace, any.spec?.source ?? ""));
   }
-  const m = messages.notUpgradable(pkg, namespace);
-  throw new TsopError(m.message, { hint: m.hint });
+  throw errorFrom(messages.notUpgradable(pkg, namespace));
 }
 
 async function tsopCatalog(
@@ -88,8 +84,7 @@ async function tsopCatalog(
   };
   const catalog = await client.get(catalogRef);
   if (!catalog || catalog.metadata.labels?.[LABELS.managedBy] !== MANAGED_BY) {
-    const m = messages.notTsopCatalog(catalogRef.namespace ?? "", catalogRef.name);
-    throw new TsopError(m.message, { hint: m.hint });
+    throw errorFrom(messages.notTsopCatalog(catalogRef.namespace ?? "", catalogRef.name));
   }
   return { catalog, catalogRef };
 }
@@ -104,8 +99,7 @@ function checkUpgradeOrder(
   const csvName = csv.metadata.name ?? "";
   const version = csvVersion(csv);
   if (semver.valid(version) && semver.valid(installedVersion) && !semver.gt(version, installedVersion)) {
-    const m = messages.notNewer(csvName, version, installed, installedVersion);
-    throw new TsopError(m.message, { hint: m.hint });
+    throw errorFrom(messages.notNewer(csvName, version, installed, installedVersion));
   }
   const skipRange = csv.metadata.annotations?.["olm.skipRange"];
   if (skipRange && semver.valid(installedVersion) && !semver.satisfies(installedVersion, skipRange)) {

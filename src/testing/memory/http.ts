@@ -1,7 +1,6 @@
 // The HTTP front: authentication, authorization hook, fault injection, routing of discovery and
 // resource paths to the engine, content negotiation, and Status bodies for every error.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import YAML from "yaml";
 import { type Engine, groupVersion, type PatchType, scaleOf, withReplicas } from "./engine.js";
 import { faultAnswer, type Faults, type MatchedRequest } from "../faults.js";
 import { hasAdmissionWebhooks, runAdmissionWebhooks, warningHeaders } from "./admission-webhooks.js";
@@ -28,6 +27,7 @@ import {
 } from "./status.js";
 import { toTable, wantsTable } from "./table.js";
 import type { KObj, RequestAttributes, ResourceDef, UserInfo } from "./types.js";
+import { parseYamlText } from "../../common/yaml/read-values.js";
 import type { WatchHub } from "./watch.js";
 
 export type Authorizer = (attrs: RequestAttributes) => boolean | string | undefined;
@@ -92,7 +92,7 @@ function mediaType(req: IncomingMessage): string {
 function parseDocument(text: string, yaml: boolean): unknown {
   if (text.trim() === "") throw badRequest("the body of the request was empty");
   try {
-    return yaml ? YAML.parse(text) : JSON.parse(text);
+    return yaml ? parseYamlText(text) : JSON.parse(text);
   } catch (e) {
     const detail = e instanceof Error ? e.message : String(e);
     throw badRequest(

@@ -1,10 +1,10 @@
-// Stage 3 of `tsop bundle` (see index.ts): read the inputs — the manifests (config/ rendered
+// Stage 3 of `tsop bundle` (see ../index.ts): read the inputs — the manifests (config/ rendered
 // without kustomize, or -f), the base CSV and the previous bundle. It writes one thing (the only
 // write between stage 2's `tsop generate` and stage 8): answers typed at a prompt are saved to the
 // base CSV at once (base.ts: they cost typing, a later failure must not lose them); any other new
 // or changed base goes out with the output set.
-import { UsageError } from "../common/errors.js";
-import type { Reporter } from "../common/reporter.js";
+import { UsageError } from "../../common/errors.js";
+import type { Reporter } from "../../common/reporter.js";
 import {
   asRecords,
   kindOf,
@@ -14,12 +14,12 @@ import {
   nameOf,
   parseDocuments,
   podSpecOf,
-} from "../manifests/index.js";
-import { basePath, type BaseResult, ensureBase } from "./base.js";
-import { checkBaseCsv } from "./base-check.js";
-import { type Collected, collect } from "./collect.js";
-import type { BundleIO, ResolvedBundle } from "./types.js";
-import { readTreeFiles } from "./write.js";
+} from "../../manifests/index.js";
+import { basePath, type BaseResult, ensureBase } from "../base.js";
+import { checkBaseCsv } from "../base-check.js";
+import { type Collected, collect } from "../collect.js";
+import type { BundleIO, ResolvedBundle } from "../types.js";
+import { readTreeFiles } from "../write.js";
 
 export interface BundleInputs {
   collected: Collected;

@@ -1,114 +1,21 @@
-// Stages 5–7 of `tsop bundle` (see index.ts): pin images and stamp createdAt (nothing written),
-// check the CSV, and render the whole output set in memory — the bundle directory,
-// bundle.Dockerfile, the FBC fragment, the digest lock file and the base CSV — as OutputChanges
-// for the sink (stage 8).
-import { readFile } from "../common/local-fs.js";
+// Stage 7 of `tsop bundle` (see ../index.ts): the whole output set rendered in memory — the bundle
+// directory, bundle.Dockerfile, the FBC fragment, the digest lock file and the base CSV — as
+// OutputChanges for the sink (stage 8).
+import { readFile } from "../../common/fs.js";
 import { join, relative, resolve } from "node:path";
-import { AggregateTsopError, TsopError, UsageError } from "../common/errors.js";
-import type { OutputChange } from "../common/output/sink.js";
-import {
-  isRecord,
-  kindOf,
-  type ManifestObject,
-  parseYamlDocuments,
-  str,
-  toYaml,
-} from "../manifests/index.js";
-import { renderFbc } from "./fbc.js";
-import { bundleObject, csvFileName, renderManifests } from "./files.js";
-import { annotationsYaml, bundleDockerfile, type MetadataOptions } from "./metadata.js";
+import { TsopError, UsageError } from "../../common/errors.js";
+import type { OutputChange } from "../../common/output/sink.js";
+import { isRecord, kindOf, type ManifestObject, str } from "../../manifests/index.js";
+import { parseYamlDocuments } from "../../common/yaml/read.js";
+import { toYaml } from "../../common/yaml/write.js";
+import { renderFbc } from "../fbc.js";
+import { bundleObject, csvFileName, renderManifests } from "../files.js";
+import { annotationsYaml, bundleDockerfile, type MetadataOptions } from "../metadata.js";
 import type { ComposedBundle } from "./compose.js";
+import type { Pinned } from "./pin.js";
 import type { BundleInputs } from "./read.js";
-import type { BundleIO, ResolvedBundle } from "./types.js";
-import { memoryTree, readBundle } from "./load/index.js";
-import { runChecks } from "./validate/index.js";
-import { uiTextProblems } from "./ui-text.js";
-import { planBundleTree, type WriteResult } from "./write.js";
-import type { Finding } from "./load/types.js";
-
-export interface Pinned {
-  objects: ManifestObject[];
-  /** The digest lock file and its new text, written with the rest of the output set. */
-  lock?: { file: string; content: string };
-}
-
-/** --use-image-digests: resolves digests; the lock file is only rendered here, not written. */
-export async function pinImages(
-  plan: ResolvedBundle,
-  io: BundleIO,
-  objects: ManifestObject[],
-): Promise<Pinned> {
-  if (!plan.digests) return { objects };
-  const lockFile = plan.digests.lockFile;
-  const pinned = await io.pinImages(
-    objects.map((o) => structuredClone(o)),
-    { ...plan.digests, deferLockWrite: true, env: plan.env, reporter: io.reporter },
-  );
-  for (const p of pinned.pinned) io.reporter.debug(`pinned ${p.from} → ${p.to}`);
-  const lock =
-    lockFile && pinned.lockText !== undefined ? { lock: { file: lockFile, content: pinned.lockText } } : {};
-  return { objects: pinned.objects as ManifestObject[], ...lock };
-}
-
-function withoutCreatedAt(csv: ManifestObject): string {
-  const copy = structuredClone(csv);
-  const annotations =
-    isRecord(copy.metadata) && isRecord(copy.metadata.annotations) ? copy.metadata.annotations : {};
-  delete annotations.createdAt;
-  return toYaml(copy);
-}
-
-/** SOURCE_DATE_EPOCH, else the previous CSV's time when nothing else changed, else now. */
-export function stampCreatedAt(
-  csv: ManifestObject,
-  previous: ManifestObject | undefined,
-  env: NodeJS.ProcessEnv,
-): void {
-  const meta = csv.metadata as Record<string, unknown>;
-  const annotations = (meta.annotations ?? {}) as Record<string, unknown>;
-  meta.annotations = annotations;
-  const epoch = env.SOURCE_DATE_EPOCH;
-  if (epoch !== undefined && epoch !== "") {
-    if (!/^\d+$/.test(epoch))
-      throw new UsageError(`SOURCE_DATE_EPOCH="${epoch}" must be a number of seconds`);
-    annotations.createdAt = new Date(Number(epoch) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-    return;
-  }
-  const prevAt =
-    previous && isRecord(previous.metadata) && isRecord(previous.metadata.annotations)
-      ? str(previous.metadata.annotations.createdAt)
-      : "";
-  annotations.createdAt =
-    previous && prevAt && withoutCreatedAt(previous) === withoutCreatedAt(csv)
-      ? prevAt
-      : new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
-/** The generated CSV must pass the CSV checks (operator-sdk refuses to write an invalid one). */
-export async function checkCsv(
-  plan: ResolvedBundle,
-  csv: ManifestObject,
-  basePathShown: string,
-): Promise<Finding[]> {
-  const ui = uiTextProblems(csv);
-  if (ui.length > 0) {
-    throw new AggregateTsopError("the generated ClusterServiceVersion holds text a UI may not show:", ui, {
-      hint: `fix the field in the base CSV (${basePathShown}), the bundle config or the flags; a CRD's descriptions come from its API type's doc comments; nothing was written`,
-    });
-  }
-  const csvFile = `manifests/${csvFileName(plan.packageName)}`;
-  const probe = await readBundle(memoryTree(new Map([[csvFile, toYaml(csv)]]), plan.outputDir));
-  const findings = runChecks(probe, [], {}).filter((f) => f.id.startsWith("CSV-") || f.id.startsWith("RI-"));
-  const errors = findings.filter((f) => f.level === "error");
-  if (errors.length > 0) {
-    throw new AggregateTsopError(
-      "invalid generated ClusterServiceVersion:",
-      errors.map((f) => `${f.id} ${f.path ?? ""}: ${f.message}`),
-      { hint: `fix the flags or the base CSV (${basePathShown}); nothing was written` },
-    );
-  }
-  return findings;
-}
+import type { ResolvedBundle } from "../types.js";
+import { planBundleTree, type WriteResult } from "../write.js";
 
 function deriveBundleImage(image: string | undefined, version: string): string | undefined {
   if (!image) return undefined;

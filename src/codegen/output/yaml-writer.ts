@@ -1,21 +1,9 @@
-// Deterministic YAML for generated manifests: sorted keys, `---` before every document,
-// non-indented sequences, no line folding, `|-` blocks for multi-line text. Writing YAML is a good
-// part of an analysis's cost, and after a one-file edit most documents are unchanged: yamlWriter
-// reuses the text of a document set the last analysis rendered from the same objects.
+// Generated manifests' YAML (common/yaml/write.ts toYamlDocuments: sorted keys, `---` before every
+// document), reused: writing YAML is a good part of an analysis's cost, and after a one-file edit
+// most documents are unchanged, so yamlWriter reuses the text of a document set the last analysis
+// rendered from the same objects.
 import { createHash } from "node:crypto";
-import { Document } from "yaml";
-import { YAML_11_SAFE } from "../../common/yaml.js";
-import { emitYamlDocument } from "../../common/yaml-emit.js";
-
-export function toYamlDocuments(objects: readonly unknown[]): string {
-  return objects.map((o) => `---\n${emitYamlDocument(o) ?? packageYaml(o)}`).join("");
-}
-
-/** The yaml package's text for `o`, which emitYamlDocument reproduces for plain JSON data. */
-function packageYaml(o: unknown): string {
-  const doc = new Document(o, { sortMapEntries: true, ...YAML_11_SAFE });
-  return doc.toString({ indentSeq: false, lineWidth: 0, minContentWidth: 0 });
-}
+import { toYamlDocuments } from "../../common/yaml/write.js";
 
 /** YAML text and the digest of the objects it was rendered from. */
 export interface RenderedYaml {

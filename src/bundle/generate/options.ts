@@ -1,13 +1,13 @@
-// Stage 1 of `tsop bundle` (see index.ts): flags + bundle config + PROJECT facts → one resolved,
+// Stage 1 of `tsop bundle` (see ../index.ts): flags + bundle config + PROJECT facts → one resolved,
 // checked set of options, the only options the later stages read. Pure (no I/O): the usage errors
 // about the options' values are raised here, before anything is read, generated or written.
 import { basename, relative, resolve } from "node:path";
 import semver from "semver";
-import { UsageError } from "../common/errors.js";
-import { checkImageReference } from "../oci/reference.js";
-import type { LoadedConfig } from "./config.js";
-import { msg } from "./messages.js";
-import type { BundleOptions, RegistryAccess, ResolvedBundle } from "./types.js";
+import { UsageError } from "../../common/errors.js";
+import { checkImageReference } from "../../oci/reference.js";
+import type { LoadedConfig } from "../config.js";
+import { msg } from "../messages.js";
+import type { BundleOptions, RegistryAccess, ResolvedBundle } from "../types.js";
 
 const CHANNEL = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 

@@ -1,8 +1,8 @@
-// Stage 4 of `tsop bundle` (see index.ts): compose the bundle's objects in memory — the CSV
+// Stage 4 of `tsop bundle` (see ../index.ts): compose the bundle's objects in memory — the CSV
 // (csv.ts, with rbac.ts and webhooks.ts) with its upgrade edges and annotations, then the CRDs,
 // Services, RBAC and other objects a bundle carries, and a note for each one it cannot. Pure.
 import semver from "semver";
-import { UsageError } from "../common/errors.js";
+import { UsageError } from "../../common/errors.js";
 import {
   groupOf,
   isRecord,
@@ -11,14 +11,14 @@ import {
   type ManifestObject,
   nameOf,
   str,
-} from "../manifests/index.js";
-import { type ComposedCsv, composeCsv } from "./csv.js";
-import { parseFeatures } from "./features.js";
-import { SUPPORTED_KINDS } from "./files.js";
-import { builderName } from "./metadata.js";
-import { msg, whyNotCarried } from "./messages.js";
+} from "../../manifests/index.js";
+import { type ComposedCsv, composeCsv } from "../csv.js";
+import { parseFeatures } from "../features.js";
+import { SUPPORTED_KINDS } from "../files.js";
+import { builderName } from "../metadata.js";
+import { msg, whyNotCarried } from "../messages.js";
 import type { BundleInputs } from "./read.js";
-import type { ResolvedBundle } from "./types.js";
+import type { ResolvedBundle } from "../types.js";
 
 /** Upgrade edges: --replaces, or --replaces-previous from the CSV already in the output dir. */
 function upgradeEdges(plan: ResolvedBundle, previous: ManifestObject | undefined) {

@@ -8,11 +8,11 @@
 // stringifier (quoting, YAML 1.1-safe plain scalars, `|-` blocks), so scalar styles cannot drift.
 // Anything outside plain JSON data (a class instance, a Date, undefined in an array, NaN, an object
 // used twice, which the package would write as an anchor and alias, a key beyond 1024 characters)
-// answers undefined, and the caller writes with the package itself. test/codegen/yaml-emit.test.ts
+// answers undefined, and the caller writes with the package itself. test/common/yaml-emit.test.ts
 // compares both writers on generated documents.
 import { Document } from "yaml";
 import { stringTag } from "yaml/util";
-import { YAML_11_SAFE } from "./yaml.js";
+import { YAML_11_SAFE } from "./yaml-11.js";
 
 type StringifyContext = Parameters<NonNullable<typeof stringTag.stringify>>[1];
 
