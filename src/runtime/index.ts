@@ -8,7 +8,8 @@
 //   serving/        listeners and serving certificates for the metrics and webhook servers
 //   metrics/        Prometheus registry, the metrics server and its authentication
 //   client/         reads (from the cache where watched) and writes
-//   controllerutil/ createOrUpdate, finalizers, status, conditions, equality, related images
+//   controllerutil/ createOrUpdate/createOrPatch, owner references, finalizers, status, conditions,
+//                   equality, related images
 //   cache/          one shared informer per kind (per namespace), transforms, field indexes
 //   events/         the event recorder and correlator
 //   webhook/        the webhook server: admission (json-diff patches), conversion
@@ -29,13 +30,28 @@ export {
   Client,
   type ApplyOptions,
   type CacheReader,
+  type DeleteAllOfOptions,
   type DeleteOptions,
   type KubeObjectLike,
   type ListOptions,
   type PartialObjectMetadata,
   type PatchType,
   type ReadOptions,
+  type WriteOptions,
 } from "./client/client.js";
+export { strategicMergeFrom } from "./client/strategic-merge.js";
+export {
+  SubResourceClient,
+  type SubResourcePatchOptions,
+  type SubResourceTarget,
+} from "./client/subresource.js";
+export { createOrPatch } from "./controllerutil/create-or-patch.js";
+export {
+  hasOwnerReference,
+  removeControllerReference,
+  removeOwnerReference,
+  setOwnerReference,
+} from "./controllerutil/owner-references.js";
 export { createMergePatch, type MergeFromOptions, mergeFrom, type Patch } from "./client/patch.js";
 export {
   type ConditionInput,

@@ -1,5 +1,5 @@
-// The object client reconcilers use: typed CRUD, status subresource, merge/JSON patch and
-// server-side apply. Writes always go to the API server. Reads go there too, unless the client has
+// The object client reconcilers use: typed CRUD, subresources (subresource.ts), merge/JSON/strategic
+// patch, server-side apply, collection delete; every write takes dryRun (write-options.ts). Writes always go to the API server. Reads go there too, unless the client has
 // a cache reader (the manager's client: kinds it watches are read from its informers, see
 // cache.ts); the manager's apiReader has none. A missing object is `undefined` from get() and
 // `false` from delete(); other failures throw ApiError.
@@ -16,11 +16,15 @@ import {
 import type { ObjectMeta } from "../schema.js";
 import type { RequestOptions, RestClient } from "../connect/rest.js";
 import { isTransformedCopy, transformedCopyError } from "./cache-copies.js";
-import { isPatch, type Patch } from "./patch.js";
+import type { Patch } from "./patch.js";
+import { assertStrategicMergeAllowed } from "./strategic-merge.js";
+import { PATCH_CONTENT, patchBody, SubResourceClient, type SubResourceTarget } from "./subresource.js";
+import { writeQuery, type WriteOptions } from "./write-options.js";
 
 import type { KubeObjectLike, PatchType } from "./object.js";
 
 export type { KubeObjectLike, PatchType } from "./object.js";
+export type { WriteOptions } from "./write-options.js";
 
 type Raw = {
   apiVersion?: string;
@@ -83,27 +87,32 @@ export interface CacheReader {
   whyNotCached?(mapping: ResourceMapping, obj: KubeObjectLike): Promise<string | undefined>;
 }
 
-export interface DeleteOptions extends CallOptions {
+export interface DeleteOptions extends WriteOptions {
   propagationPolicy?: "Foreground" | "Background" | "Orphan";
   gracePeriodSeconds?: number;
   /** Only delete this exact version (precondition). */
   resourceVersion?: string;
 }
 
-export interface ApplyOptions extends CallOptions {
+export interface ApplyOptions extends WriteOptions {
   fieldManager: string;
   force?: boolean;
 }
 
-export interface PatchOptions extends CallOptions {
+export interface PatchOptions extends WriteOptions {
+  /** For a body given as is (a Patch carries its own type). Default "merge". */
   type?: PatchType;
-  subresource?: "status";
+  subresource?: string;
 }
 
-const PATCH_CONTENT: Record<PatchType, string> = {
-  merge: "application/merge-patch+json",
-  json: "application/json-patch+json",
-};
+export interface DeleteAllOfOptions extends WriteOptions {
+  /** Required for namespaced kinds (the API server deletes collections one namespace at a time). */
+  namespace?: string;
+  labelSelector?: string | Record<string, string>;
+  fieldSelector?: string;
+  propagationPolicy?: "Foreground" | "Background" | "Orphan";
+  gracePeriodSeconds?: number;
+}
 
 const PARTIAL_ACCEPT = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
 const PARTIAL_LIST_ACCEPT =
@@ -276,10 +285,10 @@ export class Client {
     return items;
   }
 
-  async create<T extends KubeObjectLike>(obj: T): Promise<T> {
+  async create<T extends KubeObjectLike>(obj: T, options: WriteOptions = {}): Promise<T> {
     const meta = metaOf(obj);
     const { m, path } = await this.path(objectGvk(obj), meta.namespace);
-    return withKind(await this.call<T>("POST", path, { body: obj }), m);
+    return withKind(await this.call<T>("POST", path, writeRequest(obj, options)), m);
   }
 
   /**
@@ -287,18 +296,53 @@ export class Client {
    * copy from a cache whose transform for the kind is the user's (it may lack fields the server
    * has): patch what changed instead (mergeFrom).
    */
-  async update<T extends KubeObjectLike>(obj: T): Promise<T> {
+  async update<T extends KubeObjectLike>(obj: T, options: WriteOptions = {}): Promise<T> {
     if (isTransformedCopy(obj)) throw transformedCopyError(obj);
     const meta = metaOf(obj);
     const { m, path } = await this.path(objectGvk(obj), meta.namespace, requireName(meta));
-    return withKind(await this.call<T>("PUT", path, { body: obj }), m);
+    return withKind(await this.call<T>("PUT", path, writeRequest(obj, options)), m);
   }
 
   /** Replaces the status through the status subresource (spec changes are ignored by the server). */
-  async updateStatus<T extends KubeObjectLike>(obj: T): Promise<T> {
+  async updateStatus<T extends KubeObjectLike>(obj: T, options: WriteOptions = {}): Promise<T> {
     const meta = metaOf(obj);
     const { m, path } = await this.path(objectGvk(obj), meta.namespace, requireName(meta), "status");
-    return withKind(await this.call<T>("PUT", path, { body: obj }), m);
+    return withKind(await this.call<T>("PUT", path, writeRequest(obj, options)), m);
+  }
+
+  /**
+   * Patches the status subresource (spec changes in the patch are ignored by the server):
+   * `client.patchStatus(obj, mergeFrom(base))` sends only the status fields changed since base.
+   */
+  patchStatus<T extends KubeObjectLike>(
+    target: T | { kind: KindRef<T>; key: ObjectKey },
+    patch: Patch | unknown,
+    options: Omit<PatchOptions, "subresource"> = {},
+  ): Promise<T> {
+    return this.patch(target, patch, { ...options, subresource: "status" });
+  }
+
+  /**
+   * Reads and writes of a subresource of objects: `subResource("scale").get(deployment)`,
+   * `subResource("eviction").create(pod, { apiVersion: "policy/v1", kind: "Eviction" })`,
+   * `subResource("token").create(serviceAccount, tokenRequest)`.
+   */
+  subResource(name: string): SubResourceClient {
+    return new SubResourceClient(name, {
+      locate: async (target: SubResourceTarget, sub: string) => {
+        const { kind, key } = targetOf(target);
+        const { m, path } = await this.path(kind, key.namespace, key.name, sub);
+        return {
+          mapping: m,
+          path,
+          key: {
+            name: key.name,
+            namespace: m.namespaced ? key.namespace || this.defaultNamespace : undefined,
+          },
+        };
+      },
+      call: (method, path, options) => this.call(method, path, options),
+    });
   }
 
   /**
@@ -312,21 +356,15 @@ export class Client {
   ): Promise<T> {
     const { kind, key } = targetOf(target);
     const { m, path } = await this.path(kind, key.namespace, key.name, options.subresource);
-    let type = options.type ?? "merge";
-    let body = patch;
-    if (isPatch(patch)) {
-      if (isTarget(target))
-        throw new TsopError(
-          `a ${patch.type} patch computed from an object needs the object, not { kind, key }`,
-          {
-            hint: "call client.patch(obj, mergeFrom(base)) with the changed object",
-          },
-        );
-      type = patch.type;
-      body = patch.data(target);
-    }
+    const { type, body } = patchBody(target, patch, options.type);
+    if (type === "strategic") assertStrategicMergeAllowed(m, key.name);
     return withKind(
-      await this.call<T>("PATCH", path, { body, contentType: PATCH_CONTENT[type], signal: options.signal }),
+      await this.call<T>("PATCH", path, {
+        body,
+        contentType: PATCH_CONTENT[type],
+        query: writeQuery(options),
+        signal: options.signal,
+      }),
       m,
     );
   }
@@ -339,7 +377,11 @@ export class Client {
       await this.call<T>("PATCH", path, {
         body: obj,
         contentType: "application/apply-patch+yaml",
-        query: { fieldManager: options.fieldManager, force: options.force ? true : undefined },
+        query: {
+          fieldManager: options.fieldManager,
+          force: options.force ? true : undefined,
+          ...writeQuery(options),
+        },
         signal: options.signal,
       }),
       m,
@@ -353,18 +395,53 @@ export class Client {
   ): Promise<boolean> {
     const { kind, key } = targetOf(target);
     const { path } = await this.path(kind, key.namespace, key.name);
-    const body: Record<string, unknown> = { apiVersion: "v1", kind: "DeleteOptions" };
-    if (options.propagationPolicy) body.propagationPolicy = options.propagationPolicy;
-    if (options.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = options.gracePeriodSeconds;
+    const body = deleteBody(options);
     if (options.resourceVersion) body.preconditions = { resourceVersion: options.resourceVersion };
     try {
-      await this.call("DELETE", path, { body, signal: options.signal });
+      await this.call("DELETE", path, { body, query: writeQuery(options), signal: options.signal });
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;
       throw err;
     }
   }
+
+  /**
+   * Deletes every object of a kind that matches the selectors, in one request (the collection
+   * DELETE). Without a selector that is every object of the kind in the namespace. Namespaced kinds
+   * need `namespace`: the API server deletes collections one namespace at a time.
+   */
+  async deleteAllOf<T extends KubeObjectLike>(
+    kind: KindRef<T>,
+    options: DeleteAllOfOptions = {},
+  ): Promise<void> {
+    const m = await this.mapper.mapping(kind);
+    if (m.namespaced && !options.namespace)
+      throw new TsopError(`deleteAllOf(${m.kind}) needs a namespace: ${m.kind} is namespaced`, {
+        hint: `pass { namespace } (the API server has no collection delete across namespaces for ${m.plural})`,
+      });
+    const path = resourcePath(m, m.namespaced ? options.namespace : undefined);
+    await this.call("DELETE", path, {
+      body: deleteBody(options),
+      query: {
+        labelSelector: selectorString(options.labelSelector),
+        fieldSelector: options.fieldSelector,
+        ...writeQuery(options),
+      },
+      signal: options.signal,
+    });
+  }
+}
+
+function writeRequest(body: unknown, options: WriteOptions): RequestOptions {
+  return { body, query: writeQuery(options), signal: options.signal };
+}
+
+function deleteBody(options: DeleteOptions | DeleteAllOfOptions): Record<string, unknown> {
+  const body: Record<string, unknown> = { apiVersion: "v1", kind: "DeleteOptions" };
+  if (options.propagationPolicy) body.propagationPolicy = options.propagationPolicy;
+  if (options.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = options.gracePeriodSeconds;
+  return body;
 }
 
 function requireName(meta: ObjectMeta): string {

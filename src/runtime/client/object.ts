@@ -8,5 +8,8 @@ export interface KubeObjectLike {
   metadata?: object;
 }
 
-/** JSON merge patch (RFC 7386) or JSON patch (RFC 6902). */
-export type PatchType = "merge" | "json";
+/**
+ * JSON merge patch (RFC 7386), JSON patch (RFC 6902), or strategic merge patch (built-in kinds
+ * only: lists merged by their patchMergeKey).
+ */
+export type PatchType = "merge" | "json" | "strategic";

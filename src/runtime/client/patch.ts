@@ -122,6 +122,8 @@ export function mergeFrom(base: KubeObjectLike, options: MergeFromOptions = {}):
 /** Whether a value passed to client.patch is a Patch (a body is computed) or a body as is. */
 export function isPatch(value: unknown): value is Patch {
   return (
-    isObject(value) && typeof value.data === "function" && (value.type === "merge" || value.type === "json")
+    isObject(value) &&
+    typeof value.data === "function" &&
+    (value.type === "merge" || value.type === "json" || value.type === "strategic")
   );
 }

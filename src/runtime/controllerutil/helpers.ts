@@ -68,7 +68,7 @@ function describe(obj: KubeObjectLike): string {
  * collector reports OwnerRefInvalidNamespace instead), so it is refused here as controller-runtime
  * does.
  */
-function validateOwner(owner: KubeObjectLike, obj: KubeObjectLike): void {
+export function validateOwner(owner: KubeObjectLike, obj: KubeObjectLike): void {
   const ownerNamespace = meta(owner).namespace;
   if (!ownerNamespace) return;
   const namespace = meta(obj).namespace;
@@ -125,14 +125,18 @@ export function setControllerReference(owner: KubeObjectLike, obj: KubeObjectLik
  * Gives obj the namespace the server will store it in (the client's default for a namespaced kind
  * that names none; none for a cluster-scoped kind), so an owner's scope check sees its real scope.
  */
-async function settleNamespace(client: Client, obj: KubeObjectLike): Promise<void> {
+export async function settleNamespace(client: Client, obj: KubeObjectLike): Promise<void> {
   const m = meta(obj);
   const { namespaced } = await client.mapper.mapping({ apiVersion: obj.apiVersion!, kind: obj.kind! });
   if (!namespaced) delete m.namespace;
   else m.namespace ||= client.defaultNamespace;
 }
 
-export type OperationResult = "created" | "updated" | "unchanged";
+/**
+ * What createOrUpdate / createOrPatch did (controller-runtime's OperationResult values);
+ * "updatedStatus" and "updatedStatusOnly" come from createOrPatch only.
+ */
+export type OperationResult = "created" | "updated" | "updatedStatus" | "updatedStatusOnly" | "unchanged";
 
 export interface CreateOrUpdateOptions {
   /** Set this object as the controller owner of the created/updated object. */
@@ -189,7 +193,11 @@ export async function createOrUpdate<T extends KubeObjectLike>(
  * can never show it (a byKind selector excludes it), every retry would create → 409 → create
  * again. Throws NotCachedError naming the object and the selector instead.
  */
-async function failIfCacheCannotSee(client: Client, obj: KubeObjectLike): Promise<void> {
+export async function failIfCacheCannotSee(
+  client: Client,
+  obj: KubeObjectLike,
+  helper = "createOrUpdate",
+): Promise<void> {
   if (!client.cache?.whyNotCached) return;
   const m = meta(obj);
   const kind = { apiVersion: obj.apiVersion!, kind: obj.kind! };
@@ -200,7 +208,7 @@ async function failIfCacheCannotSee(client: Client, obj: KubeObjectLike): Promis
   if (!why) return;
   const fix = `cache it (widen the selector, or add the selector's label in mutate and on the existing object), list the kind in cache.disableFor to read it live, or read and write it with client.apiReader`;
   throw new NotCachedError(
-    `createOrUpdate cannot manage ${describe(obj)}: it exists on the API server, but the cache this client reads from cannot see it (excluded by ${why}), so creating it fails with AlreadyExists again and again; ${fix}`,
+    `${helper} cannot manage ${describe(obj)}: it exists on the API server, but the cache this client reads from cannot see it (excluded by ${why}), so creating it fails with AlreadyExists again and again; ${fix}`,
     { hint: fix },
   );
 }
