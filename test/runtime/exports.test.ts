@@ -176,6 +176,8 @@ const PINNED = [
   "RestOptions",
   "Result",
   "RetryOptions",
+  "Runnable",
+  "RunnableError",
   "Scale",
   "ScaleOptions",
   "SchemaType",
