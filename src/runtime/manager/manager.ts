@@ -54,6 +54,12 @@ export interface ManagerOptions extends KubeConfigOptions {
    * certificate made at start.
    */
   metricsCertDir?: string;
+  /**
+   * Serve /debug/pprof/profile?seconds=N (a CPU profile) and /debug/pprof/heap (a heap snapshot) on
+   * the metrics server, behind the same authentication and authorization as /metrics, as Go's
+   * pprof. Default false: a profile costs CPU and a snapshot pauses the process.
+   */
+  profiling?: boolean;
   /** File names in metricsCertDir. Default "tls.crt" and "tls.key". */
   metricsCertName?: string;
   metricsKeyName?: string;
@@ -569,6 +575,7 @@ export class Manager {
       ...at,
       render: () => this.metrics.render(),
       logger,
+      profiling: o.profiling === true,
       ...(o.metricsSecure
         ? {
             secure: {
