@@ -159,6 +159,7 @@ export {
   type LogSink,
 } from "./log/logger.js";
 export { type Check, Manager, type ManagerOptions } from "./manager/manager.js";
+export { type Runnable, RunnableError } from "./manager/runnables.js";
 export {
   type GroupVersionKind,
   type KindClass,

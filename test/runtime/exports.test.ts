@@ -186,6 +186,8 @@ const PINNED = [
   "RestOptions",
   "Result",
   "RetryOptions",
+  "Runnable",
+  "RunnableError",
   "Scale",
   "ScaleOptions",
   "SchemaType",

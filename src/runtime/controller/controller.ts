@@ -74,6 +74,11 @@ export interface ControllerOptions {
    * running; the key is not reconciled again until it has returned.
    */
   reconciliationTimeout?: number;
+  /**
+   * Run the workers only on the replica that leads. Default true; false runs them on every replica
+   * (read-only or idempotent work), as controller-runtime's NeedLeaderElection.
+   */
+  needLeaderElection?: boolean;
 }
 
 /** What Controller.stop() found. */
@@ -142,6 +147,11 @@ export class Controller {
     host.metrics.reconcileErrors.inc(labels, 0);
     host.metrics.terminalReconcileErrors.inc(labels, 0);
     host.metrics.reconcileTimeouts.inc(labels, 0);
+  }
+
+  /** Whether the manager starts this controller's workers only on the leader. */
+  get needLeaderElection(): boolean {
+    return this.options.needLeaderElection !== false;
   }
 
   private get concurrency(): number {

@@ -20,6 +20,8 @@ import { EventRecorder } from "../events/events.js";
 import type { SharedInformer } from "../cache/informer.js";
 import { type KubeConfigOptions, loadKubeConfig } from "../connect/kubeconfig.js";
 import { LeaderElector, type LeaderElectionOptions, validateLeaderElection } from "./leader.js";
+import { type Check, probeHandler } from "./probes.js";
+import { type Runnable, RunnableGroup, type RunnableError, runnableName } from "./runnables.js";
 import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, lastErrorText, waitForCaches } from "./cache-sync.js";
 import { listenOn, parseBindAddress } from "../serving/listen.js";
 import { Logger, type LoggerOptions } from "../log/logger.js";
@@ -27,6 +29,7 @@ import { type KindRef, RestMapper } from "../connect/mapper.js";
 import { MetricsAuthorizer } from "../metrics/metrics-auth.js";
 import { MetricsServer } from "../metrics/metrics-server.js";
 import { MetricsRegistry, type RuntimeMetrics, runtimeMetrics } from "../metrics/metrics.js";
+import { registerProcessMetrics } from "../metrics/process.js";
 import { RestClient } from "../connect/rest.js";
 import type { WebhookRoute, WebhookServer } from "../webhook/webhook-server.js";
 import { webhooksOf } from "../webhooks.js";
@@ -52,6 +55,12 @@ export interface ManagerOptions extends KubeConfigOptions {
    * certificate made at start.
    */
   metricsCertDir?: string;
+  /**
+   * Serve /debug/pprof/profile?seconds=N (a CPU profile) and /debug/pprof/heap (a heap snapshot) on
+   * the metrics server, behind the same authentication and authorization as /metrics, as Go's
+   * pprof. Default false: a profile costs CPU and a snapshot pauses the process.
+   */
+  profiling?: boolean;
   /** File names in metricsCertDir. Default "tls.crt" and "tls.key". */
   metricsCertName?: string;
   metricsKeyName?: string;
@@ -82,6 +91,11 @@ export interface ManagerOptions extends KubeConfigOptions {
   eventSource?: string;
   /** Stop on SIGTERM/SIGINT. Default true. */
   handleSignals?: boolean;
+  /**
+   * Export process_* (CPU, memory, file descriptors) and nodejs_* (heap spaces, event-loop delay,
+   * GC durations) metrics, read at scrape time. Default true.
+   */
+  processMetrics?: boolean;
   /** Extra metrics registry to expose (default: a new one, available as manager.metrics). */
   metricsRegistry?: MetricsRegistry;
   /** "host:port" or ":port" of the HTTPS webhook server (started only when webhooks are added); "0" disables. Default ":9443". */
@@ -95,7 +109,7 @@ export interface ManagerOptions extends KubeConfigOptions {
   webhookCertPollIntervalMs?: number;
 }
 
-export type Check = () => boolean | string | undefined | Promise<boolean | string | undefined>;
+export type { Check } from "./probes.js";
 
 export class Manager {
   /** Writes go to the server; reads of watched kinds come from the cache. */
@@ -127,7 +141,16 @@ export class Manager {
   private running: Promise<void> | undefined;
   private stopped: Promise<void> | undefined;
   private started = false;
+  /** Leader-only controllers and runnables are running (this replica leads, caches synced). */
   private controllersStarted = false;
+  /** Controllers with needLeaderElection: false are running (caches synced). */
+  private followersStarted = false;
+  private readonly leaderRunnables = new RunnableGroup((err) => this.fail(err));
+  private readonly otherRunnables = new RunnableGroup((err) => this.fail(err));
+  private runnableCount = 0;
+  private stopProcessMetrics: (() => void) | undefined;
+  /** The first error that stops the manager (a failed runnable, a cache sync timeout). */
+  private failure: { error: unknown } | undefined;
   /** "http://host:port" of the probe server once listening. */
   healthProbeUrl: string | undefined;
   /** "http://host:port" (or "https://…" when metricsSecure) of the metrics server once listening. */
@@ -236,6 +259,21 @@ export class Manager {
     }
   }
 
+  /**
+   * Adds a runnable (controller-runtime's manager.Add): its start(signal) runs with the manager,
+   * on the leader only unless needLeaderElection is false; signal aborts at stop. A runnable that
+   * rejects stops the manager, and start() rejects naming it.
+   */
+  add(runnable: Runnable): void {
+    if (typeof runnable?.start !== "function")
+      throw new ConfigError("manager.add() needs an object with a start(signal) method", {
+        hint: "pass { start: async (signal) => { ... }, needLeaderElection?: boolean }",
+      });
+    const name = runnableName(runnable, this.runnableCount++);
+    const group = runnable.needLeaderElection === false ? this.otherRunnables : this.leaderRunnables;
+    group.add(runnable, name);
+  }
+
   /** A liveness check: return false or a string (the reason) to fail /healthz. */
   addHealthCheck(name: string, check: Check): void {
     this.healthChecks.set(name, check);
@@ -279,7 +317,8 @@ export class Manager {
       metrics: this.runtimeMetrics,
       register: (controller) => {
         this.controllers.push(controller);
-        if (this.controllersStarted) controller.start();
+        if (controller.needLeaderElection ? this.controllersStarted : this.followersStarted)
+          controller.start();
       },
     };
   }
@@ -318,11 +357,15 @@ export class Manager {
         process.on(s, h);
       }
     }
-    let failure: unknown;
     try {
+      if (this.options.processMetrics !== false)
+        this.stopProcessMetrics = registerProcessMetrics(this.metrics);
       await this.listen();
       this.started = true;
       const informers = await this.cache.start();
+      // Work that runs on every replica starts whether or not this one leads.
+      this.otherRunnables.start(signal);
+      const followers = this.startFollowers(informers, signal).catch((err: unknown) => this.fail(err));
       const le = this.options.leaderElection;
       if (le && le.enabled !== false) {
         await this.lead(le, informers, signal);
@@ -331,13 +374,36 @@ export class Manager {
         await this.startControllers(informers, signal);
         await abortedPromise(signal);
       }
+      await followers;
     } catch (err) {
-      failure = err;
+      this.fail(err);
     } finally {
       for (const [s, h] of handlers) process.off(s, h);
       await this.shutdown();
     }
-    if (failure) throw failure;
+    if (this.failure) throw this.failure.error;
+  }
+
+  /** Records the first error that ends the manager and begins the shutdown. */
+  private fail(err: unknown): void {
+    if (!this.failure) {
+      this.failure = { error: err };
+      if ((err as RunnableError).runnable)
+        this.logger.named("manager").error("a runnable failed; stopping the manager", err);
+    }
+    this.stopController.abort();
+  }
+
+  /** Starts the controllers with needLeaderElection: false once the caches synced. */
+  private async startFollowers(informers: SharedInformer[], signal: AbortSignal): Promise<void> {
+    if (!this.controllers.some((c) => !c.needLeaderElection)) {
+      this.followersStarted = true; // none yet: one registered later starts at once
+      return;
+    }
+    const timeout = this.options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS;
+    if (!(await waitForCaches(informers, timeout, signal))) return;
+    this.followersStarted = true;
+    for (const c of this.controllers) if (!c.needLeaderElection) c.start();
   }
 
   /**
@@ -387,7 +453,8 @@ export class Manager {
     const timeout = this.options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS;
     if (!(await waitForCaches(informers, timeout, signal))) return;
     this.controllersStarted = true;
-    for (const c of this.controllers) c.start();
+    for (const c of this.controllers) if (c.needLeaderElection) c.start();
+    this.leaderRunnables.start(signal);
   }
 
   /** Begins a graceful shutdown; resolves when it is complete. */
@@ -407,8 +474,17 @@ export class Manager {
       const log = this.logger.named("manager");
       const deadline = Date.now() + (this.options.gracefulShutdownTimeoutMs ?? 30_000);
       const remaining = () => Math.max(0, deadline - Date.now());
-      log.info("stopping controllers");
-      const drained = await this.stopControllers(remaining());
+      log.info("stopping controllers and runnables");
+      // Runnables' signals are aborted already (stop, or lost leadership); they drain with the controllers.
+      const [controllersDrained, runnablesDone] = await Promise.all([
+        this.stopControllers(remaining()),
+        this.leaderRunnables.wait(remaining()),
+        this.otherRunnables.wait(remaining()),
+      ]).then(([c, l, o]) => {
+        if (!l || !o) log.warn("runnables still running after the shutdown timeout");
+        return [c, l] as const;
+      });
+      const drained = controllersDrained && runnablesDone;
       this.holdController.abort();
       await this.holding;
       await this.cache.stop();
@@ -430,6 +506,7 @@ export class Manager {
       }
       await this.webhookServer?.stop();
       await this.metricsServer?.stop();
+      this.stopProcessMetrics?.();
       await Promise.all(this.servers.map((s) => new Promise((resolve) => s.close(resolve))));
       for (const s of this.servers) s.closeAllConnections?.();
       this.rest.close();
@@ -456,25 +533,6 @@ export class Manager {
     } finally {
       cut.abort();
     }
-  }
-
-  private async runChecks(checks: Map<string, Check>): Promise<{ ok: boolean; lines: string[] }> {
-    const lines: string[] = [];
-    let ok = true;
-    for (const [name, check] of checks) {
-      let result: boolean | string | undefined;
-      try {
-        result = await check();
-      } catch (err) {
-        result = (err as Error).message;
-      }
-      const passed = result === true || result === undefined;
-      ok &&= passed;
-      lines.push(
-        passed ? `[+]${name} ok` : `[-]${name} failed${typeof result === "string" ? `: ${result}` : ""}`,
-      );
-    }
-    return { ok, lines };
   }
 
   private builtinChecks(kind: "health" | "ready"): Map<string, Check> {
@@ -512,27 +570,7 @@ export class Manager {
   private async listenProbes(): Promise<void> {
     const probe = parseBindAddress(this.options.healthProbeBindAddress ?? ":8081");
     if (!probe) return;
-    const server = http.createServer((req, res) => {
-      const url = new URL(req.url ?? "/", "http://probe");
-      const kind = url.pathname.startsWith("/healthz")
-        ? "health"
-        : url.pathname.startsWith("/readyz")
-          ? "ready"
-          : "";
-      if (!kind) {
-        res.writeHead(404).end("not found\n");
-        return;
-      }
-      void this.runChecks(this.builtinChecks(kind)).then(({ ok, lines }) => {
-        const verbose = url.searchParams.has("verbose") || !ok;
-        res.writeHead(ok ? 200 : 500, { "Content-Type": "text/plain; charset=utf-8" });
-        res.end(
-          verbose
-            ? `${lines.join("\n")}\n${kind === "health" ? "healthz" : "readyz"} check ${ok ? "passed" : "failed"}\n`
-            : "ok",
-        );
-      });
-    });
+    const server = http.createServer(probeHandler((kind) => this.builtinChecks(kind)));
     this.healthProbeUrl = await listenOn(server, probe, "http");
     this.servers.push(server);
   }
@@ -546,6 +584,7 @@ export class Manager {
       ...at,
       render: () => this.metrics.render(),
       logger,
+      profiling: o.profiling === true,
       ...(o.metricsSecure
         ? {
             secure: {

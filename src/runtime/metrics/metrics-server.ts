@@ -15,6 +15,8 @@ export interface MetricsServerOptions extends BindAddress {
   /** The exposition served on /metrics. */
   render: () => string;
   logger: Logger;
+  /** Also serve /debug/pprof/profile and /debug/pprof/heap (profiling.ts), behind the same auth. */
+  profiling?: boolean;
   /** HTTPS with authentication and authorization of every scrape; absent: plain HTTP, no checks. */
   secure?: {
     authorizer: MetricsAuthorizer;
@@ -87,8 +89,10 @@ export class MetricsServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? "/", "http://metrics").pathname;
-    if (path !== METRICS_PATH) {
+    const url = new URL(req.url ?? "/", "http://metrics");
+    const path = url.pathname;
+    const profiling = this.options.profiling === true && path.startsWith("/debug/pprof/");
+    if (path !== METRICS_PATH && !profiling) {
       res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" }).end("not found\n");
       return;
     }
@@ -103,6 +107,12 @@ export class MetricsServer {
         res.end(`${verdict.message}\n`);
         return;
       }
+    }
+    if (profiling) {
+      const { serveProfile } = await import("./profiling.js");
+      if (!(await serveProfile(path, url.searchParams, res)))
+        res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" }).end("not found\n");
+      return;
     }
     res.writeHead(200, { "Content-Type": PROMETHEUS_CONTENT_TYPE }).end(this.options.render());
   }

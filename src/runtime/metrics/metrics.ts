@@ -167,6 +167,16 @@ export const RECONCILE_BUCKETS = [
 
 export class MetricsRegistry {
   private readonly metrics = new Map<string, Metric<unknown>>();
+  private readonly collectors = new Set<() => void>();
+
+  /**
+   * Runs `collect` before each render (a scrape), to set gauges from values read then (memory,
+   * file descriptors): nothing is sampled between scrapes. Returns a function that removes it.
+   */
+  onCollect(collect: () => void): () => void {
+    this.collectors.add(collect);
+    return () => this.collectors.delete(collect);
+  }
 
   private register<M extends Metric<unknown>>(metric: M): M {
     const existing = this.metrics.get(metric.name);
@@ -197,6 +207,7 @@ export class MetricsRegistry {
 
   /** The Prometheus text exposition (content type PROMETHEUS_CONTENT_TYPE). */
   render(): string {
+    for (const collect of this.collectors) collect();
     const names = [...this.metrics.keys()].sort();
     return names.map((n) => (this.metrics.get(n) as Metric<unknown>).render()).join("\n") + "\n";
   }
