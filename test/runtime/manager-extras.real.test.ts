@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 it("a leader-only runnable runs on the leader only, then on the standby that takes over", async () => {
-  const replicas = [];
+  const replicas: Array<{ m: Manager; leaderRuns: number; everyRuns: number }> = [];
   for (let i = 0; i < 2; i++) {
     const m = await Manager.create({
       kubeconfigText: real.kubeconfig,
