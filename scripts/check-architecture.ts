@@ -96,10 +96,6 @@ export const FRONTS: Front[] = [
     modules: ["yaml", "js-yaml"],
     at: ["src/common/yaml/"],
     why: "YAML is read, edited and written through common/yaml/ (alias-capped against YAML bombs)",
-    exceptions: {
-      "src/runtime/":
-        "runtime/connect/kubeconfig.ts parses kubeconfigs with yaml's parse() on first use (operator images load no YAML until then); moving it onto common/yaml/read-values.ts is left for a later round",
-    },
   },
   {
     modules: ["node:fs/promises", "fs/promises"],

@@ -155,3 +155,16 @@ describe("merged KUBECONFIG, as kubectl resolves it", () => {
     await expect(loadConnection({ env })).rejects.toThrow(/no kubeconfig found/);
   });
 });
+
+describe("a kubeconfig that is a YAML bomb", () => {
+  it("is refused as invalid instead of being expanded", async () => {
+    const levels = ["a: &a [x, x, x, x, x, x, x, x, x]"];
+    for (let i = 1; i < 9; i++) {
+      const prev = String.fromCharCode(96 + i);
+      const next = String.fromCharCode(97 + i);
+      levels.push(`${next}: &${next} [${Array(9).fill(`*${prev}`).join(", ")}]`);
+    }
+    const text = `${levels.join("\n")}\nclusters: *i\n`;
+    await expect(loadKubeConfig({ kubeconfigText: text })).rejects.toThrow(/kubeconfig text is not valid/);
+  });
+});

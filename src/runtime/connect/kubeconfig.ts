@@ -105,9 +105,10 @@ const IN_CLUSTER = "in-cluster service account";
 export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<LoadedKubeConfig> {
   const env = options.env ?? process.env;
   const saRoot = options.inClusterRoot ?? "/";
-  // yaml is loaded here, not at import time: importing "tsop" stays cheap.
-  const { parse } = await import("yaml");
-  const { config, source, files } = loadSource(options, env, saRoot, parse);
+  // YAML is loaded here, not at import time: importing "tsop" stays cheap. The alias cap of
+  // common/yaml refuses a kubeconfig that is a YAML bomb.
+  const { parseYamlText } = await import("../../common/yaml/read-values.js");
+  const { config, source, files } = loadSource(options, env, saRoot, parseYamlText);
   const inCluster = source === IN_CLUSTER;
   const context = chooseContext(config, options.context);
   const cluster = config.clusters.find((c) => c.name === context.cluster);
