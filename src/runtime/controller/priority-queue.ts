@@ -9,6 +9,7 @@
 // A requeue keeps the priority the key was handed out with unless the result names another.
 import { defaultRateLimiter, type RateLimiter } from "./ratelimit.js";
 import type { WorkQueueHooks } from "./queue.js";
+import { waitForDrain } from "./drain.js";
 
 /** The priority of objects from an informer's initial list and of resyncs (controller-runtime's handler.LowPriority). */
 export const LOW_PRIORITY = -100;
@@ -237,15 +238,7 @@ export class PriorityQueue implements ControllerQueue {
     this.hooks.depth?.(0);
     for (const w of this.waiters.splice(0)) w(undefined);
     if (this.processing.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      new Promise<void>((resolve) => this.drainWaiters.push(resolve)),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, drainTimeoutMs);
-        timer.unref?.();
-      }),
-    ]);
-    clearTimeout(timer);
+    await waitForDrain(this.drainWaiters, drainTimeoutMs);
   }
 
   private entry(item: Item): HeapEntry {

@@ -3,6 +3,7 @@
 // when the first calls done(), once however often it was added meanwhile), delayed adds keep the
 // earliest deadline, and retries go through a rate limiter (ratelimit.ts: client-go's defaults).
 import { defaultRateLimiter, type RateLimiter } from "./ratelimit.js";
+import { waitForDrain } from "./drain.js";
 
 export interface WorkQueueHooks {
   /** Called whenever the number of waiting keys changes (queue-depth metric). */
@@ -131,14 +132,6 @@ export class WorkQueue {
     this.hooks.depth?.(0);
     for (const w of this.waiters.splice(0)) w(undefined);
     if (this.processing.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      new Promise<void>((resolve) => this.drainWaiters.push(resolve)),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, drainTimeoutMs);
-        timer.unref?.();
-      }),
-    ]);
-    clearTimeout(timer);
+    await waitForDrain(this.drainWaiters, drainTimeoutMs);
   }
 }

@@ -5,11 +5,10 @@
 import { TsopError } from "../../common/errors.js";
 import type { Client, KubeObjectLike } from "../client/client.js";
 import { createMergePatch, mergeFrom } from "../client/patch.js";
-import { isAlreadyExists } from "../connect/errors.js";
 import { semanticEqual } from "./equality.js";
 import {
+  createFresh,
   type CreateOrUpdateOptions,
-  failIfCacheCannotSee,
   type OperationResult,
   retryOnConflict,
   setControllerReference,
@@ -47,18 +46,11 @@ export async function createOrPatch<T extends KubeObjectLike>(
   let specPatched = false;
   return retryOnConflict(async () => {
     const live = await client.get<T>(kind, key);
-    if (!live) {
-      const fresh = structuredClone(obj);
-      await mutate(fresh);
-      if (options.owner) setControllerReference(options.owner, fresh);
-      try {
-        return { operation: "created" as const, object: await client.create(fresh) };
-      } catch (err) {
-        if (!isAlreadyExists(err)) throw err;
-        await failIfCacheCannotSee(client, fresh, "createOrPatch");
-        throw Object.assign(err as object, { reason: "Conflict" });
-      }
-    }
+    if (!live)
+      return {
+        operation: "created" as const,
+        object: await createFresh(client, obj, mutate, options, "createOrPatch"),
+      };
     const before = structuredClone(live);
     await mutate(live);
     if (options.owner) setControllerReference(options.owner, live);

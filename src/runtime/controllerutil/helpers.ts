@@ -163,19 +163,7 @@ export async function createOrUpdate<T extends KubeObjectLike>(
   const key = { namespace: m.namespace, name: m.name };
   return retryOnConflict(async () => {
     const live = await client.get<T>(kind, key);
-    if (!live) {
-      const fresh = structuredClone(obj);
-      await mutate(fresh);
-      if (options.owner) setControllerReference(options.owner, fresh);
-      try {
-        return { operation: "created", object: await client.create(fresh) };
-      } catch (err) {
-        if (!isAlreadyExists(err)) throw err;
-        await failIfCacheCannotSee(client, fresh);
-        // Created by someone else meanwhile, and the cache will see it: retry as an update.
-        throw Object.assign(err as object, { reason: "Conflict" });
-      }
-    }
+    if (!live) return { operation: "created", object: await createFresh(client, obj, mutate, options) };
     // As controller-runtime: the object as fetched against the object after mutate, semantically
     // (key order, quantity spelling and nil-vs-empty are no change; server defaults are in both).
     const before = structuredClone(live);
@@ -186,6 +174,30 @@ export async function createOrUpdate<T extends KubeObjectLike>(
     const updated = await client.patch(live, mergeFrom(before, { optimisticLock: true }));
     return { operation: "updated", object: updated };
   });
+}
+
+/**
+ * The create path of createOrUpdate and createOrPatch: mutate a copy of `obj`, make the owner its
+ * controller, create it. AlreadyExists (created by someone else meanwhile) is retried as a
+ * conflict, i.e. as an update, unless the cache can never see the object.
+ */
+export async function createFresh<T extends KubeObjectLike>(
+  client: Client,
+  obj: T,
+  mutate: (obj: T) => void | Promise<void>,
+  options: CreateOrUpdateOptions,
+  helper = "createOrUpdate",
+): Promise<T> {
+  const fresh = structuredClone(obj);
+  await mutate(fresh);
+  if (options.owner) setControllerReference(options.owner, fresh);
+  try {
+    return await client.create(fresh);
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+    await failIfCacheCannotSee(client, fresh, helper);
+    throw Object.assign(err as object, { reason: "Conflict" });
+  }
 }
 
 /**
