@@ -5,7 +5,7 @@ import type { MatchedRequest } from "./fault-match.js";
 
 /** Where a gate delivers: the client's response. */
 export interface WatchSink {
-  write(line: string): void;
+  write(event: string | Uint8Array): void;
   end(): void;
 }
 
@@ -17,7 +17,7 @@ export interface WatchRules {
 }
 
 // null marks the stream's end, so it keeps its place behind held and delayed events.
-type Item = string | null;
+type Item = string | Uint8Array | null;
 
 export class WatchGate {
   private held: Item[] = [];
@@ -38,9 +38,9 @@ export class WatchGate {
     return this.held.filter((i) => i !== null).length;
   }
 
-  /** One event line (with its newline) as the server sent it. */
-  push(line: string): void {
-    this.add(line);
+  /** One event as the server sent it: a JSON line (with its newline) or a protobuf frame. */
+  push(event: string | Uint8Array): void {
+    this.add(event);
   }
 
   /** The server ended the stream. */

@@ -11,6 +11,7 @@ import type { TLSSocket } from "node:tls";
 import { faultAnswer, Faults, type MatchedRequest } from "../faults.js";
 import type { RequestRecord } from "../requests.js";
 import type { Pki } from "./pki.js";
+import { watchFrameSplitter } from "./watch-frames.js";
 
 // Hop-by-hop headers (RFC 9110 §7.6.1) and identity headers a client must not set itself.
 const DROPPED = new Set([
@@ -110,25 +111,22 @@ function forward(
   req.pipe(out);
 }
 
-/** A watch answer, event line by event line, through the fault gate (hold, delay, cut). */
+/** A watch answer, event by event (JSON lines or protobuf frames), through the fault gate (hold, delay, cut). */
 function streamWatch(faults: Faults, matched: MatchedRequest, answer: IncomingMessage, res: ServerResponse) {
   res.flushHeaders();
   const gate = faults.watchStream(matched, { write: (line) => res.write(line), end: () => res.end() }, () => {
     answer.destroy();
     res.end();
   });
-  let partial = "";
-  answer.setEncoding("utf8");
-  answer.on("data", (chunk: string) => {
-    const lines = (partial + chunk).split("\n");
-    partial = lines.pop()!;
-    for (const line of lines) gate.push(`${line}\n`);
+  const frames = watchFrameSplitter(answer.headers["content-type"]);
+  answer.on("data", (chunk: Buffer) => {
+    for (const event of frames.push(chunk)) gate.push(event);
   });
   // The apiserver ended the stream (or went away): the client sees the end after what it was due.
   answer.on("error", () => {});
   answer.on("close", () => {
-    if (partial !== "") gate.push(partial);
-    partial = "";
+    const rest = frames.rest();
+    if (rest) gate.push(rest);
     gate.end();
   });
   res.on("close", () => {
