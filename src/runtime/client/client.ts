@@ -20,6 +20,7 @@ import type { Patch } from "./patch.js";
 import { assertStrategicMergeAllowed } from "./strategic-merge.js";
 import { PATCH_CONTENT, patchBody, SubResourceClient, type SubResourceTarget } from "./subresource.js";
 import { writeQuery, type WriteOptions } from "./write-options.js";
+import { currentWriter, type ObservedWrite, type WriteObserver } from "./write-observer.js";
 
 import type { KubeObjectLike, PatchType } from "./object.js";
 
@@ -156,6 +157,8 @@ export class Client {
     readonly cache?: CacheReader,
     /** Carried by every request this client makes (see withSignal). */
     readonly signal?: AbortSignal,
+    /** Told of every write that succeeded (the manager's cache: read-your-own-writes). */
+    readonly writes?: WriteObserver,
   ) {}
 
   private live: Client | undefined;
@@ -173,13 +176,22 @@ export class Client {
       this.requestTimeoutMs,
       undefined,
       this.signal,
+      this.writes,
     );
     return this.live;
   }
 
   /** The same client with another per-request timeout (e.g. bounded lease renewals). */
   withTimeout(ms: number): Client {
-    return new Client(this.rest, this.mapper, this.defaultNamespace, ms, this.cache, this.signal);
+    return new Client(
+      this.rest,
+      this.mapper,
+      this.defaultNamespace,
+      ms,
+      this.cache,
+      this.signal,
+      this.writes,
+    );
   }
 
   /**
@@ -194,7 +206,22 @@ export class Client {
       this.requestTimeoutMs,
       this.cache,
       this.signal ? AbortSignal.any([this.signal, signal]) : signal,
+      this.writes,
     );
+  }
+
+  /** Tells the write observer of a write that took effect (a dry run changes nothing); returns its result. */
+  private wrote<T>(
+    options: WriteOptions,
+    write: Omit<ObservedWrite, "writer" | "result"> & { result: T },
+  ): T {
+    if (!options.dryRun)
+      this.writes?.observeWrite({
+        ...write,
+        result: write.result as KubeObjectLike,
+        writer: currentWriter(),
+      });
+    return write.result;
   }
 
   private call<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
@@ -288,7 +315,8 @@ export class Client {
   async create<T extends KubeObjectLike>(obj: T, options: WriteOptions = {}): Promise<T> {
     const meta = metaOf(obj);
     const { m, path } = await this.path(objectGvk(obj), meta.namespace);
-    return withKind(await this.call<T>("POST", path, writeRequest(obj, options)), m);
+    const created = withKind(await this.call<T>("POST", path, writeRequest(obj, options)), m);
+    return this.wrote(options, { mapping: m, result: created, verb: "create" });
   }
 
   /**
@@ -300,14 +328,27 @@ export class Client {
     if (isTransformedCopy(obj)) throw transformedCopyError(obj);
     const meta = metaOf(obj);
     const { m, path } = await this.path(objectGvk(obj), meta.namespace, requireName(meta));
-    return withKind(await this.call<T>("PUT", path, writeRequest(obj, options)), m);
+    const updated = withKind(await this.call<T>("PUT", path, writeRequest(obj, options)), m);
+    return this.wrote(options, {
+      mapping: m,
+      result: updated,
+      verb: "update",
+      basedOn: meta.resourceVersion,
+    });
   }
 
   /** Replaces the status through the status subresource (spec changes are ignored by the server). */
   async updateStatus<T extends KubeObjectLike>(obj: T, options: WriteOptions = {}): Promise<T> {
     const meta = metaOf(obj);
     const { m, path } = await this.path(objectGvk(obj), meta.namespace, requireName(meta), "status");
-    return withKind(await this.call<T>("PUT", path, writeRequest(obj, options)), m);
+    const updated = withKind(await this.call<T>("PUT", path, writeRequest(obj, options)), m);
+    return this.wrote(options, {
+      mapping: m,
+      result: updated,
+      verb: "update",
+      subresource: "status",
+      basedOn: meta.resourceVersion,
+    });
   }
 
   /**
@@ -358,7 +399,7 @@ export class Client {
     const { m, path } = await this.path(kind, key.namespace, key.name, options.subresource);
     const { type, body } = patchBody(target, patch, options.type);
     if (type === "strategic") assertStrategicMergeAllowed(m, key.name);
-    return withKind(
+    const patched = withKind(
       await this.call<T>("PATCH", path, {
         body,
         contentType: PATCH_CONTENT[type],
@@ -367,13 +408,20 @@ export class Client {
       }),
       m,
     );
+    return this.wrote(options, {
+      mapping: m,
+      result: patched,
+      verb: "patch",
+      subresource: options.subresource,
+      basedOn: isTarget(target) ? undefined : metaOf(target).resourceVersion,
+    });
   }
 
   /** Server-side apply of a (partial) object. */
   async apply<T extends KubeObjectLike>(obj: T, options: ApplyOptions): Promise<T> {
     const meta = metaOf(obj);
     const { m, path } = await this.path(objectGvk(obj), meta.namespace, requireName(meta));
-    return withKind(
+    const applied = withKind(
       await this.call<T>("PATCH", path, {
         body: obj,
         contentType: "application/apply-patch+yaml",
@@ -386,6 +434,7 @@ export class Client {
       }),
       m,
     );
+    return this.wrote(options, { mapping: m, result: applied, verb: "apply" });
   }
 
   /** Deletes the object; false when it was already gone. */
@@ -394,11 +443,26 @@ export class Client {
     options: DeleteOptions = {},
   ): Promise<boolean> {
     const { kind, key } = targetOf(target);
-    const { path } = await this.path(kind, key.namespace, key.name);
+    const { m, path } = await this.path(kind, key.namespace, key.name);
     const body = deleteBody(options);
     if (options.resourceVersion) body.preconditions = { resourceVersion: options.resourceVersion };
     try {
-      await this.call("DELETE", path, { body, query: writeQuery(options), signal: options.signal });
+      const answer = await this.call<KubeObjectLike>("DELETE", path, {
+        body,
+        query: writeQuery(options),
+        signal: options.signal,
+      });
+      // The answer is the object (still there while finalizers hold it), or a Status once gone.
+      const result =
+        answer && (answer as Raw).kind !== "Status"
+          ? answer
+          : {
+              metadata: {
+                name: key.name,
+                namespace: m.namespaced ? key.namespace || this.defaultNamespace : undefined,
+              },
+            };
+      this.wrote(options, { mapping: m, result, verb: "delete" });
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;

@@ -4,6 +4,7 @@
 // (predicates.ts) filter every watch, each watch's own `predicates` that watch only; events of
 // the initial list and resyncs go to the priority queue at low priority.
 import type { KubeObjectLike } from "../client/client.js";
+import type { EventOrigin } from "../cache/informer.js";
 import { ConfigError } from "../connect/errors.js";
 import { type GroupVersionKind, gvkOf, type KindRef, type ObjectKey } from "../connect/mapper.js";
 import {
@@ -176,20 +177,35 @@ export class ControllerBuilder {
       }
       dispatcher.dispatch(event, priority);
     };
+    // An event the controller's own write caused (only from the watch: a list may fold in others').
+    const kindKey = `${informer.mapping.apiVersion}/${informer.mapping.kind}`;
+    const ownWrite = (
+      old: KubeObjectLike | undefined,
+      obj: KubeObjectLike,
+      origin: EventOrigin | undefined,
+    ) => {
+      if (origin !== "watch" || !this.host.ownWrites?.isOwn(controller.name, kindKey, old, obj)) return false;
+      this.host.metrics.ownWriteEventsSkipped.inc({ controller: controller.name, kind: kindName });
+      return true;
+    };
     let replaying = true;
     informer.addHandler({
-      onAdd: (obj) =>
+      onAdd: (obj, origin) => {
+        if (ownWrite(undefined, obj, origin)) return;
         deliver(
           { type: "create", object: obj },
           replaying || !informer.hasSynced() ? LOW_PRIORITY : undefined,
           true,
-        ),
-      onUpdate: (old, obj) =>
+        );
+      },
+      onUpdate: (old, obj, origin) => {
+        if (ownWrite(old, obj, origin)) return;
         deliver(
           { type: "update", object: obj, old },
           resourceVersionOf(old) === resourceVersionOf(obj) ? LOW_PRIORITY : undefined,
           old !== obj,
-        ),
+        );
+      },
       onDelete: (obj) => deliver({ type: "delete", object: obj }, undefined, true),
     });
     replaying = false;
