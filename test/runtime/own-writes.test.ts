@@ -3,10 +3,10 @@
 // while the watch holds the event back; a status write does not reconcile its object a second
 // time; another actor's change between the reconcile's read and its write still reconciles.
 import { afterEach, describe, expect, it } from "vitest";
-import type { ReconcileContext, Request } from "../../src/runtime/controller/controller.js";
 import type { Manager, ManagerOptions } from "../../src/runtime/manager/manager.js";
 import { type Harness, harness, httpGet, sample } from "./support/cluster.js";
 import { installWidgetCrd, type Widget, WIDGET } from "./support/trust-writes.js";
+import { statusController } from "./support/own-writes.js";
 import { waitFor } from "./support/wait.js";
 
 let h: Harness | undefined;
@@ -29,19 +29,12 @@ const INFORMER_READS: ManagerOptions = { cache: { unwatched: "informer" } };
 const KEY = { namespace: "default", name: "w" };
 const widget = (size: number): Widget => ({ ...WIDGET, metadata: { ...KEY }, spec: { size } });
 
-/** A controller that only writes status.observedGeneration, counting its reconciles. */
-async function statusOperator(options: ManagerOptions, beforeWrite?: () => Promise<void>) {
+/** The status-only operator on a started manager; its reconciles of Widget "w". */
+async function statusOperator(options: ManagerOptions, beforeWrite?: (seen: number[]) => Promise<void>) {
   const manager = await h!.startManager(options);
-  const reconciles: number[] = [];
-  await manager.controller(WIDGET).complete(async (req: Request, { client }: ReconcileContext) => {
-    const w = await client.get<Widget>(WIDGET, req);
-    if (!w) return;
-    reconciles.push(w.metadata.generation ?? 0);
-    if (w.status?.observedGeneration === w.metadata.generation) return;
-    await beforeWrite?.();
-    await client.patchStatus(w, { status: { observedGeneration: w.metadata.generation } });
-  });
-  return { manager: await started(manager), reconciles };
+  const { reconciles } = await statusController(manager, beforeWrite);
+  await started(manager);
+  return { manager, seen: () => reconciles.get("w") ?? [] };
 }
 
 async function metricsOf(manager: Manager): Promise<string> {
@@ -119,13 +112,13 @@ describe("events of a controller's own writes", () => {
   it("its status write does not reconcile the object again (and counts in a metric)", async () => {
     h = await harness();
     await installWidgetCrd(h.client);
-    const { manager, reconciles } = await statusOperator({});
+    const { manager, seen } = await statusOperator({});
     await h.client.create(widget(1));
     await waitFor(
       "the status event handled",
-      async () => sample(await metricsOf(manager), SKIPPED) === 1 || reconciles.length > 1,
+      async () => sample(await metricsOf(manager), SKIPPED) === 1 || seen().length > 1,
     );
-    expect(reconciles).toEqual([1]);
+    expect(seen()).toEqual([1]);
     // The next change by someone else reconciles as always.
     await h.client.patch({ ...WIDGET, metadata: KEY }, { spec: { size: 2 } });
     await waitFor(
@@ -134,25 +127,25 @@ describe("events of a controller's own writes", () => {
     );
     await waitFor(
       "its status event handled",
-      async () => sample(await metricsOf(manager), SKIPPED) === 2 || reconciles.length > 2,
+      async () => sample(await metricsOf(manager), SKIPPED) === 2 || seen().length > 2,
     );
-    expect(reconciles).toEqual([1, 2]);
+    expect(seen()).toEqual([1, 2]);
   });
 
   it('ownWriteEvents: "none" reconciles again after each status write, as controller-runtime', async () => {
     h = await harness();
     await installWidgetCrd(h.client);
-    const { reconciles } = await statusOperator({ cache: { ownWriteEvents: "none" } });
+    const { seen } = await statusOperator({ cache: { ownWriteEvents: "none" } });
     await h.client.create(widget(1));
-    await waitFor("the second reconcile", () => reconciles.length >= 2);
-    expect(reconciles).toEqual([1, 1]);
+    await waitFor("the second reconcile", () => seen().length >= 2);
+    expect(seen()).toEqual([1, 1]);
   });
 
   it("another actor's change between the reconcile's read and its write still reconciles", async () => {
     h = await harness();
     await installWidgetCrd(h.client);
     let raced = false;
-    const { reconciles } = await statusOperator({}, async () => {
+    const { seen } = await statusOperator({}, async () => {
       if (raced) return;
       raced = true;
       await h!.client.patch({ ...WIDGET, metadata: KEY }, { spec: { size: 5 } });
@@ -163,7 +156,7 @@ describe("events of a controller's own writes", () => {
       return w?.status?.observedGeneration === 2 ? w : undefined;
     });
     expect(done.spec?.size).toBe(5);
-    expect(reconciles).toContain(2);
+    expect(seen()).toContain(2);
   });
 
   it("another actor's change that a relist folds into the same transition as its own write still reconciles", async () => {
@@ -172,8 +165,8 @@ describe("events of a controller's own writes", () => {
     const faults = h.cluster.faults;
     let folded = false;
     let release = () => {};
-    const { reconciles } = await statusOperator({}, async () => {
-      if (folded || reconciles.at(-1) !== 2) return;
+    const { seen } = await statusOperator({}, async (generations) => {
+      if (folded || generations.at(-1) !== 2) return;
       folded = true;
       // From here the watch shows nothing; the relist after the 410 sees gen 2 → gen 3 + own status at once.
       release = faults.holdWatchEvents({ path: /widgets/ });
@@ -195,6 +188,6 @@ describe("events of a controller's own writes", () => {
       "generation 3 reconciled",
       async () => (await h!.client.get<Widget>(WIDGET, KEY))?.status?.observedGeneration === 3,
     );
-    expect(reconciles).toContain(3);
+    expect(seen()).toContain(3);
   });
 });

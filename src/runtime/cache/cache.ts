@@ -179,6 +179,20 @@ export class Cache implements CacheReader, WriteObserver {
     });
   }
 
+  /** A write through the manager's client is being sent: events of its object wait for its answer. */
+  beginWrite(
+    mapping: ResourceMapping,
+    key: ObjectKey,
+    write: { writer: string | undefined; subresource: string | undefined },
+  ): () => void {
+    const kind = gvkKey(mapping);
+    if (!this.informers.has(kind) && !this.informers.has(`${kind}#metadata`)) return () => {};
+    return this.ownWrites.beginWrite(kind, objectKey({ metadata: key }), {
+      writer: write.writer,
+      status: write.subresource === "status",
+    });
+  }
+
   /**
    * A write through the manager's client succeeded: remember it for reads (readYourOwnWrites) and
    * for recognising the event it causes (ownWriteEvents). Only kinds the cache holds, and only

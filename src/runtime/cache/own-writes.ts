@@ -30,6 +30,12 @@ const PER_OBJECT = 8;
 
 export class OwnWrites {
   private readonly kinds = new Map<string, Map<string, OwnWrite[]>>();
+  /**
+   * Writes sent and not yet answered, per object, and the watch events of that object that came
+   * meanwhile: the server may send a write's event before its answer, and only the answer tells
+   * whether the event is the write's own. Parked events run, in order, once every write is answered.
+   */
+  private readonly pending = new Map<string, { writes: number; parked: Array<() => void> }>();
 
   constructor(
     readonly mode: OwnWriteEvents,
@@ -50,6 +56,30 @@ export class OwnWrites {
     const list = (entries.get(key) ?? []).filter((w) => this.now() - w.at <= ENTRY_TTL_MS);
     list.push({ ...write, basedOn: write.basedOn, resourceVersion: rv!, at: this.now() });
     entries.set(key, list.slice(-PER_OBJECT));
+  }
+
+  /** A write that may be filtered is being sent: returns what to call once it is answered (or failed). */
+  beginWrite(kind: string, key: string, write: { writer: string | undefined; status: boolean }): () => void {
+    if (!write.writer || this.mode === "none" || (this.mode === "status" && !write.status)) return () => {};
+    const id = `${kind}|${key}`;
+    let entry = this.pending.get(id);
+    if (!entry) this.pending.set(id, (entry = { writes: 0, parked: [] }));
+    entry.writes++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      if (--entry.writes > 0) return;
+      this.pending.delete(id);
+      for (const run of entry.parked) run();
+    };
+  }
+
+  /** Runs `decide` now, or (a write of the object awaiting its answer) once every such write is answered. */
+  whenAnswered(kind: string, object: InformerObject, decide: () => void): void {
+    const entry = this.pending.get(`${kind}|${objectKey(object)}`);
+    if (entry) entry.parked.push(decide);
+    else decide();
   }
 
   /**

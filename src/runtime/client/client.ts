@@ -210,18 +210,29 @@ export class Client {
     );
   }
 
-  /** Tells the write observer of a write that took effect (a dry run changes nothing); returns its result. */
-  private wrote<T>(
+  /**
+   * Sends a write and tells the write observer of it: that it is in flight (its watch event may come
+   * before its answer), and what it wrote once answered. A dry run changes nothing and is not told.
+   */
+  private async writing<T>(
     options: WriteOptions,
-    write: Omit<ObservedWrite, "writer" | "result"> & { result: T },
-  ): T {
-    if (!options.dryRun)
-      this.writes?.observeWrite({
-        ...write,
-        result: write.result as KubeObjectLike,
-        writer: currentWriter(),
-      });
-    return write.result;
+    write: Omit<ObservedWrite, "writer" | "result"> & { key: ObjectKey },
+    send: () => Promise<T>,
+    written: (answer: T) => KubeObjectLike | undefined = (answer) => answer as KubeObjectLike,
+  ): Promise<T> {
+    const observer = options.dryRun ? undefined : this.writes;
+    const writer = currentWriter();
+    const answered = observer?.beginWrite(write.mapping, write.key, {
+      writer,
+      subresource: write.subresource,
+    });
+    try {
+      const answer = await send();
+      observer?.observeWrite({ ...write, result: written(answer), writer });
+      return answer;
+    } finally {
+      answered?.();
+    }
   }
 
   private call<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
@@ -315,8 +326,11 @@ export class Client {
   async create<T extends KubeObjectLike>(obj: T, options: WriteOptions = {}): Promise<T> {
     const meta = metaOf(obj);
     const { m, path } = await this.path(objectGvk(obj), meta.namespace);
-    const created = withKind(await this.call<T>("POST", path, writeRequest(obj, options)), m);
-    return this.wrote(options, { mapping: m, result: created, verb: "create" });
+    return this.writing(
+      options,
+      { mapping: m, key: keyOf(m, meta, this.defaultNamespace), verb: "create" },
+      async () => withKind(await this.call<T>("POST", path, writeRequest(obj, options)), m),
+    );
   }
 
   /**
@@ -328,27 +342,22 @@ export class Client {
     if (isTransformedCopy(obj)) throw transformedCopyError(obj);
     const meta = metaOf(obj);
     const { m, path } = await this.path(objectGvk(obj), meta.namespace, requireName(meta));
-    const updated = withKind(await this.call<T>("PUT", path, writeRequest(obj, options)), m);
-    return this.wrote(options, {
-      mapping: m,
-      result: updated,
-      verb: "update",
-      basedOn: meta.resourceVersion,
-    });
+    const write = { mapping: m, key: keyOf(m, meta, this.defaultNamespace), verb: "update" as const };
+    return this.writing(options, { ...write, basedOn: meta.resourceVersion }, async () =>
+      withKind(await this.call<T>("PUT", path, writeRequest(obj, options)), m),
+    );
   }
 
   /** Replaces the status through the status subresource (spec changes are ignored by the server). */
   async updateStatus<T extends KubeObjectLike>(obj: T, options: WriteOptions = {}): Promise<T> {
     const meta = metaOf(obj);
     const { m, path } = await this.path(objectGvk(obj), meta.namespace, requireName(meta), "status");
-    const updated = withKind(await this.call<T>("PUT", path, writeRequest(obj, options)), m);
-    return this.wrote(options, {
-      mapping: m,
-      result: updated,
-      verb: "update",
-      subresource: "status",
-      basedOn: meta.resourceVersion,
-    });
+    const write = { mapping: m, key: keyOf(m, meta, this.defaultNamespace), verb: "update" as const };
+    return this.writing(
+      options,
+      { ...write, subresource: "status", basedOn: meta.resourceVersion },
+      async () => withKind(await this.call<T>("PUT", path, writeRequest(obj, options)), m),
+    );
   }
 
   /**
@@ -399,42 +408,46 @@ export class Client {
     const { m, path } = await this.path(kind, key.namespace, key.name, options.subresource);
     const { type, body } = patchBody(target, patch, options.type);
     if (type === "strategic") assertStrategicMergeAllowed(m, key.name);
-    const patched = withKind(
-      await this.call<T>("PATCH", path, {
-        body,
-        contentType: PATCH_CONTENT[type],
-        query: writeQuery(options),
-        signal: options.signal,
-      }),
-      m,
-    );
-    return this.wrote(options, {
+    const write = {
       mapping: m,
-      result: patched,
-      verb: "patch",
+      key: keyOf(m, key, this.defaultNamespace),
+      verb: "patch" as const,
       subresource: options.subresource,
       basedOn: isTarget(target) ? undefined : metaOf(target).resourceVersion,
-    });
+    };
+    return this.writing(options, write, async () =>
+      withKind(
+        await this.call<T>("PATCH", path, {
+          body,
+          contentType: PATCH_CONTENT[type],
+          query: writeQuery(options),
+          signal: options.signal,
+        }),
+        m,
+      ),
+    );
   }
 
   /** Server-side apply of a (partial) object. */
   async apply<T extends KubeObjectLike>(obj: T, options: ApplyOptions): Promise<T> {
     const meta = metaOf(obj);
     const { m, path } = await this.path(objectGvk(obj), meta.namespace, requireName(meta));
-    const applied = withKind(
-      await this.call<T>("PATCH", path, {
-        body: obj,
-        contentType: "application/apply-patch+yaml",
-        query: {
-          fieldManager: options.fieldManager,
-          force: options.force ? true : undefined,
-          ...writeQuery(options),
-        },
-        signal: options.signal,
-      }),
-      m,
+    const write = { mapping: m, key: keyOf(m, meta, this.defaultNamespace), verb: "apply" as const };
+    return this.writing(options, write, async () =>
+      withKind(
+        await this.call<T>("PATCH", path, {
+          body: obj,
+          contentType: "application/apply-patch+yaml",
+          query: {
+            fieldManager: options.fieldManager,
+            force: options.force ? true : undefined,
+            ...writeQuery(options),
+          },
+          signal: options.signal,
+        }),
+        m,
+      ),
     );
-    return this.wrote(options, { mapping: m, result: applied, verb: "apply" });
   }
 
   /** Deletes the object; false when it was already gone. */
@@ -446,23 +459,20 @@ export class Client {
     const { m, path } = await this.path(kind, key.namespace, key.name);
     const body = deleteBody(options);
     if (options.resourceVersion) body.preconditions = { resourceVersion: options.resourceVersion };
+    const named = keyOf(m, key, this.defaultNamespace);
     try {
-      const answer = await this.call<KubeObjectLike>("DELETE", path, {
-        body,
-        query: writeQuery(options),
-        signal: options.signal,
-      });
-      // The answer is the object (still there while finalizers hold it), or a Status once gone.
-      const result =
-        answer && (answer as Raw).kind !== "Status"
-          ? answer
-          : {
-              metadata: {
-                name: key.name,
-                namespace: m.namespaced ? key.namespace || this.defaultNamespace : undefined,
-              },
-            };
-      this.wrote(options, { mapping: m, result, verb: "delete" });
+      await this.writing(
+        options,
+        { mapping: m, key: named, verb: "delete" },
+        () =>
+          this.call<KubeObjectLike>("DELETE", path, {
+            body,
+            query: writeQuery(options),
+            signal: options.signal,
+          }),
+        // The answer is the object (still there while finalizers hold it), or a Status once gone.
+        (answer) => (answer && (answer as Raw).kind !== "Status" ? answer : { metadata: named }),
+      );
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;
@@ -506,6 +516,11 @@ function deleteBody(options: DeleteOptions | DeleteAllOfOptions): Record<string,
   if (options.propagationPolicy) body.propagationPolicy = options.propagationPolicy;
   if (options.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = options.gracePeriodSeconds;
   return body;
+}
+
+/** The object's key as the cache files it (no namespace for cluster-scoped kinds). */
+function keyOf(m: ResourceMapping, key: ObjectKey | ObjectMeta, defaultNamespace: string): ObjectKey {
+  return { name: key.name ?? "", namespace: m.namespaced ? key.namespace || defaultNamespace : undefined };
 }
 
 function requireName(meta: ObjectMeta): string {

@@ -2,7 +2,7 @@
 // written object so the writer's next read sees it (read-your-own-writes), and remembers which
 // controller made it so the watch event the write causes can be recognised as that controller's own.
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { ResourceMapping } from "../connect/mapper.js";
+import type { ObjectKey, ResourceMapping } from "../connect/mapper.js";
 import type { KubeObjectLike } from "./object.js";
 
 export interface ObservedWrite {
@@ -22,6 +22,12 @@ export interface ObservedWrite {
 }
 
 export interface WriteObserver {
+  /** A write is about to be sent; the function returned is called once it is answered or failed. */
+  beginWrite(
+    mapping: ResourceMapping,
+    key: ObjectKey,
+    write: { writer: string | undefined; subresource: string | undefined },
+  ): () => void;
   observeWrite(write: ObservedWrite): void;
 }
 
