@@ -31,6 +31,9 @@ import {
 import { NamespacedInformers } from "./namespaced-informer.js";
 import { FieldIndexes, hasMatchingFields, type IndexFunction } from "./field-index.js";
 import type { RestClient } from "../connect/rest.js";
+import type { ObservedWrite, WriteObserver } from "../client/write-observer.js";
+import { WrittenOverlay } from "./written-overlay.js";
+import { type OwnWriteEvents, OwnWrites } from "./own-writes.js";
 import {
   type CacheTransform,
   chainTransforms,
@@ -72,6 +75,16 @@ export interface CacheOptions {
   transform?: CacheTransform;
   /** Initial state of informers through a WatchList stream (falls back to list+watch). Default false. */
   watchList?: boolean;
+  /**
+   * After a write through the manager's client succeeds, reads of that object from the cache see at
+   * least that write until the informer catches up (no live GET). Default true.
+   */
+  readYourOwnWrites?: boolean;
+  /**
+   * Which watch events caused by a controller's own writes do not enqueue that controller again
+   * (own-writes.ts): "status" (default), "all", or "none" (every event enqueues).
+   */
+  ownWriteEvents?: OwnWriteEvents;
 }
 
 /** What the cache passes to every informer it creates. */
@@ -89,12 +102,15 @@ function gvkKey(gvk: GroupVersionKind): string {
   return `${gvk.apiVersion}/${gvk.kind}`;
 }
 
-export class Cache implements CacheReader {
+export class Cache implements CacheReader, WriteObserver {
   private readonly informers = new Map<string, Promise<SharedInformer>>();
   private readonly byKind = new Map<string, CacheKindOptions>();
   private readonly disabled: Set<string>;
   private started = false;
   private readonly indexes = new FieldIndexes();
+  private readonly written = new WrittenOverlay();
+  /** Writes each controller made, to recognise the events they cause (ownWriteEvents). */
+  readonly ownWrites: OwnWrites;
 
   constructor(
     private readonly rest: RestClient,
@@ -109,6 +125,7 @@ export class Cache implements CacheReader {
       this.byKind.set(key, entry);
     }
     this.disabled = new Set((options.disableFor ?? []).map((k) => gvkKey(gvkOf(k))));
+    this.ownWrites = new OwnWrites(options.ownWriteEvents ?? "status");
   }
 
   /** The shared informer of a kind (created on first use; started with the cache). */
@@ -119,6 +136,7 @@ export class Cache implements CacheReader {
     if (!informer) {
       informer = this.mapper.mapping(kind).then((mapping) => {
         const inf = this.create(mapping, request);
+        this.followCatchUp(gvkKey(mapping), inf);
         if (this.started) inf.start();
         return inf;
       });
@@ -148,6 +166,79 @@ export class Cache implements CacheReader {
     return new NamespacedInformers(each);
   }
 
+  /** What the informer delivers supersedes this manager's writes of the same objects. */
+  private followCatchUp(kind: string, informer: SharedInformer): void {
+    const seen = (obj: InformerObject, deleted: boolean) => {
+      this.written.caughtUp(kind, obj, deleted);
+      this.ownWrites.caughtUp(kind, obj, deleted);
+    };
+    informer.addHandler({
+      onAdd: (obj) => seen(obj, false),
+      onUpdate: (_old, obj) => seen(obj, false),
+      onDelete: (obj) => seen(obj, true),
+    });
+  }
+
+  /** A write through the manager's client is being sent: events of its object wait for its answer. */
+  beginWrite(
+    mapping: ResourceMapping,
+    key: ObjectKey,
+    write: { writer: string | undefined; subresource: string | undefined },
+  ): () => void {
+    const kind = gvkKey(mapping);
+    if (!this.informers.has(kind) && !this.informers.has(`${kind}#metadata`)) return () => {};
+    return this.ownWrites.beginWrite(kind, objectKey({ metadata: key }), {
+      writer: write.writer,
+      status: write.subresource === "status",
+    });
+  }
+
+  /**
+   * A write through the manager's client succeeded: remember it for reads (readYourOwnWrites) and
+   * for recognising the event it causes (ownWriteEvents). Only kinds the cache holds, and only
+   * answers that are the object itself (the main resource or its status).
+   */
+  observeWrite(write: ObservedWrite): void {
+    const kind = gvkKey(write.mapping);
+    const result = write.result as InformerObject | undefined;
+    if (!result?.metadata?.name) return;
+    if (write.subresource && write.subresource !== "status") return;
+    if (!this.informers.has(kind) && !this.informers.has(`${kind}#metadata`)) return;
+    if (!this.holdsNamespace(write.mapping, result.metadata.namespace)) return;
+    if (write.writer)
+      this.ownWrites.record(kind, result, {
+        writer: write.writer,
+        basedOn: write.verb === "create" ? "" : write.basedOn,
+        status: write.subresource === "status",
+      });
+    if (this.options.readYourOwnWrites === false) return;
+    const gone = write.verb === "delete" && !(result.metadata.finalizers?.length ?? 0);
+    const stillCached = cacheMatcher(this.selectorsOf(write.mapping));
+    if (!stillCached) return; // a field selector only the server can evaluate
+    if (gone || !stillCached(result)) this.written.removed(kind, result);
+    else this.written.wrote(kind, this.transformed(write.mapping, result));
+  }
+
+  private holdsNamespace(mapping: ResourceMapping, namespace: string | undefined): boolean {
+    if (!mapping.namespaced) return true;
+    const held = this.byKind.get(gvkKey(mapping))?.namespaces ?? this.options.namespaces;
+    return !held || held.length === 0 || (namespace !== undefined && held.includes(namespace));
+  }
+
+  private selectorsOf(mapping: ResourceMapping): ListOptions {
+    const kindOptions = this.byKind.get(gvkKey(mapping));
+    return { labelSelector: kindOptions?.labelSelector, fieldSelector: kindOptions?.fieldSelector };
+  }
+
+  /** The written object as the informer would cache it. */
+  private transformed(mapping: ResourceMapping, obj: InformerObject): InformerObject {
+    const copy = structuredClone(obj);
+    copy.apiVersion ??= mapping.apiVersion;
+    copy.kind ??= mapping.kind;
+    const kindOptions = this.byKind.get(gvkKey(mapping));
+    return chainTransforms(defaultTransform, this.options.transform, kindOptions?.transform)(copy);
+  }
+
   /** Starts every informer, and from now on each new one at once. */
   async start(): Promise<SharedInformer[]> {
     this.started = true;
@@ -175,7 +266,12 @@ export class Cache implements CacheReader {
     const namespace = mapping.namespaced ? key.namespace : undefined;
     const reader = await this.readerFor(mapping, namespace, options.metadataOnly === true);
     if (!reader) return undefined;
-    const found = reader.informer.get({ namespace, name: key.name });
+    const stored = reader.informer.get({ namespace, name: key.name });
+    const found = this.written.resolve(
+      gvkKey(mapping),
+      objectKey({ metadata: { namespace, name: key.name } }),
+      stored,
+    );
     return { object: found === undefined ? undefined : this.copy<T>(mapping, found, reader) };
   }
 
@@ -187,8 +283,8 @@ export class Cache implements CacheReader {
     if (!match) return undefined; // a field selector only the server can evaluate
     const reader = await this.readerFor(mapping, namespace, options.metadataOnly === true);
     if (!reader) return undefined;
-    const items = reader.informer
-      .list()
+    const items = this.written
+      .overlay(gvkKey(mapping), reader.informer.list())
       .filter((o) => (!namespace || o.metadata?.namespace === namespace) && match(o));
     items.sort((a, b) => compareKeys(objectKey(a), objectKey(b)));
     return items.map((o) => this.copy<T>(mapping, o, reader));
@@ -200,7 +296,7 @@ export class Cache implements CacheReader {
    * client.update refuses to write it back whole.
    */
   private copy<T>(mapping: ResourceMapping, obj: InformerObject, reader: Reader): T {
-    if (reader.metadataOnly && !reader.informerIsMetadata)
+    if (reader.metadataOnly && (!reader.informerIsMetadata || obj.apiVersion !== "meta.k8s.io/v1"))
       return toPartialObjectMetadata({ metadata: structuredClone(obj.metadata) }) as T;
     const copy = structuredClone(obj) as T & object;
     if (!reader.metadataOnly && this.hasUserTransform(mapping)) markTransformedCopy(copy);

@@ -25,11 +25,18 @@ export interface InformerObject {
   metadata?: ObjectMeta;
 }
 
+/**
+ * Where an event comes from: "watch" (one change, in order: every change of an object passes), or
+ * "list" (a diff of the cache against a list, which may fold several changes into one; the initial
+ * list, a relist after a watch gap, a periodic resync).
+ */
+export type EventOrigin = "watch" | "list";
+
 export interface EventHandler<T> {
-  onAdd?(obj: T): void;
+  onAdd?(obj: T, origin?: EventOrigin): void;
   /** Also called on periodic resync with old === new. */
-  onUpdate?(oldObj: T, newObj: T): void;
-  onDelete?(obj: T): void;
+  onUpdate?(oldObj: T, newObj: T, origin?: EventOrigin): void;
+  onDelete?(obj: T, origin?: EventOrigin): void;
 }
 
 export interface InformerOptions {
@@ -166,7 +173,7 @@ export class Informer<T extends InformerObject = InformerObject> implements Shar
   /** Adds a handler; objects already cached are delivered to it as adds. */
   addHandler(handler: EventHandler<T>): void {
     this.handlers.push(handler);
-    if (this.synced) for (const obj of this.store.values()) this.call(handler, "onAdd", obj);
+    if (this.synced) for (const obj of this.store.values()) this.call(handler, "list", "onAdd", obj);
   }
 
   get namespaces(): readonly string[] | undefined {
@@ -242,7 +249,7 @@ export class Informer<T extends InformerObject = InformerObject> implements Shar
   /** Re-delivers every cached object as an update (periodic resync). */
   resync(): void {
     if (!this.synced) return;
-    for (const obj of this.store.values()) this.emit("onUpdate", obj, obj);
+    for (const obj of this.store.values()) this.emit("list", "onUpdate", obj, obj);
   }
 
   private progress(): void {
@@ -388,11 +395,11 @@ export class Informer<T extends InformerObject = InformerObject> implements Shar
     for (const [key, obj] of items) {
       this.store.set(key, obj);
       const old = previous.get(key);
-      if (!old) this.emit("onAdd", obj);
+      if (!old) this.emit("list", "onAdd", obj);
       else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion)
-        this.emit("onUpdate", old, obj);
+        this.emit("list", "onUpdate", old, obj);
     }
-    for (const [key, old] of previous) if (!items.has(key)) this.emit("onDelete", old);
+    for (const [key, old] of previous) if (!items.has(key)) this.emit("list", "onDelete", old);
     this.resourceVersion = rv;
     this.log.debug("listed", { count: items.size, resourceVersion: rv });
     if (!this.synced) {
@@ -507,12 +514,12 @@ export class Informer<T extends InformerObject = InformerObject> implements Shar
     const old = this.store.get(key);
     if (type === "DELETED") {
       this.store.delete(key);
-      this.emit("onDelete", obj);
+      this.emit("watch", "onDelete", obj);
       return;
     }
     this.store.set(key, obj);
-    if (old) this.emit("onUpdate", old, obj);
-    else this.emit("onAdd", obj);
+    if (old) this.emit("watch", "onUpdate", old, obj);
+    else this.emit("watch", "onAdd", obj);
   }
 
   /** Self-describing objects (metadata-only ones as PartialObjectMetadata), then the cache transform. */
@@ -526,16 +533,16 @@ export class Informer<T extends InformerObject = InformerObject> implements Shar
     return (this.options.transform ?? defaultTransform)(obj);
   }
 
-  private emit(kind: "onAdd" | "onDelete", obj: T): void;
-  private emit(kind: "onUpdate", old: T, obj: T): void;
-  private emit(kind: keyof EventHandler<T>, a: T, b?: T): void {
-    for (const h of this.handlers) this.call(h, kind, a, b);
+  private emit(origin: EventOrigin, kind: "onAdd" | "onDelete", obj: T): void;
+  private emit(origin: EventOrigin, kind: "onUpdate", old: T, obj: T): void;
+  private emit(origin: EventOrigin, kind: keyof EventHandler<T>, a: T, b?: T): void {
+    for (const h of this.handlers) this.call(h, origin, kind, a, b);
   }
 
-  private call(h: EventHandler<T>, kind: keyof EventHandler<T>, a: T, b?: T): void {
+  private call(h: EventHandler<T>, origin: EventOrigin, kind: keyof EventHandler<T>, a: T, b?: T): void {
     try {
-      if (kind === "onUpdate") h.onUpdate?.(a, b as T);
-      else h[kind]?.(a);
+      if (kind === "onUpdate") h.onUpdate?.(a, b as T, origin);
+      else h[kind]?.(a, origin);
     } catch (err) {
       this.log.error("event handler failed", err);
     }

@@ -20,6 +20,7 @@ import type { Patch } from "./patch.js";
 import { assertStrategicMergeAllowed } from "./strategic-merge.js";
 import { PATCH_CONTENT, patchBody, SubResourceClient, type SubResourceTarget } from "./subresource.js";
 import { writeQuery, type WriteOptions } from "./write-options.js";
+import { currentWriter, type ObservedWrite, type WriteObserver } from "./write-observer.js";
 
 import type { KubeObjectLike, PatchType } from "./object.js";
 
@@ -156,6 +157,8 @@ export class Client {
     readonly cache?: CacheReader,
     /** Carried by every request this client makes (see withSignal). */
     readonly signal?: AbortSignal,
+    /** Told of every write that succeeded (the manager's cache: read-your-own-writes). */
+    readonly writes?: WriteObserver,
   ) {}
 
   private live: Client | undefined;
@@ -173,13 +176,22 @@ export class Client {
       this.requestTimeoutMs,
       undefined,
       this.signal,
+      this.writes,
     );
     return this.live;
   }
 
   /** The same client with another per-request timeout (e.g. bounded lease renewals). */
   withTimeout(ms: number): Client {
-    return new Client(this.rest, this.mapper, this.defaultNamespace, ms, this.cache, this.signal);
+    return new Client(
+      this.rest,
+      this.mapper,
+      this.defaultNamespace,
+      ms,
+      this.cache,
+      this.signal,
+      this.writes,
+    );
   }
 
   /**
@@ -194,7 +206,33 @@ export class Client {
       this.requestTimeoutMs,
       this.cache,
       this.signal ? AbortSignal.any([this.signal, signal]) : signal,
+      this.writes,
     );
+  }
+
+  /**
+   * Sends a write and tells the write observer of it: that it is in flight (its watch event may come
+   * before its answer), and what it wrote once answered. A dry run changes nothing and is not told.
+   */
+  private async writing<T>(
+    options: WriteOptions,
+    write: Omit<ObservedWrite, "writer" | "result"> & { key: ObjectKey },
+    send: () => Promise<T>,
+    written: (answer: T) => KubeObjectLike | undefined = (answer) => answer as KubeObjectLike,
+  ): Promise<T> {
+    const observer = options.dryRun ? undefined : this.writes;
+    const writer = currentWriter();
+    const answered = observer?.beginWrite(write.mapping, write.key, {
+      writer,
+      subresource: write.subresource,
+    });
+    try {
+      const answer = await send();
+      observer?.observeWrite({ ...write, result: written(answer), writer });
+      return answer;
+    } finally {
+      answered?.();
+    }
   }
 
   private call<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
@@ -288,7 +326,11 @@ export class Client {
   async create<T extends KubeObjectLike>(obj: T, options: WriteOptions = {}): Promise<T> {
     const meta = metaOf(obj);
     const { m, path } = await this.path(objectGvk(obj), meta.namespace);
-    return withKind(await this.call<T>("POST", path, writeRequest(obj, options)), m);
+    return this.writing(
+      options,
+      { mapping: m, key: keyOf(m, meta, this.defaultNamespace), verb: "create" },
+      async () => withKind(await this.call<T>("POST", path, writeRequest(obj, options)), m),
+    );
   }
 
   /**
@@ -300,14 +342,22 @@ export class Client {
     if (isTransformedCopy(obj)) throw transformedCopyError(obj);
     const meta = metaOf(obj);
     const { m, path } = await this.path(objectGvk(obj), meta.namespace, requireName(meta));
-    return withKind(await this.call<T>("PUT", path, writeRequest(obj, options)), m);
+    const write = { mapping: m, key: keyOf(m, meta, this.defaultNamespace), verb: "update" as const };
+    return this.writing(options, { ...write, basedOn: meta.resourceVersion }, async () =>
+      withKind(await this.call<T>("PUT", path, writeRequest(obj, options)), m),
+    );
   }
 
   /** Replaces the status through the status subresource (spec changes are ignored by the server). */
   async updateStatus<T extends KubeObjectLike>(obj: T, options: WriteOptions = {}): Promise<T> {
     const meta = metaOf(obj);
     const { m, path } = await this.path(objectGvk(obj), meta.namespace, requireName(meta), "status");
-    return withKind(await this.call<T>("PUT", path, writeRequest(obj, options)), m);
+    const write = { mapping: m, key: keyOf(m, meta, this.defaultNamespace), verb: "update" as const };
+    return this.writing(
+      options,
+      { ...write, subresource: "status", basedOn: meta.resourceVersion },
+      async () => withKind(await this.call<T>("PUT", path, writeRequest(obj, options)), m),
+    );
   }
 
   /**
@@ -358,14 +408,23 @@ export class Client {
     const { m, path } = await this.path(kind, key.namespace, key.name, options.subresource);
     const { type, body } = patchBody(target, patch, options.type);
     if (type === "strategic") assertStrategicMergeAllowed(m, key.name);
-    return withKind(
-      await this.call<T>("PATCH", path, {
-        body,
-        contentType: PATCH_CONTENT[type],
-        query: writeQuery(options),
-        signal: options.signal,
-      }),
-      m,
+    const write = {
+      mapping: m,
+      key: keyOf(m, key, this.defaultNamespace),
+      verb: "patch" as const,
+      subresource: options.subresource,
+      basedOn: isTarget(target) ? undefined : metaOf(target).resourceVersion,
+    };
+    return this.writing(options, write, async () =>
+      withKind(
+        await this.call<T>("PATCH", path, {
+          body,
+          contentType: PATCH_CONTENT[type],
+          query: writeQuery(options),
+          signal: options.signal,
+        }),
+        m,
+      ),
     );
   }
 
@@ -373,18 +432,21 @@ export class Client {
   async apply<T extends KubeObjectLike>(obj: T, options: ApplyOptions): Promise<T> {
     const meta = metaOf(obj);
     const { m, path } = await this.path(objectGvk(obj), meta.namespace, requireName(meta));
-    return withKind(
-      await this.call<T>("PATCH", path, {
-        body: obj,
-        contentType: "application/apply-patch+yaml",
-        query: {
-          fieldManager: options.fieldManager,
-          force: options.force ? true : undefined,
-          ...writeQuery(options),
-        },
-        signal: options.signal,
-      }),
-      m,
+    const write = { mapping: m, key: keyOf(m, meta, this.defaultNamespace), verb: "apply" as const };
+    return this.writing(options, write, async () =>
+      withKind(
+        await this.call<T>("PATCH", path, {
+          body: obj,
+          contentType: "application/apply-patch+yaml",
+          query: {
+            fieldManager: options.fieldManager,
+            force: options.force ? true : undefined,
+            ...writeQuery(options),
+          },
+          signal: options.signal,
+        }),
+        m,
+      ),
     );
   }
 
@@ -394,11 +456,23 @@ export class Client {
     options: DeleteOptions = {},
   ): Promise<boolean> {
     const { kind, key } = targetOf(target);
-    const { path } = await this.path(kind, key.namespace, key.name);
+    const { m, path } = await this.path(kind, key.namespace, key.name);
     const body = deleteBody(options);
     if (options.resourceVersion) body.preconditions = { resourceVersion: options.resourceVersion };
+    const named = keyOf(m, key, this.defaultNamespace);
     try {
-      await this.call("DELETE", path, { body, query: writeQuery(options), signal: options.signal });
+      await this.writing(
+        options,
+        { mapping: m, key: named, verb: "delete" },
+        () =>
+          this.call<KubeObjectLike>("DELETE", path, {
+            body,
+            query: writeQuery(options),
+            signal: options.signal,
+          }),
+        // The answer is the object (still there while finalizers hold it), or a Status once gone.
+        (answer) => (answer && (answer as Raw).kind !== "Status" ? answer : { metadata: named }),
+      );
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;
@@ -442,6 +516,11 @@ function deleteBody(options: DeleteOptions | DeleteAllOfOptions): Record<string,
   if (options.propagationPolicy) body.propagationPolicy = options.propagationPolicy;
   if (options.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = options.gracePeriodSeconds;
   return body;
+}
+
+/** The object's key as the cache files it (no namespace for cluster-scoped kinds). */
+function keyOf(m: ResourceMapping, key: ObjectKey | ObjectMeta, defaultNamespace: string): ObjectKey {
+  return { name: key.name ?? "", namespace: m.namespaced ? key.namespace || defaultNamespace : undefined };
 }
 
 function requireName(meta: ObjectMeta): string {

@@ -4,6 +4,7 @@
 // (predicates.ts) filter every watch, each watch's own `predicates` that watch only; events of
 // the initial list and resyncs go to the priority queue at low priority.
 import type { KubeObjectLike } from "../client/client.js";
+import type { EventOrigin } from "../cache/informer.js";
 import { ConfigError } from "../connect/errors.js";
 import { type GroupVersionKind, gvkOf, type KindRef, type ObjectKey } from "../connect/mapper.js";
 import {
@@ -176,21 +177,38 @@ export class ControllerBuilder {
       }
       dispatcher.dispatch(event, priority);
     };
+    // An event the controller's own write caused (only from the watch: a list may fold in others'),
+    // decided once this controller's writes of the object in flight are answered (own-writes.ts);
+    // later events of the object wait behind it, so their order holds.
+    const kindKey = `${informer.mapping.apiVersion}/${informer.mapping.kind}`;
+    const ownWrites = this.host.ownWrites;
+    const unlessOwn = (
+      old: KubeObjectLike | undefined,
+      obj: KubeObjectLike,
+      origin: EventOrigin | undefined,
+      send: () => void,
+    ) => {
+      if (!ownWrites || ownWrites.mode === "none") return send();
+      ownWrites.whenAnswered(kindKey, obj, () => {
+        if (origin !== "watch" || !ownWrites.isOwn(controller.name, kindKey, old, obj)) return send();
+        this.host.metrics.ownWriteEventsSkipped.inc({ controller: controller.name, kind: kindName });
+      });
+    };
     let replaying = true;
     informer.addHandler({
-      onAdd: (obj) =>
-        deliver(
-          { type: "create", object: obj },
-          replaying || !informer.hasSynced() ? LOW_PRIORITY : undefined,
-          true,
-        ),
-      onUpdate: (old, obj) =>
-        deliver(
-          { type: "update", object: obj, old },
-          resourceVersionOf(old) === resourceVersionOf(obj) ? LOW_PRIORITY : undefined,
-          old !== obj,
-        ),
-      onDelete: (obj) => deliver({ type: "delete", object: obj }, undefined, true),
+      onAdd: (obj, origin) => {
+        const priority = replaying || !informer.hasSynced() ? LOW_PRIORITY : undefined;
+        unlessOwn(undefined, obj, origin, () => deliver({ type: "create", object: obj }, priority, true));
+      },
+      onUpdate: (old, obj, origin) => {
+        const priority = resourceVersionOf(old) === resourceVersionOf(obj) ? LOW_PRIORITY : undefined;
+        unlessOwn(old, obj, origin, () =>
+          deliver({ type: "update", object: obj, old }, priority, old !== obj),
+        );
+      },
+      // A delete is never an own write's event; it only keeps its place behind parked events.
+      onDelete: (obj) =>
+        unlessOwn(undefined, obj, undefined, () => deliver({ type: "delete", object: obj }, undefined, true)),
     });
     replaying = false;
   }

@@ -4,6 +4,8 @@
 // retried). Each reconcile gets a signal (attempt.ts), aborted when the controller stops or at its
 // reconciliationTimeout, that every request through ctx.client carries. A 409 Conflict (a write
 // based on a stale cached read) is logged at debug level until it repeats (reconcile-log.ts).
+import type { OwnWrites } from "../cache/own-writes.js";
+import { runAsWriter } from "../client/write-observer.js";
 import { randomUUID } from "node:crypto";
 import type { Client, KubeObjectLike } from "../client/client.js";
 import type { EventRecorder } from "../events/events.js";
@@ -90,6 +92,8 @@ export interface StopResult {
 /** What a controller needs from the manager (kept narrow so controllers can be unit-tested). */
 export interface ControllerHost {
   informerFor(kind: KindRef, request?: InformerRequest): Promise<SharedInformer>;
+  /** The writes of each controller, to skip the events they cause (cache.ownWriteEvents). */
+  ownWrites?: OwnWrites;
   client: Client;
   events: EventRecorder;
   logger: Logger;
@@ -213,13 +217,15 @@ export class Controller {
     const timeoutMs = this.options.reconciliationTimeout;
     const attempt = startAttempt(
       (signal) =>
-        this.reconciler.reconcile(request, {
-          client: this.host.client.withSignal(signal),
-          log,
-          events: this.host.events,
-          signal,
-          retries,
-        }),
+        runAsWriter(this.name, () =>
+          this.reconciler.reconcile(request, {
+            client: this.host.client.withSignal(signal),
+            log,
+            events: this.host.events,
+            signal,
+            retries,
+          }),
+        ),
       {
         parent: this.stopping.signal,
         timeoutMs,

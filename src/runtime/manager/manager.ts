@@ -182,7 +182,15 @@ export class Manager {
       logger: this.logger.named("informer"),
       metrics: this.runtimeMetrics,
     });
-    this.client = new Client(rest, this.mapper, defaultNamespace ?? "default", undefined, this.cache);
+    this.client = new Client(
+      rest,
+      this.mapper,
+      defaultNamespace ?? "default",
+      undefined,
+      this.cache,
+      undefined,
+      this.cache,
+    );
     this.apiReader = this.client.apiReader;
     this.events = new EventRecorder(
       this.apiReader,
@@ -311,6 +319,7 @@ export class Manager {
   private host(): ControllerHost {
     return {
       informerFor: (kind, request) => this.informerFor(kind, request),
+      ownWrites: this.cache.ownWrites,
       client: this.client,
       events: this.events,
       logger: this.logger,

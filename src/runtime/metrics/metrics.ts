@@ -291,6 +291,11 @@ export function runtimeMetrics(registry: MetricsRegistry) {
       "Events whose watch handler (map function) threw or rejected, per controller and watched kind",
       ["controller", "kind"],
     ),
+    ownWriteEventsSkipped: registry.counter(
+      "tsop_controller_own_write_events_skipped_total",
+      "Watch events a controller did not enqueue because its own write caused them (ownWriteEvents)",
+      ["controller", "kind"],
+    ),
     restRequests: registry.counter(
       "rest_client_requests_total",
       'Number of HTTP requests to the API server, partitioned by status code ("<error>" when none came), method, and host',
