@@ -112,7 +112,13 @@ export {
   NoKindMatchError,
   type StatusBody,
 } from "./connect/errors.js";
-export { EventRecorder, type EventRecorderOptions, type EventType } from "./events/events.js";
+export {
+  EventRecorder,
+  type EventDetails,
+  type EventRecorderOptions,
+  type EventType,
+  type EventsApi,
+} from "./events/events.js";
 export {
   AlreadyOwnedError,
   InvalidOwnerError,

@@ -124,7 +124,7 @@ describe("Memcached operator", () => {
       sample(metrics.body, 'controller_runtime_reconcile_total{controller="memcached",result="success"}'),
     ).toBeGreaterThan(0);
     expect(metrics.body).toContain('controller_runtime_reconcile_time_seconds_count{controller="memcached"}');
-    expect(metrics.body).toContain('workqueue_depth{controller="memcached",name="memcached"}');
+    expect(metrics.body).toContain('workqueue_depth{controller="memcached",name="memcached",priority="0"}');
     expect(sample(metrics.body, 'controller_runtime_max_concurrent_reconciles{controller="memcached"}')).toBe(
       2,
     );

@@ -10,6 +10,7 @@ import { Controller, type ControllerHost, type Result } from "../../src/runtime/
 import { WorkQueue } from "../../src/runtime/controller/queue.js";
 import { Logger } from "../../src/runtime/log/logger.js";
 import { MetricsRegistry, runtimeMetrics } from "../../src/runtime/metrics/metrics.js";
+import { NO_QUEUE_METRICS } from "../../src/runtime/controller/queue-metrics.js";
 
 const noDelay: RateLimiter = { when: () => 0, forget: () => {}, retries: () => 0 };
 
@@ -41,7 +42,7 @@ describe("PriorityQueue", () => {
 
   it("stores a waiting key once, with the highest priority it was added with (raised: last of its new level)", async () => {
     let adds = 0;
-    const q = new PriorityQueue(noDelay, { adds: () => adds++ });
+    const q = new PriorityQueue(noDelay, { ...NO_QUEUE_METRICS, add: () => adds++ });
     q.add("a", LOW_PRIORITY);
     q.add("b");
     q.add("c", LOW_PRIORITY);
@@ -113,7 +114,7 @@ describe("PriorityQueue", () => {
       retries: () => whens.length,
     };
     let retries = 0;
-    const q = new PriorityQueue(rl, { retries: () => retries++ });
+    const q = new PriorityQueue(rl, { ...NO_QUEUE_METRICS, retry: () => retries++ });
     q.add("k", LOW_PRIORITY);
     const key = (await q.get())!;
     expect(q.priorityOf(key)).toBe(LOW_PRIORITY);

@@ -8,6 +8,7 @@ import {
   defaultRateLimiter,
   type RateLimiter,
 } from "../../src/runtime/controller/ratelimit.js";
+import { NO_QUEUE_METRICS } from "../../src/runtime/controller/queue-metrics.js";
 
 const noDelay: RateLimiter = { when: () => 0, forget: () => {}, retries: () => 0 };
 
@@ -95,7 +96,7 @@ describe("defaultRateLimiter, as client-go's default controller rate limiter", (
 describe("WorkQueue", () => {
   it("a key added while processed is processed once more after done, counted as one add (client-go)", async () => {
     let adds = 0;
-    const q = new WorkQueue(noDelay, { adds: () => adds++ });
+    const q = new WorkQueue(noDelay, { ...NO_QUEUE_METRICS, add: () => adds++ });
     q.add("a");
     expect(await q.get()).toBe("a");
     q.add("a");
@@ -159,7 +160,7 @@ describe("WorkQueue", () => {
   it("addRateLimited uses the limiter and counts retries", async () => {
     const limiter = new ExponentialBackoffRateLimiter({ baseDelay: 1, jitter: 0 });
     let retries = 0;
-    const q = new WorkQueue(limiter, { retries: () => retries++ });
+    const q = new WorkQueue(limiter, { ...NO_QUEUE_METRICS, retry: () => retries++ });
     q.addRateLimited("k");
     expect(await q.get()).toBe("k");
     expect(q.retries("k")).toBe(1);
@@ -168,13 +169,17 @@ describe("WorkQueue", () => {
     expect(retries).toBe(1);
   });
 
-  it("reports depth through the hook", () => {
-    const depths: number[] = [];
-    const q = new WorkQueue(noDelay, { depth: (d) => depths.push(d) });
+  it("reports adds and hand-outs to its metrics", () => {
+    const calls: string[] = [];
+    const q = new WorkQueue(noDelay, {
+      ...NO_QUEUE_METRICS,
+      add: (k) => calls.push(`add ${k}`),
+      get: (k) => calls.push(`get ${k}`),
+    });
     q.add("a");
     q.add("b");
     void q.get();
-    expect(depths).toEqual([1, 2, 1]);
+    expect(calls).toEqual(["add a", "add b", "get a"]);
   });
 
   it("shutdown releases waiters and drains in-flight keys", async () => {

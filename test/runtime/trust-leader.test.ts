@@ -220,6 +220,8 @@ describe("shutdown", () => {
     });
     await waitFor("started", () => manager.isLeader());
     h.cluster.faults.latency(20_000, { path: "/api/v1/namespaces/default/events*" });
+    // The manager records events.k8s.io/v1 Events (found by discovery), core/v1 ones elsewhere: slow both.
+    h.cluster.faults.latency(20_000, { path: "/apis/events.k8s.io/v1/namespaces/default/events*" });
     manager.events.normal(
       { ...CONFIGMAP, metadata: { name: "x", namespace: "default", uid: "u" } },
       "Tested",

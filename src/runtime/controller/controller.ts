@@ -12,6 +12,7 @@ import type { EventRecorder } from "../events/events.js";
 import type { Logger } from "../log/logger.js";
 import { type RateLimiter, defaultRateLimiter } from "./ratelimit.js";
 import { WorkQueue } from "./queue.js";
+import { ControllerQueueMetrics } from "./queue-metrics.js";
 import { type ControllerQueue, PriorityQueue } from "./priority-queue.js";
 import type { InformerRequest } from "../cache/cache.js";
 import type { SharedInformer } from "../cache/informer.js";
@@ -21,6 +22,7 @@ import { type AttemptOutcome, startAttempt } from "./attempt.js";
 import { InFlight } from "./in-flight.js";
 import { logFailure } from "./reconcile-log.js";
 import { isTerminalError } from "./terminal-error.js";
+import { isPanic } from "./panic.js";
 
 export interface Request {
   namespace: string;
@@ -131,18 +133,12 @@ export class Controller {
     /** The kind reconciled: terminal errors are recorded as Warning events on its objects. */
     private readonly primary?: KindRef,
   ) {
-    // controller-runtime labels its queue metrics with both (the queue is named after the controller).
-    const queueLabels = { name, controller: name };
-    const Queue = options.usePriorityQueue === false ? WorkQueue : PriorityQueue;
-    this.queue = new Queue(options.rateLimiter ?? defaultRateLimiter(), {
-      depth: (d) => host.metrics.queueDepth.set(queueLabels, d),
-      adds: () => host.metrics.queueAdds.inc(queueLabels),
-      retries: () => host.metrics.queueRetries.inc(queueLabels),
-    });
+    // The queue is named after the controller (controller-runtime labels its metrics with both).
+    const priorities = options.usePriorityQueue !== false;
+    const queueMetrics = new ControllerQueueMetrics(host.metrics, name, { priorities });
+    const Queue = priorities ? PriorityQueue : WorkQueue;
+    this.queue = new Queue(options.rateLimiter ?? defaultRateLimiter(), queueMetrics);
     this.log = host.logger.named("controller").child({ controller: name });
-    host.metrics.queueDepth.set(queueLabels, 0);
-    host.metrics.queueAdds.inc(queueLabels, 0);
-    host.metrics.queueRetries.inc(queueLabels, 0);
     const labels = { controller: name };
     host.metrics.maxConcurrent.set(labels, this.concurrency);
     host.metrics.activeWorkers.set(labels, 0);
@@ -150,6 +146,7 @@ export class Controller {
       host.metrics.reconcileTotal.inc({ ...labels, result }, 0);
     host.metrics.reconcileErrors.inc(labels, 0);
     host.metrics.terminalReconcileErrors.inc(labels, 0);
+    host.metrics.reconcilePanics.inc(labels, 0);
     host.metrics.reconcileTimeouts.inc(labels, 0);
   }
 
@@ -279,6 +276,7 @@ export class Controller {
     m.reconcileErrors.inc(labels);
     const err = outcome.error;
     if (outcome.kind === "timedOut") m.reconcileTimeouts.inc(labels);
+    else if (isPanic(err)) m.reconcilePanics.inc(labels);
     if (this.stopping.signal.aborted) {
       log.info("reconcile ended while the controller stops; not retried", { err: err as Error });
       return;

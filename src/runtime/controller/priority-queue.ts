@@ -7,9 +7,11 @@
 // deadline; a raised priority goes to the back of its new level), a key is never handed to two
 // workers (an add while it is processed waits until done()), delayed adds, rate-limited retries.
 // A requeue keeps the priority the key was handed out with unless the result names another.
+// Metrics (queue-metrics.ts) move where controller-runtime's do: a key counts as an add and in
+// the depth of its priority when it becomes ready, leaves the depth when handed out.
 import { defaultRateLimiter, type RateLimiter } from "./ratelimit.js";
-import type { WorkQueueHooks } from "./queue.js";
 import { waitForDrain } from "./drain.js";
+import { NO_QUEUE_METRICS, type QueueMetrics } from "./queue-metrics.js";
 
 /** The priority of objects from an informer's initial list and of resyncs (controller-runtime's handler.LowPriority). */
 export const LOW_PRIORITY = -100;
@@ -111,7 +113,7 @@ export class PriorityQueue implements ControllerQueue {
 
   constructor(
     readonly rateLimiter: RateLimiter = defaultRateLimiter(),
-    private readonly hooks: WorkQueueHooks = {},
+    private readonly metrics: QueueMetrics = NO_QUEUE_METRICS,
   ) {}
 
   /** Queues a key at a priority (default 0); a key already waiting keeps the higher priority. */
@@ -119,13 +121,14 @@ export class PriorityQueue implements ControllerQueue {
     if (this.shuttingDown) return;
     const item = this.items.get(key);
     if (!item) {
-      this.hooks.adds?.();
       this.items.set(key, { key, priority, seq: this.seq++ });
       this.makeReady(key);
       return;
     }
     const raised = priority > item.priority;
     if (raised) {
+      // A ready key moves to its new priority's depth; a delayed one is counted when ready.
+      if (!item.delayed) this.metrics.reprioritize(item.priority, priority);
       item.priority = priority;
       item.seq = this.seq++;
     }
@@ -150,7 +153,7 @@ export class PriorityQueue implements ControllerQueue {
       this.add(key, priority);
       return;
     }
-    this.hooks.retries?.();
+    this.metrics.retry();
     const at = Date.now() + ms;
     let item = this.items.get(key);
     if (item && !item.delayed) {
@@ -172,7 +175,6 @@ export class PriorityQueue implements ControllerQueue {
       current.delayed = undefined;
       // Ordered by when it became ready, as controller-runtime.
       current.seq = this.seq++;
-      this.hooks.adds?.();
       this.makeReady(key);
     }, ms);
     timer.unref?.();
@@ -208,6 +210,7 @@ export class PriorityQueue implements ControllerQueue {
   /** Marks a key processed; if it was added meanwhile it is ready again now. */
   done(key: string): void {
     this.processing.delete(key);
+    this.metrics.done(key);
     const item = this.items.get(key);
     if (item && !item.delayed && !this.shuttingDown) this.heap.push(this.entry(item));
     this.serve();
@@ -235,7 +238,7 @@ export class PriorityQueue implements ControllerQueue {
     this.items.clear();
     this.heap.clear();
     this.ready = 0;
-    this.hooks.depth?.(0);
+    this.metrics.shutdown();
     for (const w of this.waiters.splice(0)) w(undefined);
     if (this.processing.size === 0) return;
     await waitForDrain(this.drainWaiters, drainTimeoutMs);
@@ -249,7 +252,7 @@ export class PriorityQueue implements ControllerQueue {
   private makeReady(key: string): void {
     const item = this.items.get(key)!;
     this.ready += 1;
-    this.hooks.depth?.(this.ready);
+    this.metrics.add(key, item.priority);
     if (!this.processing.has(key)) this.heap.push(this.entry(item));
     this.serve();
   }
@@ -273,7 +276,7 @@ export class PriorityQueue implements ControllerQueue {
       if (this.processing.has(e.key)) continue;
       this.items.delete(e.key);
       this.ready -= 1;
-      this.hooks.depth?.(this.ready);
+      this.metrics.get(e.key, item.priority);
       this.processing.set(e.key, item.priority);
       return e.key;
     }

@@ -2,15 +2,11 @@
 // (adds are deduplicated), a key being processed is never handed to a second worker (it is re-queued
 // when the first calls done(), once however often it was added meanwhile), delayed adds keep the
 // earliest deadline, and retries go through a rate limiter (ratelimit.ts: client-go's defaults).
+// Its metrics (queue-metrics.ts) move where client-go's do: depth counts the keys waiting, those
+// re-added while processed included.
 import { defaultRateLimiter, type RateLimiter } from "./ratelimit.js";
 import { waitForDrain } from "./drain.js";
-
-export interface WorkQueueHooks {
-  /** Called whenever the number of waiting keys changes (queue-depth metric). */
-  depth?(depth: number): void;
-  adds?(): void;
-  retries?(): void;
-}
+import { NO_QUEUE_METRICS, type QueueMetrics } from "./queue-metrics.js";
 
 export class WorkQueue {
   private readonly queue: string[] = [];
@@ -24,13 +20,13 @@ export class WorkQueue {
 
   constructor(
     readonly rateLimiter: RateLimiter = defaultRateLimiter(),
-    private readonly hooks: WorkQueueHooks = {},
+    private readonly metrics: QueueMetrics = NO_QUEUE_METRICS,
   ) {}
 
   /** Queues a key unless it is already waiting. */
   add(key: string): void {
     if (this.shuttingDown || this.dirty.has(key)) return;
-    this.hooks.adds?.();
+    this.metrics.add(key);
     this.dirty.add(key);
     if (this.processing.has(key)) return; // done() puts it back
     this.push(key);
@@ -42,11 +38,11 @@ export class WorkQueue {
     if (waiter) {
       this.dirty.delete(key);
       this.processing.add(key);
+      this.metrics.get(key);
       waiter(key);
       return;
     }
     this.queue.push(key);
-    this.hooks.depth?.(this.queue.length);
   }
 
   /**
@@ -60,7 +56,7 @@ export class WorkQueue {
       this.add(key);
       return;
     }
-    this.hooks.retries?.();
+    this.metrics.retry();
     const at = Date.now() + ms;
     const pending = this.delayed.get(key);
     if (pending && pending.at <= at) return;
@@ -93,7 +89,7 @@ export class WorkQueue {
     if (key !== undefined) {
       this.dirty.delete(key);
       this.processing.add(key);
-      this.hooks.depth?.(this.queue.length);
+      this.metrics.get(key);
       return Promise.resolve(key);
     }
     if (this.shuttingDown) return Promise.resolve(undefined);
@@ -103,6 +99,7 @@ export class WorkQueue {
   /** Marks a key processed; if it was added meanwhile it goes back in the queue. */
   done(key: string): void {
     this.processing.delete(key);
+    this.metrics.done(key);
     // Added while it was processed: queued again now, counted once (when it was added), as client-go.
     if (this.dirty.has(key) && !this.shuttingDown) this.push(key);
     if (this.processing.size === 0) for (const w of this.drainWaiters.splice(0)) w();
@@ -129,7 +126,7 @@ export class WorkQueue {
     this.delayed.clear();
     this.queue.length = 0;
     this.dirty.clear();
-    this.hooks.depth?.(0);
+    this.metrics.shutdown();
     for (const w of this.waiters.splice(0)) w(undefined);
     if (this.processing.size === 0) return;
     await waitForDrain(this.drainWaiters, drainTimeoutMs);

@@ -31,7 +31,7 @@ const SPAM_BURST = 25;
 const SPAM_QPS = 1 / 300;
 
 /** A Map that forgets its oldest key beyond CACHE_SIZE (client-go uses an LRU of that size). */
-class BoundedMap<V> extends Map<string, V> {
+export class BoundedMap<V> extends Map<string, V> {
   override set(key: string, value: V): this {
     this.delete(key); // re-inserted: now the newest
     super.set(key, value);

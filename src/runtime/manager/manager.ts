@@ -16,7 +16,7 @@ import { ControllerBuilder, type ForOptions } from "../controller/builder.js";
 import type { IndexFunction } from "../cache/field-index.js";
 import type { Controller, ControllerHost } from "../controller/controller.js";
 import { ConfigError } from "../connect/errors.js";
-import { EventRecorder } from "../events/events.js";
+import { EventRecorder, type EventsApi } from "../events/events.js";
 import type { SharedInformer } from "../cache/informer.js";
 import { type KubeConfigOptions, loadKubeConfig } from "../connect/kubeconfig.js";
 import { LeaderElector, type LeaderElectionOptions, validateLeaderElection } from "./leader.js";
@@ -87,8 +87,14 @@ export interface ManagerOptions extends KubeConfigOptions {
   watchWedgedGraceMs?: number;
   /** A Logger, or options for the default one. */
   logger?: Logger | LoggerOptions;
-  /** Component name on recorded Events. Default "tsop-operator" or the leader election id. */
+  /** Component name on recorded Events (reportingController on events.k8s.io/v1). Default "tsop-operator" or the leader election id. */
   eventSource?: string;
+  /**
+   * The Events API the recorder writes: "auto" (default) records events.k8s.io/v1 Events where the
+   * server serves them (discovery; core/v1 if it refuses them with 403), "v1" or "events.k8s.io/v1"
+   * forces one.
+   */
+  eventsApi?: EventsApi;
   /** Stop on SIGTERM/SIGINT. Default true. */
   handleSignals?: boolean;
   /**
@@ -196,7 +202,7 @@ export class Manager {
       this.apiReader,
       options.eventSource ?? options.leaderElection?.id ?? "tsop-operator",
       this.logger.named("events"),
-      { onDrop: () => this.runtimeMetrics.eventsDropped.inc() },
+      { onDrop: () => this.runtimeMetrics.eventsDropped.inc(), api: options.eventsApi ?? "auto" },
     );
   }
 

@@ -89,11 +89,32 @@ export class Counter extends Metric<number> {
 
 export class Gauge extends Metric<number> {
   readonly type = "gauge";
+  /** Series whose value is read when rendered (Prometheus' GaugeFunc), by label key. */
+  private readonly readers = new Map<string, () => number>();
   protected initial(): number {
     return 0;
   }
   set(labels: Labels, value: number): void {
     this.entry(labels).value = value;
+  }
+  /**
+   * Makes the series of `labels` read its value from `read` at each scrape (and get()), for values
+   * that change continuously (seconds of work in progress): nothing samples them between scrapes.
+   * Returns a function that stops reading (the series keeps its last value).
+   */
+  setFunction(labels: Labels, read: () => number): () => void {
+    this.entry(labels);
+    const key = labelKey(this.labelNames, labels);
+    this.readers.set(key, read);
+    return () => {
+      if (this.readers.get(key) === read) this.readers.delete(key);
+    };
+  }
+  private refresh(): void {
+    for (const [key, read] of this.readers) {
+      const series = this.series.get(key);
+      if (series) series.value = read();
+    }
   }
   inc(labels: Labels = {}, by = 1): void {
     this.entry(labels).value += by;
@@ -102,9 +123,11 @@ export class Gauge extends Metric<number> {
     this.entry(labels).value -= by;
   }
   get(labels: Labels = {}): number {
+    this.refresh();
     return this.series.get(labelKey(this.labelNames, labels))?.value ?? 0;
   }
   samples(): string[] {
+    this.refresh();
     return [...this.series.values()].map(
       (s) => `${this.name}${renderLabels(s.labels)} ${formatNumber(s.value)}`,
     );
@@ -140,6 +163,10 @@ export class Histogram extends Metric<HistogramValue> {
       if (value <= bound) v.counts[i] = (v.counts[i] as number) + 1;
     });
   }
+  /** Creates the series of `labels` with no observations, so it is exported (at zero) before the first. */
+  touch(labels: Labels): void {
+    this.entry(labels);
+  }
   count(labels: Labels = {}): number {
     return this.series.get(labelKey(this.labelNames, labels))?.value.count ?? 0;
   }
@@ -163,6 +190,15 @@ export class Histogram extends Metric<HistogramValue> {
 export const RECONCILE_BUCKETS = [
   0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5,
   1.75, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+] as const;
+
+/**
+ * Buckets of the workqueue's queue and work durations (seconds): client-go's and controller-runtime's
+ * prometheus.ExponentialBuckets(10e-9, 10, 12), 10 ns to 1000 s, written out so each bound prints
+ * exactly (multiplying in floating point would print 1.0000000000000002e-7).
+ */
+export const WORKQUEUE_DURATION_BUCKETS = [
+  1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1000,
 ] as const;
 
 export class MetricsRegistry {
@@ -233,6 +269,11 @@ export function runtimeMetrics(registry: MetricsRegistry) {
       "Total number of terminal reconciliation errors per controller",
       ["controller"],
     ),
+    reconcilePanics: registry.counter(
+      "controller_runtime_reconcile_panics_total",
+      "Total number of reconciliation panics per controller",
+      ["controller"],
+    ),
     reconcileTimeouts: registry.counter(
       "controller_runtime_reconcile_timeouts_total",
       "Total number of reconciliation timeouts per controller",
@@ -253,12 +294,40 @@ export function runtimeMetrics(registry: MetricsRegistry) {
       "Number of currently used workers per controller",
       ["controller"],
     ),
-    // Labelled as controller-runtime's: name and controller (both the controller's name).
-    queueDepth: registry.gauge("workqueue_depth", "Current depth of workqueue", ["name", "controller"]),
+    // The workqueue set, named, labelled and bucketed as controller-runtime's (pkg/internal/metrics):
+    // name and controller (both the controller's name), and for depth the priority ("" for a FIFO
+    // queue). controller/queue-metrics.ts keeps them.
+    queueDepth: registry.gauge("workqueue_depth", "Current depth of workqueue by workqueue and priority", [
+      "name",
+      "controller",
+      "priority",
+    ]),
     queueAdds: registry.counter("workqueue_adds_total", "Total number of adds handled by workqueue", [
       "name",
       "controller",
     ]),
+    queueLatency: registry.histogram(
+      "workqueue_queue_duration_seconds",
+      "How long in seconds an item stays in workqueue before being requested",
+      ["name", "controller"],
+      WORKQUEUE_DURATION_BUCKETS,
+    ),
+    workDuration: registry.histogram(
+      "workqueue_work_duration_seconds",
+      "How long in seconds processing an item from workqueue takes.",
+      ["name", "controller"],
+      WORKQUEUE_DURATION_BUCKETS,
+    ),
+    unfinishedWork: registry.gauge(
+      "workqueue_unfinished_work_seconds",
+      "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
+      ["name", "controller"],
+    ),
+    longestRunningProcessor: registry.gauge(
+      "workqueue_longest_running_processor_seconds",
+      "How many seconds has the longest running processor for workqueue been running.",
+      ["name", "controller"],
+    ),
     queueRetries: registry.counter(
       "workqueue_retries_total",
       "Total number of items added to the workqueue with a non-zero delay (rate-limited requeues, explicit RequeueAfter or AddAfter calls)",
