@@ -4,11 +4,12 @@
 // creates, an update wave over N, an idle minute. Pairs alternate which side goes first; ratios are
 // taken within a pair and reported as min / median. See docs/bench-runtime.md.
 //
-//   --n 1000,5000,10000,20000:1   object counts; ":k" gives that N its own number of pairs
-//   --pairs 2                     pairs per N otherwise
+//   --n 1000,5000,20000           object counts; ":k" gives that N its own number of pairs
+//   --pairs 3                     pairs per N otherwise
 //   --idle 60                     idle phase, seconds
 //   --leader-election             also count lease requests per minute at the smallest N
 //   --tsop <dir>                  run the tsop twin on another built tsop checkout (default: this one)
+//   --peer v0.25.2                controller-runtime version of the Go twin (v0.25.2 or v0.22.5)
 // Environment: BENCH_RUNTIME_N, BENCH_PAIRS, BENCH_IDLE_S, BENCH_LEADER_ELECTION=1, BENCH_TSOP say the same;
 // BENCH_JSON=<file> writes every run's figures.
 import { execFileSync } from "node:child_process";
@@ -18,11 +19,12 @@ import { parseArgs } from "node:util";
 import { fail, machine, main } from "./side-by-side.js";
 import { type Pair, perObjectCost, printSummary, summarise, type Summary } from "./runtime-twin/report.js";
 import { measureRun, type RunFigures, type RunOptions } from "./runtime-twin/run.js";
-import { goTwin, type Operator, tsTwin } from "./runtime-twin/twins.js";
+import { goTwin, type Operator, type Peer, PEERS, tsTwin } from "./runtime-twin/twins.js";
 
 interface Plan {
   sizes: Array<{ n: number; pairs: number }>;
   tsop: string;
+  peer: Peer;
   options: RunOptions;
 }
 
@@ -34,11 +36,12 @@ function plan(): Plan {
       idle: { type: "string" },
       "leader-election": { type: "boolean" },
       tsop: { type: "string" },
+      peer: { type: "string" },
     },
   });
-  const pairs = Number(values.pairs ?? process.env.BENCH_PAIRS ?? 2);
+  const pairs = Number(values.pairs ?? process.env.BENCH_PAIRS ?? 3);
   const idleS = Number(values.idle ?? process.env.BENCH_IDLE_S ?? 60);
-  const list = values.n ?? process.env.BENCH_RUNTIME_N ?? "1000,5000,10000,20000:1";
+  const list = values.n ?? process.env.BENCH_RUNTIME_N ?? "1000,5000,20000";
   if (!Number.isInteger(pairs) || pairs < 1)
     fail(`--pairs (BENCH_PAIRS) must be a whole number ≥ 1, not ${pairs}`);
   if (!(idleS >= 0)) fail(`--idle (BENCH_IDLE_S) must be a number of seconds ≥ 0`);
@@ -49,9 +52,13 @@ function plan(): Plan {
     return { n: n!, pairs: k ?? pairs };
   });
   const largest = Math.max(...sizes.map((s) => s.n));
+  const peer = values.peer ?? process.env.BENCH_PEER ?? "v0.25.2";
+  if (!(peer in PEERS))
+    fail(`--peer (BENCH_PEER) must be one of ${Object.keys(PEERS).join(", ")}, not ${peer}`);
   return {
     sizes,
     tsop: resolve(values.tsop ?? process.env.BENCH_TSOP ?? join(import.meta.dirname, "..")),
+    peer: peer as Peer,
     options: {
       idleMs: idleS * 1000,
       // generous: controller-runtime took ~27 ms per Widget in an update wave at load average 25
@@ -85,12 +92,12 @@ async function runOne(operator: Operator, n: number, options: RunOptions): Promi
 }
 
 main(async () => {
-  const { sizes, tsop, options } = plan();
-  const go = goTwin();
+  const { sizes, tsop, peer, options } = plan();
+  const go = goTwin(peer);
   const ts = await tsTwin(tsop);
   const tsopCommit = commit(tsop);
   console.log(
-    `vs-runtime: tsop ${tsopCommit}; ${sizes.map((s) => `N=${s.n}×${s.pairs}`).join(", ")}, idle ${options.idleMs / 1000} s (${machine()})`,
+    `vs-runtime: tsop ${tsopCommit} vs controller-runtime ${peer}; ${sizes.map((s) => `N=${s.n}×${s.pairs}`).join(", ")}, idle ${options.idleMs / 1000} s (${machine()})`,
   );
   const summaries: Summary[] = [];
   const failures: string[] = [];

@@ -57,13 +57,34 @@ export class OperatorProcess {
     return cpuMs(this.pid);
   }
 
+  /**
+   * How many reconciles it has run: asks with SIGUSR2 (both twins print "bench-reconciles <n>") and
+   * reads the answer from its log.
+   */
+  async reconciles(): Promise<number> {
+    const answers = () => [...this.logText().matchAll(/^bench-reconciles (\d+)$/gm)].map((m) => Number(m[1]));
+    const before = answers().length;
+    this.child.kill("SIGUSR2");
+    const deadline = performance.now() + 10_000;
+    while (performance.now() < deadline) {
+      const now = answers();
+      if (now.length > before) return now.at(-1)!;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`${this.logFile}: no reconcile count 10 s after SIGUSR2`);
+  }
+
+  private logText(): string {
+    try {
+      return readFileSync(this.logFile, "utf8");
+    } catch {
+      return "";
+    }
+  }
+
   /** The last lines of its log, for a failure message. */
   tail(lines = 30): string {
-    try {
-      return readFileSync(this.logFile, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
-    } catch {
-      return "(no log)";
-    }
+    return this.logText().trimEnd().split("\n").slice(-lines).join("\n") || "(no log)";
   }
 
   async stop(): Promise<void> {

@@ -22,6 +22,7 @@ const WAVES = ["cold", "burst", "update"] as const;
 const wave = (r: RunFigures, f: (p: PhaseFigures) => number) =>
   WAVES.reduce((sum, w) => sum + (r.phases[w] ? f(r.phases[w]) : 0), 0);
 const controlPlane = (p: PhaseFigures) => p.apiserverCpuMs + p.etcdCpuMs;
+const perWidget = (p: PhaseFigures | undefined) => (p && p.objects > 0 ? p.reconciles / p.objects : NaN);
 
 export const METRICS: Metric[] = [
   {
@@ -65,6 +66,14 @@ export const METRICS: Metric[] = [
     value: (r) => wave(r, (p) => total(p.requests)),
     goal: { max: 1 },
   },
+  {
+    label: "reconciles per Widget (cold / burst / update)",
+    unit: "count",
+    value: (r) => wave(r, (p) => p.reconciles) / wave(r, (p) => p.objects),
+  },
+  { label: "  cold start reconciles per Widget", unit: "count", value: (r) => perWidget(r.phases.cold) },
+  { label: "  burst reconciles per Widget", unit: "count", value: (r) => perWidget(r.phases.burst) },
+  { label: "  update reconciles per Widget", unit: "count", value: (r) => perWidget(r.phases.update) },
   { label: "  cold start requests", unit: "count", value: (r) => total(r.phases.cold?.requests ?? {}) },
   { label: "  burst requests", unit: "count", value: (r) => total(r.phases.burst?.requests ?? {}) },
   { label: "  update wave requests", unit: "count", value: (r) => total(r.phases.update?.requests ?? {}) },

@@ -28,6 +28,10 @@ export interface PhaseFigures {
   requests: RequestCounts;
   /** Widgets not reconciled when the phase timed out. */
   missing: string[];
+  /** Reconciles the operator ran in the phase (its own count). */
+  reconciles: number;
+  /** Widgets the phase wrote (N, N/10, N; 0 when idle). */
+  objects: number;
 }
 
 export interface RunFigures {
@@ -75,22 +79,22 @@ export async function measureRun(operator: Operator, n: number, options: RunOpti
     const started = performance.now();
     proc = OperatorProcess.start(operator, bed.operatorKubeconfig, bed.dir);
     phase.attach(proc);
-    result.phases.cold = await phase.finish("cold start", started, started);
+    result.phases.cold = await phase.finish("cold start", started, started, n);
 
     const burst = Math.floor(n / 10);
     for (let i = n; i < n + burst; i++) tracker.expect(widgetName(i).namespace, widgetName(i).name, `a-${i}`);
     const burstAt = performance.now();
     await createWidgets(bed.api, n, burst, "a");
-    result.phases.burst = await phase.finish("burst", burstAt, performance.now());
+    result.phases.burst = await phase.finish("burst", burstAt, performance.now(), burst);
 
     for (let i = 0; i < n; i++) tracker.expect(widgetName(i).namespace, widgetName(i).name, `b-${i}`);
     const updateAt = performance.now();
     await updateWidgets(bed.api, n, "b");
-    result.phases.update = await phase.finish("update wave", updateAt, performance.now());
+    result.phases.update = await phase.finish("update wave", updateAt, performance.now(), n);
 
     const idleAt = performance.now();
     await new Promise((resolve) => setTimeout(resolve, options.idleMs));
-    result.phases.idle = await phase.finish("idle", idleAt, idleAt, false);
+    result.phases.idle = await phase.finish("idle", idleAt, idleAt, 0, false);
     proc.rss.sample();
     result.idleRssBytes = proc.rss.last;
     result.peakRssBytes = proc.rss.peak;
@@ -145,7 +149,7 @@ async function updateWidgets(api: BenchApi, count: number, prefix: string): Prom
 class PhaseClock {
   private proc: OperatorProcess | undefined;
   private readonly audit: AuditLog;
-  private last: { operator: number; apiserver: number; etcd: number };
+  private last: { operator: number; apiserver: number; etcd: number; reconciles: number };
 
   constructor(
     private readonly bed: Bed,
@@ -154,16 +158,28 @@ class PhaseClock {
   ) {
     this.audit = new AuditLog(bed.auditLog);
     this.audit.take();
-    this.last = { operator: 0, apiserver: cpuMs(bed.pids.apiserver), etcd: cpuMs(bed.pids.etcd) };
+    this.last = {
+      operator: 0,
+      apiserver: cpuMs(bed.pids.apiserver),
+      etcd: cpuMs(bed.pids.etcd),
+      reconciles: 0,
+    };
   }
 
   /** A new operator process: its CPU counts from zero. */
   attach(proc: OperatorProcess): void {
     this.proc = proc;
     this.last.operator = 0;
+    this.last.reconciles = 0;
   }
 
-  async finish(name: string, startedAt: number, writtenAt: number, waitQuiet = true): Promise<PhaseFigures> {
+  async finish(
+    name: string,
+    startedAt: number,
+    writtenAt: number,
+    objects: number,
+    waitQuiet = true,
+  ): Promise<PhaseFigures> {
     const proc = this.proc!;
     const settled = await Promise.race([
       this.tracker.settle(this.options.settleTimeoutMs),
@@ -178,6 +194,7 @@ class PhaseClock {
       operator: proc.cpuMs(),
       apiserver: cpuMs(this.bed.pids.apiserver),
       etcd: cpuMs(this.bed.pids.etcd),
+      reconciles: await proc.reconciles(),
     };
     const figures: PhaseFigures = {
       wallMs: Math.max(settled.at - startedAt, 0),
@@ -188,6 +205,8 @@ class PhaseClock {
       etcdCpuMs: now.etcd - this.last.etcd,
       requests,
       missing: settled.missing,
+      reconciles: now.reconciles - this.last.reconciles,
+      objects,
     };
     this.last = now;
     if (settled.missing.length > 0)

@@ -29,7 +29,11 @@ export interface Operator {
 
 const HERE = import.meta.dirname;
 const REPO = join(HERE, "../..");
-const GO_SOURCES = ["go.mod", "go.sum", "main.go"];
+/** The controller-runtime versions the Go twin builds against: its go.mod and go.sum per version. */
+export const PEERS = { "v0.25.2": "go-v0.25.2", "v0.22.5": "go" } as const;
+export type Peer = keyof typeof PEERS;
+/** main.go is the same for every version (bench/runtime-twin/go/main.go). */
+const MODULE_FILES = ["go.mod", "go.sum"];
 
 function goBinary(): string {
   if (process.env.GO) return process.env.GO;
@@ -44,23 +48,26 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
   return r.stdout;
 }
 
-/** The controller-runtime twin's binary, built on first use. */
-export function goTwin(): Operator {
+/** The controller-runtime twin's binary for `peer`, built on first use. */
+export function goTwin(peer: Peer = "v0.25.2"): Operator {
   const go = goBinary();
-  const source = join(HERE, "go");
-  const hash = createHash("sha256").update(run(go, ["env", "GOVERSION"], source));
-  for (const file of GO_SOURCES) hash.update(file).update(readFileSync(join(source, file)));
+  const sources: Array<[string, string]> = [
+    ...MODULE_FILES.map((file): [string, string] => [file, join(HERE, PEERS[peer], file)]),
+    ["main.go", join(HERE, "go/main.go")],
+  ];
+  const hash = createHash("sha256").update(run(go, ["env", "GOVERSION"], HERE));
+  for (const [file, path] of sources) hash.update(file).update(readFileSync(path));
   const rigDir = execFileSync(process.execPath, [join(REPO, "scripts/rig/index.mjs"), "dir"], {
     encoding: "utf8",
   }).trim();
   const dir = join(rigDir, `runtime-twin-go-${hash.digest("hex").slice(0, 12)}`);
   const binary = join(dir, "widget-operator");
   if (!existsSync(binary)) {
-    process.stderr.write("vs-runtime: building the controller-runtime twin (once per machine)…\n");
+    process.stderr.write(`vs-runtime: building the controller-runtime ${peer} twin (once per machine)…\n`);
     const stage = `${dir}.tmp-${process.pid}`;
     rmSync(stage, { recursive: true, force: true });
     mkdirSync(join(stage, "src"), { recursive: true });
-    for (const file of GO_SOURCES) writeFileSync(join(stage, "src", file), readFileSync(join(source, file)));
+    for (const [file, path] of sources) writeFileSync(join(stage, "src", file), readFileSync(path));
     const env = { ...process.env, CGO_ENABLED: "0", GOFLAGS: "-mod=mod -buildvcs=false" };
     run(
       "nice",

@@ -8,7 +8,11 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -72,7 +76,21 @@ type WidgetReconciler struct {
 	Scheme *runtime.Scheme
 }
 
+// reconciles counts Reconcile calls; SIGUSR2 prints the count (the benchmark's reconciles per Widget).
+var reconciles atomic.Int64
+
+func reportReconcilesOnSIGUSR2() {
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGUSR2)
+	go func() {
+		for range signals {
+			fmt.Fprintf(os.Stderr, "bench-reconciles %d\n", reconciles.Load())
+		}
+	}()
+}
+
 func (r *WidgetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	reconciles.Add(1)
 	var widget Widget
 	if err := r.Get(ctx, req.NamespacedName, &widget); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -131,6 +149,7 @@ func main() {
 		log.Error(err, "unable to create the controller")
 		os.Exit(1)
 	}
+	reportReconcilesOnSIGUSR2()
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "manager exited")
 		os.Exit(1)

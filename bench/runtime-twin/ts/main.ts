@@ -35,8 +35,13 @@ interface ConfigMap {
   data?: Record<string, string>;
 }
 
+/** Reconcile calls; SIGUSR2 prints the count (the benchmark's reconciles per Widget). */
+let reconciles = 0;
+process.on("SIGUSR2", () => process.stderr.write(`bench-reconciles ${reconciles}\n`));
+
 export class WidgetReconciler implements Reconciler {
   async reconcile(req: Request, { client }: ReconcileContext): Promise<undefined> {
+    reconciles++;
     const widget = await client.get(Widget, req);
     if (!widget) return; // already deleted
     const data = widget.spec?.data ?? "";
