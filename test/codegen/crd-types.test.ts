@@ -1,11 +1,17 @@
 // `tsop generate types`: the TypeScript a CRD's schema becomes (the tricky corners asserted on the
 // text, then the whole file type-checked), determinism, and bad input refused with nothing written.
-import { writeFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { emitCrdTypes } from "../../src/codegen/types-from-crd/emit.js";
+import { generateTypes } from "../../src/codegen/types-from-crd/index.js";
+import { MemoryReporter } from "../../src/common/reporter.js";
+import { parseYaml } from "../../src/common/yaml/read.js";
+import { Client, loadKubeConfig, RestClient, RestMapper } from "../../src/runtime/index.js";
+import { startTestCluster } from "../../src/testing/index.js";
 import { crdFromObject } from "../../src/codegen/types-from-crd/read.js";
-import { runTsop } from "../support/cli.js";
+import { REPO_ROOT, runTsop } from "../support/cli.js";
 import { readTree, testdir } from "../support/testdir.js";
 import { crdOf, typecheck } from "./crd-types-support.js";
 
@@ -288,5 +294,44 @@ describe("tsop generate types (CLI)", { timeout: 60_000 }, () => {
     const none = await runTsop(["generate", "types"], { cwd: dir });
     expect(none.exitCode).not.toBe(0);
     expect(none.stderr).toContain("pass --from-crd <file> or --from-cluster <crd name>");
+  });
+});
+
+describe("generate types --from-cluster (in-memory API server)", { timeout: 60_000 }, () => {
+  it("reads the CRD through the kubeconfig: the same types as from its file; a CRD it lacks is named", async () => {
+    const file = join(REPO_ROOT, "fixtures/crd-types/cert-manager/certificates.cert-manager.io.yaml");
+    const cluster = await startTestCluster();
+    const rest = new RestClient(cluster.url, await loadKubeConfig({ kubeconfigText: cluster.kubeconfig }));
+    try {
+      await new Client(rest, new RestMapper(rest)).create(
+        parseYaml(readFileSync(file, "utf8"), file) as { metadata: object },
+      );
+      const dir = await testdir({});
+      const options = { cwd: dir, cluster: { kubeconfig: cluster.kubeconfigPath } };
+      await generateTypes(
+        { ...options, fromCluster: ["certificates.cert-manager.io"], out: "a" },
+        new MemoryReporter(),
+      );
+      await generateTypes({ cwd: dir, fromCrd: [file], out: "b" }, new MemoryReporter());
+      const fromCluster = await readFile(join(dir, "a/certificates.cert-manager.io.ts"), "utf8");
+      const fromFile = await readFile(join(dir, "b/certificates.cert-manager.io.ts"), "utf8");
+      expect(fromCluster.split("\n")[0]).toContain(
+        "from the cluster: CustomResourceDefinition certificates.cert-manager.io.",
+      );
+      expect(fromCluster.split("\n").slice(1)).toEqual(fromFile.split("\n").slice(1));
+      await expect(
+        generateTypes(
+          { ...options, fromCluster: ["servicemonitors.monitoring.coreos.com"], out: "c" },
+          new MemoryReporter(),
+        ),
+      ).rejects.toThrow("the cluster has no CustomResourceDefinition servicemonitors.monitoring.coreos.com");
+      expect(Object.keys(await readTree(dir)).sort()).toEqual([
+        "a/certificates.cert-manager.io.ts",
+        "b/certificates.cert-manager.io.ts",
+      ]);
+    } finally {
+      rest.close();
+      await cluster.stop();
+    }
   });
 });
