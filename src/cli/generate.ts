@@ -3,6 +3,7 @@
 import { Command, InvalidArgumentError } from "./commander.js";
 import { TsopError } from "../common/errors.js";
 import { cliContext } from "./context.js";
+import { generateTypesCommand } from "./generate-types.js";
 
 interface GenerateFlags {
   project?: string;
@@ -123,5 +124,6 @@ export function generateCommand(): Command {
       (flags: GenerateFlags, command: Command) => run("rbac", flags, command),
     ),
   );
+  root.addCommand(generateTypesCommand());
   return root;
 }
