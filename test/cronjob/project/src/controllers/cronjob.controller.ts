@@ -143,16 +143,17 @@ export class CronJobReconciler implements Reconciler {
 
   /**
    * Indexes Jobs by their controlling CronJob's name and wires the controller: CronJob is the
-   * primary kind, and every change to a Job it owns reconciles it again.
+   * primary kind, and every change to a Job it owns reconciles it again. Tests pass a reconciler
+   * with their own clock.
    */
-  static async setup(manager: Manager, clock: Clock = realClock): Promise<void> {
+  static async setup(manager: Manager, reconciler: Reconciler = new CronJobReconciler()): Promise<void> {
     await manager.indexField(JOB, JOB_OWNER_KEY, (obj) => {
       const owner = (obj as Job).metadata.ownerReferences?.find((ref) => ref.controller);
       // Only Jobs a CronJob of this API controls.
       if (!owner || owner.apiVersion !== API_VERSION || owner.kind !== "CronJob") return [];
       return [owner.name];
     });
-    await manager.controller(CronJob).owns(JOB).named("cronjob").complete(new CronJobReconciler(clock));
+    await manager.controller(CronJob).owns(JOB).named("cronjob").complete(reconciler);
   }
 
   async reconcile(request: Request, { client, log }: ReconcileContext): Promise<Result | undefined> {
@@ -200,8 +201,9 @@ export class CronJobReconciler implements Reconciler {
     ];
     for (const job of overLimit) {
       try {
-        await client.delete(job, { propagationPolicy: "Background" });
-        log.info("deleted old finished job", { job: job.metadata.name, result: finishedType(job) });
+        // false: already gone (a reconcile whose cache had not yet seen an earlier delete).
+        if (await client.delete(job, { propagationPolicy: "Background" }))
+          log.info("deleted old finished job", { job: job.metadata.name, result: finishedType(job) });
       } catch (error) {
         log.error("unable to delete old finished job", error, { job: job.metadata.name });
       }
