@@ -53,8 +53,8 @@ let cluster: RealTestCluster;
 let manager: Manager;
 let projectCopy: string;
 const clock = new TestClock();
-/** Every reconcile's result, in order. */
-const results: Array<Result | undefined> = [];
+/** Every reconcile's CronJob and result, in order. */
+const reconciles: Array<{ name: string; result: Result | undefined }> = [];
 const logs: string[] = [];
 
 async function kubectl(...args: string[]): Promise<string> {
@@ -101,7 +101,7 @@ beforeAll(async () => {
   const recording: Reconciler = {
     async reconcile(request, ctx) {
       const result = await inner.reconcile(request, ctx);
-      results.push(result);
+      reconciles.push({ name: request.name, result });
       return result;
     },
   };
@@ -175,7 +175,7 @@ describe("the CronJob tutorial on the real kube-apiserver", () => {
       NS,
     );
     const uid = created.metadata.uid;
-    await waitFor("the first reconcile", () => results.length > 0);
+    await waitFor("the first reconcile", () => reconciles.length > 0);
     expect(await serverJobs()).toEqual([]);
 
     // The runs: every whole minute after the creation.
@@ -188,12 +188,12 @@ describe("the CronJob tutorial on the real kube-apiserver", () => {
     for (const [i, run] of runs.entries()) {
       // Just before the run, something happens that reconciles the CronJob: a user's edit at first,
       // then the previous Job finishing. That reconcile must wait for the run with requeueAfter.
-      const mark = results.length;
+      const mark = reconciles.length;
       clock.freeze(run - LEAD);
       if (i === 0) await kubectl("annotate", CRONJOBS, "hello", "-n", NS, "example.com/poke=1");
       else await finishJob(jobName(runs[i - 1]!), runs[i - 1]!, outcomes[i - 1]!);
       await waitFor(`a reconcile before run ${i + 1} to requeue for it`, () =>
-        results.slice(mark).some((r) => r?.requeueAfter === LEAD),
+        reconciles.slice(mark).some((r) => r.result?.requeueAfter === LEAD),
       );
       expect(await serverJobs().then((jobs) => jobs.map((j) => j.metadata.name))).not.toContain(jobName(run));
       // From here only the requeue can start the run: no event comes until the Job exists.
@@ -241,6 +241,96 @@ describe("the CronJob tutorial on the real kube-apiserver", () => {
     });
     expect(status.lastScheduleTime).toBe(new Date(runs[5]!).toISOString().replace(".000", ""));
     expect(logs.filter((l) => l.includes('"deleted old finished job"'))).toHaveLength(2);
+  });
+});
+
+describe("the CronJob tutorial's policies on the real kube-apiserver", () => {
+  it("Forbid skips a run while a Job runs, Replace deletes it, suspend starts nothing, a run past startingDeadlineSeconds is not started", async () => {
+    await kubectl("delete", CRONJOBS, "hello", "-n", NS, "--ignore-not-found");
+    clock.freeze(Date.now() - 2 * MINUTE);
+    const cronJob = {
+      apiVersion: API_VERSION,
+      kind: "CronJob",
+      metadata: { name: "policy", namespace: NS },
+      spec: {
+        schedule: "* * * * *",
+        concurrencyPolicy: "Forbid",
+        jobTemplate: {
+          spec: {
+            template: {
+              spec: { restartPolicy: "Never", containers: [{ name: "c", image: "busybox:1.36" }] },
+            },
+          },
+        },
+      },
+    };
+    await execa("kubectl", ["--kubeconfig", cluster.kubeconfigPath, "create", "-f", "-"], {
+      input: JSON.stringify(cronJob),
+    });
+    const created = await kubectlJson<{ metadata: { creationTimestamp: string } }>(
+      "get",
+      CRONJOBS,
+      "policy",
+      "-n",
+      NS,
+    );
+    const run = (i: number) =>
+      Math.floor(Date.parse(created.metadata.creationTimestamp) / MINUTE) * MINUTE + i * MINUTE;
+    const jobName = (i: number) => `policy-${run(i) / 1000}`;
+    const policyJobs = async () =>
+      (await serverJobs()).map((j) => j.metadata.name).filter((name) => name.startsWith("policy-"));
+    /** Runs `act` and waits for a reconcile of "policy" after it whose result passes `done`. */
+    async function reconciled(
+      what: string,
+      act: () => Promise<unknown>,
+      done: (r: Result | undefined) => boolean,
+    ) {
+      const mark = reconciles.length;
+      await act();
+      await waitFor(what, () => reconciles.slice(mark).some((r) => r.name === "policy" && done(r.result)));
+    }
+    let pokes = 0;
+    const poke = () =>
+      kubectl("annotate", "--overwrite", CRONJOBS, "policy", "-n", NS, `example.com/poke=${++pokes}`);
+    const spec = (patch: object) =>
+      kubectl("patch", CRONJOBS, "policy", "-n", NS, "--type=merge", "-p", JSON.stringify({ spec: patch }));
+
+    // Run 1 is due: its Job starts (and never finishes).
+    clock.freeze(run(1) + 1000);
+    await poke();
+    await waitFor("run 1's Job", async () => (await policyJobs()).includes(jobName(1)));
+
+    // Run 2 is due while run 1's Job is active: Forbid skips it, waiting for run 3.
+    clock.freeze(run(2) + 1000);
+    await reconciled("Forbid to skip run 2", poke, (r) => r?.requeueAfter === MINUTE - 1000);
+    expect(await policyJobs()).toEqual([jobName(1)]);
+
+    // Replace: run 1's Job makes way for run 2's.
+    await spec({ concurrencyPolicy: "Replace" });
+    await waitFor("Replace to swap the Jobs", async () => (await policyJobs()).join() === jobName(2));
+
+    // Suspended: run 3 comes and nothing starts.
+    await reconciled(
+      "the suspended CronJob's reconcile",
+      () => spec({ suspend: true }),
+      (r) => r === undefined,
+    );
+    clock.freeze(run(3) + 1000);
+    await reconciled("a reconcile while suspended at run 3", poke, (r) => r === undefined);
+    expect(await policyJobs()).toEqual([jobName(2)]);
+
+    // Resumed 30 s after run 3 with a 10 s starting deadline: run 3 is too late to start; run 4 starts.
+    clock.freeze(run(3) + 30_000);
+    await reconciled(
+      "the resumed CronJob to wait for run 4",
+      () => spec({ suspend: false, startingDeadlineSeconds: 10 }),
+      (r) => r?.requeueAfter === 30_000,
+    );
+    expect(await policyJobs()).toEqual([jobName(2)]);
+    clock.freeze(run(4) + 5000);
+    await poke();
+    // (Replace still holds: run 2's Job, still running, makes way.)
+    await waitFor("run 4's Job", async () => (await policyJobs()).join() === jobName(4));
   });
 });
 
