@@ -16,13 +16,24 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RealTestCluster, startTestCluster } from "../../src/testing/index.js";
 import { runTsop } from "../support/cli.js";
 import { linkDependencies } from "../devloop/project.js";
-import { waitFor } from "../runtime/support/wait.js";
+import { waitFor as waitForWithin } from "../runtime/support/wait.js";
 import {
   type Clock,
   CronJobReconciler,
   type Job,
   SCHEDULED_TIME_ANNOTATION,
 } from "./project/src/controllers/cronjob.controller.js";
+
+/**
+ * Waits for a condition, polling every 200 ms (many probes run kubectl) for up to 30 s: the
+ * machine is shared, and a reconcile after a requeue or an event can take a few seconds there.
+ */
+function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | false | null | Promise<T | undefined | false | null>,
+) {
+  return waitForWithin(what, probe, 30_000, 200);
+}
 
 const PROJECT = fileURLToPath(new URL("./project/", import.meta.url));
 const NS = "cron";
@@ -107,7 +118,7 @@ beforeAll(async () => {
   };
   await CronJobReconciler.setup(manager, recording);
   manager.start().catch((error: unknown) => logs.push(`manager failed: ${String(error)}`));
-  await waitFor("the caches to sync", () => manager.cachesSynced(), 60_000);
+  await waitFor("the caches to sync", () => manager.cachesSynced());
 }, 600_000);
 
 afterAll(async () => {
@@ -332,6 +343,71 @@ describe("the CronJob tutorial's policies on the real kube-apiserver", () => {
     // (Replace still holds: run 2's Job, still running, makes way.)
     await waitFor("run 4's Job", async () => (await policyJobs()).join() === jobName(4));
   });
+});
+
+describe("the CronJob tutorial as the operator's own process", () => {
+  it("src/main.ts on the real clock starts the first run's Job at the next whole minute", async () => {
+    await manager.stop(); // this process's manager (and its test clock) steps aside
+    const operator = execa(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "src/main.ts",
+        "--namespace",
+        NS,
+        "--metrics-bind-address",
+        "0",
+        "--health-probe-bind-address",
+        "0",
+      ],
+      { cwd: PROJECT, env: { KUBECONFIG: cluster.kubeconfigPath }, reject: false, all: true },
+    );
+    try {
+      const cronJob = {
+        apiVersion: API_VERSION,
+        kind: "CronJob",
+        metadata: { name: "live", namespace: NS },
+        spec: {
+          schedule: "* * * * *",
+          jobTemplate: {
+            spec: {
+              template: {
+                spec: { restartPolicy: "Never", containers: [{ name: "c", image: "busybox:1.36" }] },
+              },
+            },
+          },
+        },
+      };
+      await execa("kubectl", ["--kubeconfig", cluster.kubeconfigPath, "create", "-f", "-"], {
+        input: JSON.stringify(cronJob),
+      });
+      const created = await kubectlJson<{ metadata: { creationTimestamp: string } }>(
+        "get",
+        CRONJOBS,
+        "live",
+        "-n",
+        NS,
+      );
+      const firstRun = Math.floor(Date.parse(created.metadata.creationTimestamp) / MINUTE) * MINUTE + MINUTE;
+      // Up to a minute of real time until the run, then the requeue's reconcile.
+      await waitForWithin(
+        `the operator to start live-${firstRun / 1000}`,
+        async () => {
+          if (operator.exitCode !== null) throw new Error(`the operator exited: ${(await operator).all}`);
+          return (await serverJobs()).some((j) => j.metadata.name === `live-${firstRun / 1000}`);
+        },
+        firstRun - Date.now() + 30_000,
+        500,
+      );
+      expect(Date.now()).toBeGreaterThanOrEqual(firstRun);
+    } finally {
+      operator.kill("SIGTERM");
+      const ended = await operator;
+      // A graceful shutdown on SIGTERM: manager.start() resolves and the process ends by itself.
+      expect(ended.exitCode, ended.all).toBe(0);
+    }
+  }, 150_000);
 });
 
 /** Writes a Job's status as the Job controller would when it ends (a minute after its run). */
