@@ -403,10 +403,11 @@ describe("the CronJob tutorial as the operator's own process", () => {
       expect(Date.now()).toBeGreaterThanOrEqual(firstRun);
     } finally {
       operator.kill("SIGTERM");
-      const ended = await operator;
-      // A graceful shutdown on SIGTERM: manager.start() resolves and the process ends by itself.
-      expect(ended.exitCode, ended.all).toBe(0);
+      await operator;
     }
+    // A graceful shutdown on SIGTERM: manager.start() resolves and the process ends by itself.
+    const ended = await operator;
+    expect(ended.exitCode, ended.all).toBe(0);
   }, 150_000);
 });
 
