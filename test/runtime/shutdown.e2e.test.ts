@@ -82,3 +82,45 @@ it("shuts down gracefully on SIGTERM", async () => {
   );
   expect(lease?.spec?.holderIdentity).toBe("");
 });
+
+// Go's mgr.Start blocks until its context ends; a manager with nothing open (no servers, no
+// controllers) must keep its process alive too, instead of Node exiting with code 13 (a top-level
+// await that never settles) as the CronJob port's main.ts did before it set up its controller.
+const idleOperator = `
+const { Manager } = await import(${JSON.stringify(pathToFileURL(distRuntime).href)});
+const manager = await Manager.create({
+  kubeconfig: process.env.TEST_KUBECONFIG,
+  metricsBindAddress: "0",
+  healthProbeBindAddress: "0",
+  processMetrics: false,
+  logger: { format: "json" },
+});
+setTimeout(() => console.log("still running"), 300).unref();
+await manager.start();
+console.log("exited cleanly");
+`;
+
+it("a manager with nothing to run stays up until SIGTERM, then exits 0", async () => {
+  const script = join(dir, "idle-operator.mjs");
+  writeFileSync(script, idleOperator);
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, TEST_KUBECONFIG: h.cluster.kubeconfigPath },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  child.stdout.on("data", (d) => {
+    stdout += d;
+  });
+  let exitCode: number | null | undefined;
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("exit", (code) => resolve((exitCode = code))),
+  );
+  await waitFor(
+    "the manager running past its start",
+    () => stdout.includes("still running") || exitCode !== undefined,
+  );
+  expect(exitCode, stdout).toBeUndefined();
+  child.kill("SIGTERM");
+  expect(await exited).toBe(0);
+  expect(stdout).toContain("exited cleanly");
+});

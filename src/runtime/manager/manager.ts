@@ -364,6 +364,9 @@ export class Manager {
       log.info("received signal; shutting down", { signal: name });
       void this.stop();
     };
+    // Go's mgr.Start blocks until its context ends; an await holds nothing open in Node, so a manager
+    // with no server, informer or timer of its own would let the process exit mid-run (code 13).
+    const keepAlive = setInterval(() => {}, 2 ** 30);
     const handlers: Array<[NodeJS.Signals, () => void]> = [];
     if (this.options.handleSignals !== false) {
       for (const s of ["SIGTERM", "SIGINT"] as const) {
@@ -395,6 +398,7 @@ export class Manager {
     } finally {
       for (const [s, h] of handlers) process.off(s, h);
       await this.shutdown();
+      clearInterval(keepAlive);
     }
     if (this.failure) throw this.failure.error;
   }
