@@ -6,7 +6,9 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UsageError } from "../../src/common/errors.js";
+import { type AggregateTsopError, UsageError } from "../../src/common/errors.js";
+import { MemoryReporter } from "../../src/common/reporter.js";
+import { pinBundleImages } from "../../src/oci/pin.js";
 import { RegistryError } from "../../src/oci/errors.js";
 import { parseMirrors, pullLocations } from "../../src/oci/mirrors.js";
 import { resolveDigests } from "../../src/oci/resolve.js";
@@ -129,6 +131,42 @@ describe("pulls through a mirror on a real registry", () => {
     expect(error.message).toMatch(/cannot reach registry\.invalid/);
     expect(error.message).toContain(`mirror ${registry.host}/mirror/team/other: image`);
     expect(error.message).toMatch(/not found/);
+  });
+
+  const deployment = (image: string) => ({
+    apiVersion: "operators.coreos.com/v1alpha1",
+    kind: "ClusterServiceVersion",
+    metadata: { name: "site-operator.v0.0.1" },
+    spec: {
+      install: {
+        strategy: "deployment",
+        spec: {
+          deployments: [
+            { name: "site", spec: { template: { spec: { containers: [{ name: "site", image }] } } } },
+          ],
+        },
+      },
+    },
+  });
+
+  it("--use-image-digests pins the source's name at the mirror's digest; without the mirror, the hint names it", async () => {
+    const pinned = await pinBundleImages([deployment(SOURCE)], {
+      env: env(),
+      retries: 0,
+      reporter: new MemoryReporter(),
+    });
+    expect(pinned.pinned).toEqual([{ from: SOURCE, to: `registry.invalid/team/app@${digest}` }]);
+    let error: unknown;
+    try {
+      await pinBundleImages([deployment(SOURCE)], { env: {}, retries: 0, reporter: new MemoryReporter() });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as Error).message).toContain("cannot pin the bundle's images");
+    expect((error as AggregateTsopError).hint).toContain(
+      "registry.invalid out of reach (a disconnected machine)? Read its images from a mirror that holds them, " +
+        "as your cluster's nodes do: TSOP_REGISTRY_MIRRORS=registry.invalid=<mirror registry>/registry.invalid",
+    );
   });
 
   it("without the mirror the source is asked, and fails", async () => {
