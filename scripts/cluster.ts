@@ -2,8 +2,11 @@
 // controller-manager, scheduler and kwok (one fake Node) from the rig's binaries, the pod runner,
 // OLM (unless --no-olm), and a registry on 127.0.0.1 holding a Node.js base made from this
 // machine's node (what `tsop image build --base` needs here) and an opm base made from the rig's opm
-// (what `tsop catalog image --base` needs); writes a kubeconfig, prints `kubeconfig: <path>`,
-// `registry: <host>`, `base: <image>` and `opm base: <image>`, and runs until SIGINT, SIGTERM or
+// (what `tsop catalog image --base` needs), and a mirror of the scaffold's default operand image
+// (docker.io/nginxinc/nginx-unprivileged, a stand-in: test/support/rig/mirror.ts) that tsop reads
+// through TSOP_REGISTRY_MIRRORS and the pod runner pulls through the same mirror; writes a
+// kubeconfig, prints `kubeconfig: <path>`, `registry: <host>`, `base: <image>`, `opm base: <image>`
+// and `mirrors: <TSOP_REGISTRY_MIRRORS>`, and runs until SIGINT, SIGTERM or
 // SIGHUP, or until the process that started it is gone, then stops everything. package.json runs it
 // as `exec node …` so that signals sent to npm reach it (dash passes none on to its child). Run with
 // tsx's loader (`node --import tsx`): the OLM, registry and base steps are test-support TypeScript
@@ -19,6 +22,7 @@ import { pushOpmBase } from "../test/catalog/opm-base.js";
 import { pushNodeBase } from "../test/operator-image/node-base.js";
 import { type OlmOnRig, prepareOlmRig, startOlmOnRig } from "../test/support/olm-rig.js";
 import { startRegistry, type TestRegistry } from "../test/support/registry.js";
+import { type BedMirror, MIRRORED_SOURCES, serveMirror } from "../test/support/rig/mirror.js";
 
 const HELP = `usage: npm run cluster -- [options]
 
@@ -29,9 +33,15 @@ this machine's node (for \`tsop image build --base\`) and an opm base made from 
 \`tsop catalog image --base\`; left out when the assets directory has no opm). Binaries come from TSOP_RIG_ASSETS / KUBEBUILDER_ASSETS, else from the rig's
 cache (\`npm run rig -- build\`).
 
+The registry also mirrors the scaffold's default operand image, docker.io/nginxinc/nginx-unprivileged
+(a stand-in: an HTTP server on 8080 made from this machine's node; docker.io is out of reach), under
+<registry>/docker.io/…. With the printed TSOP_REGISTRY_MIRRORS exported, tsop reads that name from the
+mirror (\`tsop bundle --use-image-digests\` pins the digest the bed's pods pull), and the pod runner
+pulls it through the same mirror, so the operand's pods run too.
+
 What runs for real: every pod whose images come from a registry on 127.0.0.1 (an operator built with
-\`tsop image build --base <base> --push <registry>/…\`, and whatever it deploys from there), and OLM's
-pods, as local processes with their volumes, service-account token, probes and logs. kwok simulates
+\`tsop image build --base <base> --push <registry>/…\`, whatever it deploys from there, and mirrored
+images), and OLM's pods, as local processes with their volumes, service-account token, probes and logs. kwok simulates
 every other pod (Running and Ready, no process, no logs).
 
   --no-olm              start without OLM; a later \`tsop olm install\` still gets running operators
@@ -112,7 +122,7 @@ async function main(): Promise<void> {
   const withOlm = values.olm && !values["no-olm"];
   const started = Date.now();
   const binaries = rigBinaries();
-  const prepared = await prepareOlmRig();
+  const prepared = await prepareOlmRig([], MIRRORED_SOURCES);
   const cluster: RealTestCluster = await startTestCluster({
     controlPlane: "real",
     workloads: true,
@@ -122,6 +132,7 @@ async function main(): Promise<void> {
   let olm: OlmOnRig | undefined;
   let registry: TestRegistry | undefined;
   let opmBase: string | undefined;
+  let mirror: BedMirror | undefined;
   const stop = async (code: number) => {
     await olm?.stop();
     await registry?.stop();
@@ -129,9 +140,14 @@ async function main(): Promise<void> {
     process.exit(code);
   };
   try {
-    olm = await startOlmOnRig(cluster, prepared, { install: withOlm, binary: rigBinaryPath(binaries) });
     registry = await startRegistry();
     await pushNodeBase(registry, "base/node", "20");
+    mirror = await serveMirror(registry, cluster.dataDir);
+    olm = await startOlmOnRig(cluster, prepared, {
+      install: withOlm,
+      binary: rigBinaryPath(binaries),
+      mirror,
+    });
     // The catalog's base: quay.io's opm image is out of reach here, the rig's opm is not.
     const opm = findRigBinary(binaries, "opm");
     if (opm) opmBase = await pushOpmBase(registry, opm);
@@ -153,7 +169,9 @@ async function main(): Promise<void> {
       (opmBase
         ? `opm base: ${opmBase}\n`
         : "opm base: none (no opm in the assets directory: npm run rig -- build opm)\n") +
+      `mirrors: ${mirror!.env}\n` +
       `  export KUBECONFIG=${kubeconfigPath}\n` +
+      `  export TSOP_REGISTRY_MIRRORS=${mirror!.env}\n` +
       `  tsop image build --base ${registry!.host}/base/node:20 --push ${registry!.host}/<name>:<tag> --plain-http=${registry!.host}\n` +
       (opmBase
         ? `  tsop catalog image --base ${opmBase} ${registry!.host}/<name>-catalog:<tag> --plain-http=${registry!.host}\n`

@@ -72,6 +72,13 @@ export function addRegistryFlags(command: Command, setup: RegistryFlagsSetup = {
     );
   if (setup.caFile !== false)
     command.option("--ca-file <pem>", `extra CA certificates to trust (also: SSL_CERT_FILE)${scope}`);
+  command.addHelpText(
+    "after",
+    "\nRegistry mirrors: TSOP_REGISTRY_MIRRORS=<source>=<mirror>[,…] reads images under <source> (a\n" +
+      "registry or registry/repository prefix) from <mirror> first, then from <source>, keeping their names\n" +
+      "(e.g. docker.io=registry.internal:5000/docker.io; `npm run cluster` prints its own). Pushes never\n" +
+      "go to a mirror. See docs/images.md.",
+  );
   if (setup.operatorSdkNames) {
     command
       .addOption(new Option("--skip-tls", "operator-sdk's name for --skip-tls-verify").hideHelp())

@@ -14,6 +14,7 @@ import { digestOf, sha256Digest } from "./digest.js";
 import { RegistryError } from "./errors.js";
 import { MANIFEST_ACCEPT, type Descriptor } from "./media-types.js";
 import * as msg from "./messages.js";
+import { MIRRORS_ENV, parseMirrors, pullLocations, type RegistryMirror } from "./mirrors.js";
 import {
   apiHost,
   digestProblem,
@@ -51,6 +52,8 @@ export interface RegistryClientOptions {
   /** Longest this client's requests may take together (default $TSOP_REGISTRY_OPERATION_TIMEOUT, else 15 minutes). */
   operationTimeoutMs?: number;
   reporter?: Reporter;
+  /** Mirrors for pulls (default: $TSOP_REGISTRY_MIRRORS; mirrors.ts). */
+  mirrors?: RegistryMirror[];
 }
 
 function durationFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -97,9 +100,11 @@ export class RegistryClient {
   private globalCa: string[] | undefined;
   private readonly secrets = new Set<string>();
   private readonly credentialCache = credentialCache();
+  private readonly mirrors: RegistryMirror[];
 
   constructor(private readonly options: RegistryClientOptions = {}) {
     this.env = options.env ?? process.env;
+    this.mirrors = options.mirrors ?? parseMirrors(this.env[MIRRORS_ENV]);
     this.transport = new Transport({
       env: this.env,
       rejectUnauthorized: !options.skipTlsVerify,
@@ -465,9 +470,52 @@ export class RegistryClient {
     }
   }
 
-  /** The digest of a reference's top-level manifest (an index for multi-platform images). */
+  /** Where a pull of `registry/repository` goes first: its first mirror, else the registry itself. */
+  firstPullLocation(registry: string, repository: string): { registry: string; repository: string } {
+    return pullLocations(this.mirrors, registry, repository)[0]!;
+  }
+
+  /**
+   * A pull from each mirror of `registry/repository` in order, then from the source (mirrors.ts):
+   * the first answer wins; when all fail, the source's error, naming what each mirror answered.
+   */
+  private async viaMirrors<T>(
+    registry: string,
+    repository: string,
+    pull: (registry: string, repository: string) => Promise<T>,
+  ): Promise<T> {
+    const locations = pullLocations(this.mirrors, registry, repository);
+    const missed: string[] = [];
+    for (const location of locations) {
+      try {
+        return await pull(location.registry, location.repository);
+      } catch (error) {
+        if (!location.mirror || !(error instanceof RegistryError)) {
+          if (missed.length === 0 || !(error instanceof RegistryError)) throw error;
+          throw new RegistryError(error.kind, `${error.message} (${missed.join("; ")})`, {
+            ...(error.hint ? { hint: error.hint } : {}),
+            cause: error,
+            ...(error.status === undefined ? {} : { status: error.status }),
+          });
+        }
+        missed.push(msg.mirrorMissed(location.mirror, error.message));
+        this.options.reporter?.debug(missed.at(-1)!);
+      }
+    }
+    throw new Error("unreachable: the source is always the last pull location");
+  }
+
+  /** The digest of a reference's top-level manifest (an index for multi-platform images), through mirrors. */
   async resolveDigest(ref: ImageReference): Promise<{ digest: string; mediaType: string; size: number }> {
     if (ref.digest) return { digest: ref.digest, mediaType: "", size: 0 };
+    return this.viaMirrors(ref.registry, ref.repository, (registry, repository) =>
+      this.resolveDigestAt({ ...ref, registry, repository }),
+    );
+  }
+
+  private async resolveDigestAt(
+    ref: ImageReference,
+  ): Promise<{ digest: string; mediaType: string; size: number }> {
     const what = msg.manifestWhat(ref);
     const path = `/v2/${ref.repository}/manifests/${manifestSelector(ref)}`;
     const head = await this.call(ref.registry, ref.repository, "pull", {
@@ -485,14 +533,20 @@ export class RegistryClient {
     }
     // No usable digest header (or HEAD unsupported): fetch the manifest and hash it.
     if (head.status === 200 || head.status === 405) {
-      const manifest = await this.getManifest(ref);
+      const manifest = await this.getManifestAt(ref, manifestSelector(ref));
       return { digest: manifest.digest, mediaType: manifest.mediaType, size: manifest.size };
     }
     return this.statusFailure(ref.registry, head, what);
   }
 
-  /** GET a manifest (by tag or digest) and verify its digest. */
+  /** GET a manifest (by tag or digest) and verify its digest, through mirrors. */
   async getManifest(ref: ImageReference, selector = manifestSelector(ref)): Promise<ManifestResult> {
+    return this.viaMirrors(ref.registry, ref.repository, (registry, repository) =>
+      this.getManifestAt({ ...ref, registry, repository }, selector),
+    );
+  }
+
+  private async getManifestAt(ref: ImageReference, selector: string): Promise<ManifestResult> {
     const what = msg.manifestWhat(ref, selector);
     const response = await this.check(
       ref.registry,
@@ -570,8 +624,19 @@ export class RegistryClient {
     return this.statusFailure(registry, response, `blob ${digest} in ${registry}/${repository}`);
   }
 
-  /** GET a blob and verify its size and digest; refuses more than maxBytes. */
+  /** GET a blob and verify its size and digest, through mirrors; refuses more than maxBytes. */
   async getBlob(
+    registry: string,
+    repository: string,
+    descriptor: Descriptor,
+    maxBytes: number,
+  ): Promise<Buffer> {
+    return this.viaMirrors(registry, repository, (at, repo) =>
+      this.getBlobAt(at, repo, descriptor, maxBytes),
+    );
+  }
+
+  private async getBlobAt(
     registry: string,
     repository: string,
     descriptor: Descriptor,

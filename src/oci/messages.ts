@@ -102,6 +102,7 @@ export const caFileUnreadable = (file: string, reason: string) =>
   `cannot read CA certificates from ${file}: ${reason}`;
 export const retrying = (host: string, reason: string, attempt: number, delayMs: number) =>
   `${host}: ${reason}, retry ${attempt} in ${delayMs} ms`;
+export const mirrorMissed = (mirror: string, reason: string) => `mirror ${mirror}: ${reason}`;
 export const loopbackFallback = (registry: string) =>
   `${registry} is on this machine and does not speak HTTPS; using plain HTTP as docker does for local registries`;
 

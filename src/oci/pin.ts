@@ -11,7 +11,21 @@ import { findImageSites, type ImageSite, type SiteProblem, tagReferencedEnvImage
 import { readLockFile, renderLockFile, writeLockFile } from "./lockfile.js";
 import { canonicalReference, type ImageReference, parseReference, pinnedReference } from "./reference.js";
 import { buildRelatedImages } from "./related-images.js";
+import { MIRRORS_ENV } from "./mirrors.js";
 import { resolveDigests } from "./resolve.js";
+
+const OUT_OF_REACH = new Set<RegistryError["kind"]>(["network", "timeout"]);
+
+/** For registries out of reach: how to read their images from a mirror that holds them. */
+function mirrorHint(registries: Set<string>): string {
+  if (registries.size === 0) return "";
+  const [first] = [...registries].sort();
+  return (
+    `${[...registries].sort().join(", ")} out of reach (a disconnected machine)? Read its images from a mirror ` +
+    `that holds them, as your cluster's nodes do: ${MIRRORS_ENV}=${first}=<mirror registry>/${first} ` +
+    "(docs/images.md; on the test bed, export the value npm run cluster prints). Otherwise: "
+  );
+}
 
 export interface PinOptions extends Omit<RegistryClientOptions, "reporter"> {
   /** The digest lock file to reuse and update (e.g. bundle/images.lock). */
@@ -109,11 +123,15 @@ export async function pinBundleImages(
     } else toResolve.push(key);
   }
 
+  // Registries that could not be reached at all: on a disconnected machine, a mirror is the way.
+  const outOfReach = new Set<string>();
   if (toResolve.length > 0) {
     const progress = reporter.progress(`Resolving ${toResolve.length} image digest(s)`);
     const results = await resolveDigests(toResolve, { ...options, reporter });
     let failed = 0;
     for (const result of results) {
+      if ("error" in result && result.error instanceof RegistryError && OUT_OF_REACH.has(result.error.kind))
+        outOfReach.add(parseReference(result.reference).registry);
       if ("digest" in result) {
         digests.set(result.canonical, result.digest);
         reporter.debug(`${result.canonical}: ${result.digest}`);
@@ -136,6 +154,7 @@ export async function pinBundleImages(
       failures,
       {
         hint:
+          mirrorHint(outOfReach) +
           "Push the missing images, fix credentials (--registry-config, podman/docker login), or add their " +
           (options.lockFile
             ? `digests to ${options.lockFile} by hand`

@@ -38,8 +38,11 @@ export async function resolveDigests(
   try {
     const entries = [...distinct.entries()];
     const byRegistry = new Map<string, string[]>();
-    for (const [, ref] of entries)
-      byRegistry.set(ref.registry, [...(byRegistry.get(ref.registry) ?? []), ref.repository]);
+    for (const [, ref] of entries) {
+      // Tokens for where the pull goes first (a mirror, when one is set for the image).
+      const at = client.firstPullLocation(ref.registry, ref.repository);
+      byRegistry.set(at.registry, [...(byRegistry.get(at.registry) ?? []), at.repository]);
+    }
     await Promise.all([...byRegistry].map(([registry, repos]) => client.prefetchPullTokens(registry, repos)));
     const settled = await mapSettled(entries, options.concurrency ?? 8, ([, ref]) =>
       client.resolveDigest(ref),

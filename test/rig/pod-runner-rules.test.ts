@@ -24,6 +24,18 @@ describe("which pods the runner takes", () => {
   it.each(cases)("%j → %s", (images, expected) => {
     expect(runsOnRunner(images)).toBe(expected);
   });
+  // The bed's mirror (rig/mirror.ts): a mirrored name runs (pulled through the mirror), and only it.
+  const mirrored = ["docker.io/nginxinc/nginx-unprivileged"];
+  const mirrorCases: Array<[string[], boolean]> = [
+    [["docker.io/nginxinc/nginx-unprivileged@sha256:abc"], true],
+    [["docker.io/nginxinc/nginx-unprivileged:1.27-alpine"], true],
+    [["docker.io/nginxinc/nginx-unprivileged-other:1"], false],
+    [["docker.io/library/busybox:1.36"], false],
+  ];
+  it.each(mirrorCases)("with the bed's mirror: %j → %s", (images, expected) => {
+    expect(runsOnRunner(images, mirrored)).toBe(expected);
+    expect(runsOnRunner(images)).toBe(false);
+  });
 });
 
 describe("pod ports", () => {

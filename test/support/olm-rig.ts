@@ -31,14 +31,20 @@ export interface PreparedOlmRig {
   clusterOptions: Pick<RealTestClusterOptions, "args" | "kwokPodStages">;
 }
 
-/** `unpullableImages`: kwok plays ImagePullBackOff for pods using them (test/support/rig/unpullable.ts). */
-export async function prepareOlmRig(unpullableImages: string[] = []): Promise<PreparedOlmRig> {
+/**
+ * `unpullableImages`: kwok plays ImagePullBackOff for pods using them (test/support/rig/unpullable.ts);
+ * `mirrored`: repository prefixes the bed's mirror will serve (rig/mirror.ts), left to the runner.
+ */
+export async function prepareOlmRig(
+  unpullableImages: string[] = [],
+  mirrored: readonly string[] = [],
+): Promise<PreparedOlmRig> {
   const network = await prepareRunnerNetwork();
   return {
     network,
     clusterOptions: {
       args: { "kube-apiserver": { "egress-selector-config-file": network.egressConfig } },
-      kwokPodStages: withUnpullableImages(kwokStagesForRunner(), unpullableImages),
+      kwokPodStages: withUnpullableImages(kwokStagesForRunner(mirrored), unpullableImages),
     },
   };
 }
@@ -49,6 +55,8 @@ export interface OlmRigOptions {
   /** Path of a rig binary (olm, catalog, package-server, cpb, opm). */
   binary(name: string): string;
   log?(message: string): void;
+  /** The bed's registry mirror (rig/mirror.ts; its sources given to prepareOlmRig too). */
+  mirror?: { sources: readonly string[]; registriesConf: string };
 }
 
 export async function startOlmOnRig(
@@ -67,6 +75,7 @@ export async function startOlmOnRig(
       network: prepared.network,
       binary: options.binary,
       log: options.log,
+      ...(options.mirror ? { mirror: options.mirror } : {}),
     });
   } catch (error) {
     await lock.release();

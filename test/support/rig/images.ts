@@ -60,19 +60,29 @@ export function isLocalRegistryImage(image: string): boolean {
   return /^(127\.0\.0\.1|localhost)(:\d+)?\//.test(image);
 }
 
+/** An image under one of the bed's mirrored repository prefixes (rig/mirror.ts). */
+export function isMirrored(image: string, mirrored: readonly string[]): boolean {
+  const repository = repositoryOf(image);
+  return mirrored.some((m) => repository === m || repository.startsWith(`${m}/`));
+}
+
 /**
  * The pods the runner runs (kwok simulates the rest): any container (init or not) uses a mapped
- * image or one from a registry on 127.0.0.1. A pod that also names an image the bed cannot pull
- * gets ErrImagePull for it, as on a disconnected cluster.
+ * image, one from a registry on 127.0.0.1, or one the bed mirrors there. A pod that also names an
+ * image the bed cannot pull gets ErrImagePull for it, as on a disconnected cluster.
  */
-export function runsOnRunner(images: string[]): boolean {
-  return images.some((i) => isMapped(i) || isLocalRegistryImage(i));
+export function runsOnRunner(images: string[], mirrored: readonly string[] = []): boolean {
+  return images.some((i) => isMapped(i) || isLocalRegistryImage(i) || isMirrored(i, mirrored));
 }
 
 /** The same rule as a jq expression over a pod, for kwok's stage selectors. */
-export function runsOnRunnerJq(): string {
+export function runsOnRunnerJq(mirrored: readonly string[] = []): string {
   const images = "[(.spec.initContainers // [])[].image, .spec.containers[].image]";
-  const prefixes = [...MAPPED_REPOSITORIES.flatMap((r) => [`${r}:`, `${r}@`]), ...LOCAL_REGISTRY_PREFIXES];
+  const prefixes = [
+    ...[...MAPPED_REPOSITORIES, ...mirrored].flatMap((r) => [`${r}:`, `${r}@`]),
+    ...mirrored.map((r) => `${r}/`),
+    ...LOCAL_REGISTRY_PREFIXES,
+  ];
   return `${images} | any(. as $i | ${JSON.stringify(prefixes)} | any(. as $p | $i | startswith($p)))`;
 }
 
@@ -85,15 +95,19 @@ export class ImageStore {
   constructor(
     private readonly cacheDir: string,
     private readonly binary: (name: string) => string,
+    /** The bed's mirror: images under these prefixes are pulled through this registries.conf. */
+    private readonly mirror: { sources: readonly string[]; registriesConf: string } | undefined = undefined,
   ) {}
 
   /** The image's rootfs and config; `auths` is a containers auth.json for the pull, if any. */
   get(image: string, authFile?: string): Promise<ImageConfig> {
     if (isMapped(image))
       return this.once(`mapped:${repositoryOf(image)}`, () => this.mapped(repositoryOf(image)));
-    if (!isLocalRegistryImage(image))
+    if (!isLocalRegistryImage(image) && !isMirrored(image, this.mirror?.sources ?? []))
       return Promise.reject(
-        new PullError(`the test bed cannot pull ${image}: only images on 127.0.0.1 are reachable`),
+        new PullError(
+          `the test bed cannot pull ${image}: only images on 127.0.0.1 (and those it mirrors there) are reachable`,
+        ),
       );
     // By tag: pulled every time (a pull secret or a re-pushed tag must be honoured); by digest:
     // once. Extracted once per config digest either way.
@@ -159,6 +173,9 @@ export class ImageStore {
     await mkdir(work, { recursive: true });
     try {
       const args = ["copy", "--quiet", "--src-tls-verify=false", "--retry-times=0"];
+      // As a node's container runtime does: a mirrored name is pulled from the mirror it names.
+      if (this.mirror && isMirrored(image, this.mirror.sources))
+        args.push("--registries-conf", this.mirror.registriesConf);
       if (authFile) args.push("--src-authfile", authFile);
       else args.push("--src-no-creds");
       args.push(`docker://${image}`, `dir:${work}`);

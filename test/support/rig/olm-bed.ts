@@ -12,6 +12,8 @@ export interface OlmBedOptions {
   namespaces?: string[];
   /** Images kwok reports as unpullable (ImagePullBackOff) for the pods it simulates. */
   unpullableImages?: string[];
+  /** The bed's registry mirror (rig/mirror.ts's serveMirror): pods using mirrored images run for real. */
+  mirror?: { sources: readonly string[]; registriesConf: string };
 }
 
 export interface OlmBed {
@@ -21,7 +23,7 @@ export interface OlmBed {
 }
 
 export async function startOlmBed(options: OlmBedOptions = {}): Promise<OlmBed> {
-  const prepared = await prepareOlmRig(options.unpullableImages);
+  const prepared = await prepareOlmRig(options.unpullableImages, options.mirror?.sources);
   const cluster = (await startTestCluster({
     controlPlane: "real",
     workloads: true,
@@ -33,6 +35,7 @@ export async function startOlmBed(options: OlmBedOptions = {}): Promise<OlmBed> 
     olm = await startOlmOnRig(cluster, prepared, {
       install: options.olm !== false,
       binary: rigBinary,
+      ...(options.mirror ? { mirror: options.mirror } : {}),
       // TSOP_RUNNER_DEBUG=1 prints what the pod runner runs and what fails.
       log: process.env.TSOP_RUNNER_DEBUG ? (m) => console.error(`pod runner: ${m}`) : undefined,
     });

@@ -34,6 +34,8 @@ export interface PodRunnerOptions {
   binary(name: string): string;
   /** Diagnostics (default: none). */
   log?(message: string): void;
+  /** The bed's registry mirror (rig/mirror.ts): pods using mirrored images run, pulled through it. */
+  mirror?: { sources: readonly string[]; registriesConf: string };
 }
 
 export interface PodRunner {
@@ -72,9 +74,12 @@ export async function prepareRunnerNetwork(): Promise<RunnerNetwork> {
   return network;
 }
 
-/** kwok's default pod stages, each also requiring that the runner does not run the pod. */
-export function kwokStagesForRunner(): string[] {
-  const key = runsOnRunnerJq();
+/**
+ * kwok's default pod stages, each also requiring that the runner does not run the pod (`mirrored`:
+ * the repository prefixes the bed's mirror serves, whose pods the runner runs).
+ */
+export function kwokStagesForRunner(mirrored: readonly string[] = []): string[] {
+  const key = runsOnRunnerJq(mirrored);
   return DEFAULT_POD_STAGES.map((text) => {
     const stage = parse(text) as {
       metadata: { name: string };
@@ -109,7 +114,7 @@ export async function startPodRunner(options: PodRunnerOptions): Promise<PodRunn
     client,
     book,
     dir: options.network.dir,
-    images: new ImageStore(join(options.network.dir, "images"), options.binary),
+    images: new ImageStore(join(options.network.dir, "images"), options.binary, options.mirror),
     env: {
       KUBERNETES_SERVICE_HOST: api.hostname,
       KUBERNETES_SERVICE_PORT: api.port,
@@ -144,7 +149,7 @@ export async function startPodRunner(options: PodRunnerOptions): Promise<PodRunn
       running.delete(uid);
       stopping.add(current);
       void current.stop(true).finally(() => stopping.delete(current));
-    } else if (!current && !gone && runnable(pod)) {
+    } else if (!current && !gone && runnable(pod, options.mirror?.sources ?? [])) {
       const runnerPod = new RunnerPod(pod, ctx);
       running.set(uid, runnerPod);
       runnerPod.start();
@@ -201,14 +206,17 @@ function runnerKubeconfig(options: PodRunnerOptions): string {
 }
 
 /** A pod the runner takes: scheduled, not finished, and runsOnRunner(). */
-function runnable(pod: KubeObject): boolean {
+function runnable(pod: KubeObject, mirrored: readonly string[]): boolean {
   if (!pod.spec?.nodeName) return false;
   const phase = pod.status?.phase;
   if (phase === "Succeeded" || phase === "Failed") return false;
   const containers = [...(pod.spec.initContainers ?? []), ...(pod.spec.containers ?? [])] as Array<{
     image: string;
   }>;
-  return runsOnRunner(containers.map((c) => c.image));
+  return runsOnRunner(
+    containers.map((c) => c.image),
+    mirrored,
+  );
 }
 
 /**
