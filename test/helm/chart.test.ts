@@ -303,7 +303,7 @@ describe("tsop helm", () => {
     expect(badPackage.stderr).toContain('package.json version "one" is not a SemVer 2 version');
 
     const badImage = await helm(dir, "--version", "1.0.0", "--image", "Not An Image");
-    expect(badImage.exitCode).not.toBe(0);
+    expect(badImage.exitCode).toBe(2);
     expect(badImage.stderr).toContain("--image");
     expect((await readTree(dir))["chart/Chart.yaml"]).toBeUndefined();
   });
