@@ -244,3 +244,54 @@ it("helm install runs the operator in a restricted namespace, it reconciles the 
   const releases = await helm(["list", "-n", RELEASE_NAMESPACE, "-q"]);
   expect(releases.stdout.trim()).toBe("");
 }, 600_000);
+
+it("with webhooks the chart holds cert-manager's Certificate and the webhook configurations in the release namespace", async () => {
+  await tsop(project, [
+    "create",
+    "webhook",
+    "--group",
+    "cache",
+    "--version",
+    "v1alpha1",
+    "--kind",
+    "Memcached",
+    "--defaulting",
+    "--programmatic-validation",
+  ]);
+  const chartDir = join(work, "webhook-chart");
+  await tsop(project, ["helm", "--output-dir", chartDir]);
+  const lint = await helm(["lint", chartDir, "--strict"]);
+  expect(lint.exitCode, lint.all).toBe(0);
+  const result = await helm(["template", "memcached", chartDir, "-n", RELEASE_NAMESPACE]);
+  expect(result.exitCode, result.all).toBe(0);
+  const objects = parseAllDocuments(result.stdout).map((d) => d.toJS() as KubeObject);
+  const byKind = (kind: string) => objects.filter((o) => o.kind === kind);
+  for (const config of [
+    ...byKind("MutatingWebhookConfiguration"),
+    ...byKind("ValidatingWebhookConfiguration"),
+  ]) {
+    expect(config.metadata.annotations?.["cert-manager.io/inject-ca-from"]).toBe(
+      `${RELEASE_NAMESPACE}/memcached-operator-serving-cert`,
+    );
+    const [webhook] = config.webhooks as Array<{ clientConfig: { service: unknown } }>;
+    expect(webhook?.clientConfig.service).toMatchObject({
+      name: "memcached-operator-webhook-service",
+      namespace: RELEASE_NAMESPACE,
+    });
+  }
+  expect(byKind("MutatingWebhookConfiguration")).toHaveLength(1);
+  expect(byKind("ValidatingWebhookConfiguration")).toHaveLength(1);
+  const [certificate] = byKind("Certificate");
+  expect(certificate?.metadata.namespace).toBe(RELEASE_NAMESPACE);
+  expect(certificate?.spec.dnsNames).toEqual([
+    `memcached-operator-webhook-service.${RELEASE_NAMESPACE}.svc`,
+    `memcached-operator-webhook-service.${RELEASE_NAMESPACE}.svc.cluster.local`,
+  ]);
+  expect(byKind("Issuer")[0]?.metadata.namespace).toBe(RELEASE_NAMESPACE);
+  const pod = byKind("Deployment")[0]!.spec.template.spec;
+  expect(pod.containers[0].args).toContain("--webhook-cert-path=/tmp/k8s-webhook-server/serving-certs");
+  expect(pod.volumes).toContainEqual({
+    name: "webhook-certs",
+    secret: { secretName: certificate?.spec.secretName },
+  });
+}, 300_000);
