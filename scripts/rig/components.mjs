@@ -11,6 +11,8 @@ export const OPM_VERSION = "v1.47.0";
 export const OPERATOR_SDK_VERSION = "v1.42.2";
 export const CONTROLLER_GEN_VERSION = "v0.19.0";
 export const KUSTOMIZE_VERSION = "v5.7.1";
+/** Helm v3 whose client-go (v0.34) matches the bed's Kubernetes minor: the oracle of `tsop helm`. */
+export const HELM_VERSION = "v3.19.5";
 /** OLM v1 (operator-controller, with catalogd merged in): catalogd from this release (docs/olm-v1.md). */
 export const OPERATOR_CONTROLLER_VERSION = "v1.11.0";
 /**
@@ -186,6 +188,14 @@ export const COMPONENTS = [
     name: "kustomize",
     version: KUSTOMIZE_VERSION,
     install: `sigs.k8s.io/kustomize/kustomize/v5@${KUSTOMIZE_VERSION}`,
+  },
+  {
+    name: "helm",
+    version: HELM_VERSION,
+    // Only cmd/helm (the CLI), the one package the chart tests run; the version stamped as Helm's
+    // Makefile does, so `helm version` and the chart's capabilities report it.
+    install: `helm.sh/helm/v3/cmd/helm@${HELM_VERSION}`,
+    ldflags: `-X helm.sh/helm/v3/internal/version.version=${HELM_VERSION}`,
   },
 ];
 

@@ -10,6 +10,7 @@ import { bundleCommand } from "./bundle.js";
 import { catalogCommand } from "./catalog.js";
 import { completionCommand } from "./completion.js";
 import { generateCommand } from "./generate.js";
+import { helmCommand } from "./helm.js";
 import { imageCommand } from "./image.js";
 import { createCommand } from "./create.js";
 import { initCommand } from "./init.js";
@@ -49,6 +50,7 @@ export function buildProgram({ versionFlag = true }: { versionFlag?: boolean } =
   program.addCommand(catalogCommand());
   program.addCommand(runCommand());
   program.addCommand(deployCommand());
+  program.addCommand(helmCommand());
   program.addCommand(undeployCommand());
   program.addCommand(cleanupCommand());
   program.addCommand(completionCommand(() => program));
