@@ -12,7 +12,7 @@ export interface Pair {
 
 interface Metric {
   label: string;
-  unit: "s" | "cpu" | "count" | "MiB";
+  unit: "s" | "cpu" | "count" | "MiB" | "per";
   value: (r: RunFigures) => number;
   /** Goal on the median ratio, if issue 26 sets one (applies from `fromN` objects). */
   goal?: { max: number; fromN?: number };
@@ -67,13 +67,13 @@ export const METRICS: Metric[] = [
     goal: { max: 1 },
   },
   {
-    label: "reconciles per Widget (cold / burst / update)",
-    unit: "count",
+    label: "reconciles per Widget, the three waves",
+    unit: "per",
     value: (r) => wave(r, (p) => p.reconciles) / wave(r, (p) => p.objects),
   },
-  { label: "  cold start reconciles per Widget", unit: "count", value: (r) => perWidget(r.phases.cold) },
-  { label: "  burst reconciles per Widget", unit: "count", value: (r) => perWidget(r.phases.burst) },
-  { label: "  update reconciles per Widget", unit: "count", value: (r) => perWidget(r.phases.update) },
+  { label: "  cold start reconciles per Widget", unit: "per", value: (r) => perWidget(r.phases.cold) },
+  { label: "  burst reconciles per Widget", unit: "per", value: (r) => perWidget(r.phases.burst) },
+  { label: "  update reconciles per Widget", unit: "per", value: (r) => perWidget(r.phases.update) },
   { label: "  cold start requests", unit: "count", value: (r) => total(r.phases.cold?.requests ?? {}) },
   { label: "  burst requests", unit: "count", value: (r) => total(r.phases.burst?.requests ?? {}) },
   { label: "  update wave requests", unit: "count", value: (r) => total(r.phases.update?.requests ?? {}) },
@@ -93,6 +93,7 @@ const show = (value: number, unit: Metric["unit"]) => {
   if (unit === "s") return `${(value / 1000).toFixed(1)} s`;
   if (unit === "cpu") return `${(value / 1000).toFixed(1)} s`;
   if (unit === "MiB") return `${value.toFixed(0)} MiB`;
+  if (unit === "per") return value.toFixed(2);
   return String(Math.round(value));
 };
 /** Request ratios get 3 decimals: a few extra requests in 40,000 must not print as "1.00x". */
