@@ -56,7 +56,7 @@ function commonOptions(command: Command, what: "all" | "crds" | "rbac"): Command
     command.option("--role-name <name>", "name of the ClusterRole (and default Role name)", "manager-role");
     command.option(
       "--derive-rbac",
-      "also add the rules implied by manager.controller(…).owns(…)/.watches(…)",
+      "also add the rules implied by manager.controller(…).owns(…)/.watches(…) and client calls (without it they are warnings when no @Rbac grants them)",
     );
   }
   return command

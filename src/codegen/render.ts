@@ -3,6 +3,7 @@
 // result is plain data (AnalysisOutput), which the generate cache stores as it is.
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import type TS from "typescript";
 import { ts } from "./compiler.js";
 import type { Reporter } from "../common/reporter.js";
 import { type InputRecorder, readTextLikeTypeScript } from "./cache/inputs.js";
@@ -17,8 +18,8 @@ import { msg } from "./messages.js";
 import type { RenderedFile } from "./output/write.js";
 import { type YamlWriter, yamlWriter } from "./output/yaml-writer.js";
 import { loadProgram, type LoadedProgram } from "./program.js";
-import { collectRbac } from "./rbac/collect.js";
-import { deriveRbac } from "./rbac/derive.js";
+import { collectRbac, type RbacDeclaration } from "./rbac/collect.js";
+import { deriveClientCalls, deriveRbac, grants, type KindRef } from "./rbac/derive.js";
 import {
   type BindingPlan,
   planBindings,
@@ -148,21 +149,17 @@ function renderRole(
 ): RenderedFile[] {
   const { loaded, diags, resources } = analysis;
   const declarations = collectRbac(loaded.sourceFiles, loaded.checker, diags, options.roleName);
+  const byClass = new Map(resources.map((r) => [r.cls, { group: r.group, plural: r.plural }]));
+  const needs = derivedNeeds(analysis, (c) => byClass.get(c), options);
   if (options.deriveRbac) {
-    const byClass = new Map(resources.map((r) => [r.cls, { group: r.group, plural: r.plural }]));
-    const derived = deriveRbac(
-      loaded.sourceFiles,
-      loaded.checker,
-      diags,
-      (c) => byClass.get(c),
-      options.roleName,
-    );
-    for (const d of derived) {
+    for (const need of needs) {
       reporter.debug(
-        `derived RBAC: ${d.groups.map((g) => g || '""').join(",")} ${d.resources.join(",")} [${d.verbs.join(" ")}]`,
+        `derived RBAC: ${need.group || '""'} ${need.resource} [${need.verbs.join(" ")}] (${need.site})`,
       );
+      declarations.push(ruleOf(need, options.roleName));
     }
-    declarations.push(...derived);
+  } else {
+    for (const warning of uncoveredNeeds(needs, declarations)) reporter.warn(warning);
   }
   const buckets = bucketRules(declarations);
   const path = join(options.dirs.rbac, "role.yaml");
@@ -173,6 +170,81 @@ function renderRole(
   if (objects.length) return [{ path, ...yaml(objects) }];
   reporter.warn("no @Rbac declarations found: role.yaml was not written");
   return [];
+}
+
+/** A rule the code implies: where, the call, and the group, resource and verbs it needs. */
+interface DerivedNeed {
+  site: string;
+  call: string;
+  group: string;
+  resource: string;
+  verbs: string[];
+}
+
+/**
+ * What the controllers' wiring (--derive-rbac's rules) and the calls on tsop's Client need. The
+ * wiring's unknown kinds are diagnosed only with --derive-rbac, which would otherwise miss them.
+ */
+function derivedNeeds(
+  { loaded, diags }: Analysis,
+  kindOfClass: (cls: TS.ClassDeclaration) => KindRef | undefined,
+  options: RenderOptions,
+): DerivedNeed[] {
+  const needs: DerivedNeed[] = [];
+  const quiet = new Diagnostics(diags.root);
+  const shorten = (text: string) => {
+    const flat = text.replace(/\s+/g, " ");
+    return flat.length > 60 ? `${flat.slice(0, 57)}…` : flat;
+  };
+  deriveRbac(
+    loaded.sourceFiles,
+    loaded.checker,
+    options.deriveRbac ? diags : quiet,
+    kindOfClass,
+    options.roleName,
+    (rule, call) =>
+      needs.push({
+        site: diags.locate(call),
+        call: shorten(call.getText()),
+        group: rule.groups[0] ?? "",
+        resource: rule.resources[0] ?? "",
+        verbs: rule.verbs,
+      }),
+  );
+  for (const c of deriveClientCalls(loaded.sourceFiles, loaded.checker, kindOfClass, (n) =>
+    diags.locate(n),
+  )) {
+    needs.push({ site: c.site, call: c.call, group: c.group, resource: c.resource, verbs: [c.verb] });
+  }
+  return needs;
+}
+
+function ruleOf(need: DerivedNeed, roleName: string): RbacDeclaration {
+  return {
+    groups: [need.group],
+    resources: [need.resource],
+    resourceNames: [],
+    verbs: need.verbs,
+    urls: [],
+    namespace: "",
+    roleName,
+  };
+}
+
+/** One warning per call whose needs the declared @Rbac rules do not grant, naming the rule to add. */
+function uncoveredNeeds(needs: readonly DerivedNeed[], declared: readonly RbacDeclaration[]): string[] {
+  const warnings: string[] = [];
+  for (const need of needs) {
+    const missing = need.verbs.filter((verb) => !grants(declared, { ...need, verb }));
+    if (!missing.length) continue;
+    const list = (values: readonly string[]) => `[${values.map((v) => JSON.stringify(v)).join(", ")}]`;
+    warnings.push(
+      `${need.site}: ${need.call} needs ${missing.join(", ")} on ${need.resource} (API group "${need.group}"), which no @Rbac grants: ` +
+        `add @Rbac({ groups: ${list([need.group])}, resources: ${list([need.resource])}, verbs: ${list(missing)} }) to a controller ` +
+        "(or pass --derive-rbac to add the derived rules to role.yaml)",
+    );
+  }
+  return warnings;
 }
 
 /** Only namespaced Roles get a RoleBinding: only then is the config tree read for the user's own. */

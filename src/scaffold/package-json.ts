@@ -60,6 +60,9 @@ export function renderPackageJson(input: PackageJsonInput): string {
     engines: { node: ">=20.19" },
     scripts: scaffoldScripts(input),
     dependencies: {
+      // The Kubernetes types the scaffolded controller uses (V1Deployment, …), at tsop's own
+      // version, so importing them does not depend on how npm hoists tsop's dependencies.
+      "@kubernetes/client-node": tsopRange("@kubernetes/client-node"),
       tsop: input.tsopDependency,
     },
     devDependencies: {

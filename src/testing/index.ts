@@ -12,6 +12,12 @@ export type { WorkloadOptions } from "./memory/workloads/index.js";
 export type { BinaryName } from "./real/binaries.js";
 export { DEFAULT_POD_STAGES, FAKE_NODE } from "./real/kwok-stages.js";
 export type { RealTestCluster, RealTestClusterOptions } from "./real/types.js";
+export {
+  type ClusterAccess,
+  type OperatorIdentity,
+  type RunAsOperatorOptions,
+  runAsOperator,
+} from "./operator-identity.js";
 export type { RequestRecord } from "./requests.js";
 export { startTestCluster } from "./start.js";
 export {

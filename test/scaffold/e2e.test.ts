@@ -121,6 +121,34 @@ describe("a scaffolded project", () => {
       expect(tests).toMatch(/Tests\s+12 passed/);
       await npm(dir, "run", "lint");
 
+      // A reconciler that needs a rule no @Rbac declares (issue 42): generate warns naming the call
+      // and the rule, and its own test, run as the operator's ServiceAccount, fails with the 403
+      // naming the @Rbac line to add.
+      const source = join(dir, "src/controllers/memcached.controller.ts");
+      const original = await readFile(source, "utf8");
+      const listing = original.replace(
+        "    await ensureFinalizer(",
+        '    await ctx.client.list({ apiVersion: "v1", kind: "ConfigMap" }, { namespace: request.namespace });\n    await ensureFinalizer(',
+      );
+      expect(listing).not.toBe(original);
+      await writeFile(source, listing);
+      const warned = await runTsop(["generate"], { cwd: dir });
+      expect(warned.exitCode, warned.stderr).toBe(0);
+      expect(warned.stderr).toMatch(
+        /src\/controllers\/memcached\.controller\.ts:\d+:\d+: ctx\.client\.list\(.*needs list on configmaps \(API group ""\), which no @Rbac grants: add @Rbac\(\{ groups: \[""\], resources: \["configmaps"\], verbs: \["list"\] \}\)/,
+      );
+      const refused = await execa("npx", ["vitest", "run", "test/memcached.controller.test.ts"], {
+        cwd: dir,
+        reject: false,
+        all: true,
+        env: { NO_COLOR: "1", CI: "1" },
+      });
+      expect(refused.exitCode).not.toBe(0);
+      expect(refused.all).toContain(
+        'RBAC refused list on configmaps in API group "" in namespace "default" to system:serviceaccount:default:controller-manager: add @Rbac({ groups: [""], resources: ["configmaps"], verbs: ["list", "watch"] }) to a controller',
+      );
+      await writeFile(source, original);
+
       // The workload the reconciler creates passes Pod Security "restricted".
       const controller = await import(
         pathToFileURL(join(dir, "dist/controllers/memcached.controller.js")).href

@@ -51,9 +51,15 @@ export async function http(
   method: string,
   path: string,
   body?: unknown,
-  options: { contentType?: string; token?: string | null; accept?: string } = {},
+  options: {
+    contentType?: string;
+    token?: string | null;
+    accept?: string;
+    /** Extra request headers (e.g. Impersonate-User). */
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<HttpResult> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...options.headers };
   const token = options.token === undefined ? cluster.token : options.token;
   if (token !== null) headers.authorization = `Bearer ${token}`;
   if (options.accept) headers.accept = options.accept;

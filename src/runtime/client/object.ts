@@ -5,7 +5,34 @@
 export interface KubeObjectLike {
   apiVersion?: string;
   kind?: string;
-  metadata?: object;
+  metadata?: KubeObjectMetaLike;
+}
+
+/**
+ * The metadata fields every object's metadata has (tsop's ObjectMeta, client-node's V1ObjectMeta
+ * and plain objects all fit), typed so handlers and predicates can read them without a cast;
+ * fields whose types differ between those (timestamps: string or Date) are unknown here.
+ */
+export interface KubeObjectMetaLike {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  labels?: { [key: string]: string };
+  annotations?: { [key: string]: string };
+  finalizers?: string[];
+  ownerReferences?: ReadonlyArray<{
+    apiVersion?: string;
+    kind?: string;
+    name?: string;
+    uid?: string;
+    controller?: boolean;
+    blockOwnerDeletion?: boolean;
+  }>;
+  creationTimestamp?: unknown;
+  deletionTimestamp?: unknown;
 }
 
 /**

@@ -3,7 +3,7 @@
 // already exists, kind not served). isNotFound means what apierrors.IsNotFound means: a 404 answer;
 // a kind the server does not serve is isNoMatch (meta.IsNoMatchError), a different question.
 import { TsopError, type TsopErrorOptions } from "../../common/errors.js";
-import { messages } from "./messages.js";
+import { messages, type RefusedRequest } from "./messages.js";
 
 export interface StatusBody {
   kind?: string;
@@ -24,6 +24,8 @@ export class ApiError extends TsopError {
   readonly retryAfterSeconds: number | undefined;
   /** How many times the request was sent (retries included). */
   attempts = 1;
+  /** For an RBAC 403: the request the server refused (the rule to add follows from it). */
+  readonly refused: RefusedRequest | undefined;
 
   constructor(
     method: string,
@@ -36,7 +38,13 @@ export class ApiError extends TsopError {
   ) {
     const reason = body?.reason ?? "";
     const detail = body?.message ?? (reason || `HTTP ${status}`);
-    super(options.message ?? `${method} ${path}: ${status} ${detail}`, options);
+    const refused = status === 403 ? refusedByRbac(body?.message) : undefined;
+    const advice = refused ? messages.rbacRuleMissing(refused) : undefined;
+    super(options.message ?? `${method} ${path}: ${status} ${detail}${advice ? `; ${advice.message}` : ""}`, {
+      ...options,
+      hint: options.hint ?? advice?.hint,
+    });
+    this.refused = refused;
     this.status = status;
     this.reason = reason;
     this.body = body;
@@ -44,6 +52,20 @@ export class ApiError extends TsopError {
     this.path = path;
     this.retryAfterSeconds = retryAfter;
   }
+}
+
+/**
+ * The refused request of kube-apiserver's Forbidden message (`… is forbidden: User "u" cannot list
+ * resource "configmaps" in API group "" in the namespace "x"`), or undefined for another 403 (a
+ * terminating namespace, an admission webhook).
+ */
+export function refusedByRbac(message: string | undefined): RefusedRequest | undefined {
+  const m =
+    /is forbidden: User "([^"]*)" cannot (\S+) resource "([^"]+)" in API group "([^"]*)" (?:in the namespace "([^"]*)"|at the cluster scope)/.exec(
+      message ?? "",
+    );
+  if (!m) return undefined;
+  return { user: m[1]!, verb: m[2]!, resource: m[3]!, group: m[4]!, namespace: m[5] ?? "" };
 }
 
 const statusOf = (err: unknown): number | undefined => (err instanceof ApiError ? err.status : undefined);

@@ -6,6 +6,17 @@ export interface Message {
   hint?: string;
 }
 
+/** What an RBAC 403 names: who was refused which verb on which resource where. */
+export interface RefusedRequest {
+  user: string;
+  verb: string;
+  group: string;
+  /** "resource" or "resource/subresource", as RBAC rules name it. */
+  resource: string;
+  /** "" at the cluster scope. */
+  namespace: string;
+}
+
 export const messages = {
   noKubeconfig: (): Message => ({
     message:
@@ -54,6 +65,17 @@ export const messages = {
     message: `forbidden: user "${user}" may not ${verb} ${resource}${namespace ? ` in namespace "${namespace}"` : " at cluster scope"}${detail ? ` (${detail})` : ""}`,
     hint: `ask a cluster administrator for RBAC permission to ${verb} ${resource}, or use a context with more rights`,
   }),
+  /** An RBAC 403 the operator can fix itself: the @Rbac line that grants the refused request. */
+  rbacRuleMissing: (refused: RefusedRequest): Message => {
+    const verbs = refused.verb === "list" || refused.verb === "watch" ? ["list", "watch"] : [refused.verb];
+    const list = (values: readonly string[]) => `[${values.map((v) => JSON.stringify(v)).join(", ")}]`;
+    const decorator = `@Rbac({ groups: ${list([refused.group])}, resources: ${list([refused.resource])}, verbs: ${list(verbs)} })`;
+    const where = refused.namespace ? `in namespace "${refused.namespace}"` : "at the cluster scope";
+    return {
+      message: `RBAC refused ${refused.verb} on ${refused.resource} in API group "${refused.group}" ${where} to ${refused.user}: add ${decorator} to a controller`,
+      hint: "then run `tsop generate` and apply config/rbac (or rebuild the bundle): the manager's role is generated from the @Rbac declarations",
+    };
+  },
   noKindMatch: (apiVersion: string, kind: string): Message => ({
     message: `the API server does not serve kind ${kind} in ${apiVersion}`,
     hint: "install the CustomResourceDefinition that defines it first (tsop install / kubectl apply -f config/crd/bases)",

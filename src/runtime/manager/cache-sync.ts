@@ -19,6 +19,14 @@ function describe(informer: SharedInformer): string {
   return `${informer.mapping.kind} (${informer.resource})${last ? `: ${last}` : ": still listing"}`;
 }
 
+/** The @Rbac line that lets an informer list and watch its kind. */
+function rbacLine(informer: SharedInformer): string {
+  const err = informer.lastError();
+  const refused = err instanceof ApiError ? err.refused : undefined;
+  const group = refused?.group ?? informer.mapping.group;
+  return `@Rbac({ groups: [${JSON.stringify(group)}], resources: [${JSON.stringify(informer.resource)}], verbs: ["list", "watch"] })`;
+}
+
 export class CacheSyncTimeoutError extends TsopError {
   constructor(
     readonly waiting: readonly SharedInformer[],
@@ -32,7 +40,7 @@ export class CacheSyncTimeoutError extends TsopError {
       `timed out after ${timeoutMs / 1000} s waiting for caches to sync: ${waiting.map(describe).join("; ")}`,
       {
         hint: forbidden.length
-          ? `grant the operator's role list and watch on ${forbidden.map((i) => i.resource).join(", ")} (an @Rbac rule, then \`tsop generate\` and redeploy config/rbac), or stop watching the kind`
+          ? `grant the operator's role list and watch on ${forbidden.map((i) => i.resource).join(", ")} (${forbidden.map(rbacLine).join("; ")}; then \`tsop generate\` and redeploy config/rbac), or stop watching the kind`
           : "check that the API server is reachable and serves the kind; raise cacheSyncTimeoutMs for a very large cache",
       },
     );

@@ -14,6 +14,7 @@ import {
   wantsPartialMetadata,
 } from "./read-options.js";
 import { apiGroup, apiGroupList, apiResourceList } from "./resources.js";
+import { impersonatedUser, rbacAuthorize } from "./rbac.js";
 import { selectorMatcher } from "./selectors.js";
 import {
   ApiError,
@@ -153,7 +154,45 @@ export function checkAccess(ctx: HttpContext, attrs: RequestAttributes): string 
     if (verdict === false) return "";
     if (typeof verdict === "string") return verdict;
   }
+  if (attrs.user.rbac && !attrs.user.groups.includes("system:masters")) {
+    const rbac = rbacAuthorize(ctx.engine, attrs);
+    if (!rbac.allowed) return rbac.reason;
+  }
   return true;
+}
+
+/**
+ * The user a request acts as: with Impersonate-User, the impersonated user (RBAC-authorized from
+ * then on), once the requester may `impersonate` that user (or ServiceAccount) and each group.
+ */
+function impersonation(ctx: HttpContext, req: IncomingMessage, requester: UserInfo): UserInfo {
+  const name = req.headersDistinct["impersonate-user"]?.[0];
+  const groups = req.headersDistinct["impersonate-group"] ?? [];
+  if (name === undefined) {
+    if (groups.length > 0) throw badRequest("requested [Impersonate-Group] without impersonating a user");
+    return requester;
+  }
+  const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(name);
+  const asked: Array<Pick<RequestAttributes, "resource" | "namespace" | "name">> = [
+    sa
+      ? { resource: "serviceaccounts", namespace: sa[1]!, name: sa[2]! }
+      : { resource: "users", namespace: "", name },
+    ...groups.map((g) => ({ resource: "groups", namespace: "", name: g })),
+  ];
+  for (const target of asked) {
+    const attrs: RequestAttributes = {
+      ...target,
+      user: requester,
+      verb: "impersonate",
+      group: "",
+      version: "v1",
+      subresource: "",
+      path: "",
+    };
+    const access = checkAccess(ctx, attrs);
+    if (access !== true) throw forbiddenMessage(attrs, access || undefined);
+  }
+  return impersonatedUser(name, groups);
 }
 
 function truthy(v: string | null): boolean {
@@ -195,6 +234,7 @@ export async function handle(ctx: HttpContext, req: IncomingMessage, res: Server
     } else if (!publicPaths.has(path)) {
       throw new ApiError(401, "Unauthorized", "Unauthorized");
     }
+    user = impersonation(ctx, req, user);
 
     // After authentication, so faults can match the user; a client that leaves a hang is not answered.
     const matched: MatchedRequest = { method, path, watch: isWatch, user: user.name };

@@ -50,6 +50,12 @@ export interface ResourceDef {
 export interface UserInfo {
   name: string;
   groups: string[];
+  /**
+   * Authorized by RBAC (the stored Roles and bindings), as kube-apiserver does: set for users a
+   * request impersonates (the operator's ServiceAccount). Others are allowed unless a forbid rule
+   * or the authorize hook says otherwise.
+   */
+  rbac?: boolean;
 }
 
 /** What an authorization hook sees (mirrors the apiserver's authorizer attributes). */
