@@ -24,6 +24,9 @@ interface OwnWrite {
   at: number;
 }
 
+/** What the decisions read of an object (informer objects and KubeObjectLike both fit). */
+type Versioned = { metadata?: { namespace?: string; name?: string; resourceVersion?: string } };
+
 const ENTRY_TTL_MS = 60_000;
 /** Writes remembered per object: a reconcile writes an object a few times at most. */
 const PER_OBJECT = 8;
@@ -76,7 +79,7 @@ export class OwnWrites {
   }
 
   /** Runs `decide` now, or (a write of the object awaiting its answer) once every such write is answered. */
-  whenAnswered(kind: string, object: InformerObject, decide: () => void): void {
+  whenAnswered(kind: string, object: Versioned, decide: () => void): void {
     const entry = this.pending.get(`${kind}|${objectKey(object)}`);
     if (entry) entry.parked.push(decide);
     else decide();
@@ -86,7 +89,7 @@ export class OwnWrites {
    * Whether the watch event old → object (old undefined: an add) is `controller`'s own write.
    * Consumes the matching entry.
    */
-  isOwn(controller: string, kind: string, old: InformerObject | undefined, object: InformerObject): boolean {
+  isOwn(controller: string, kind: string, old: Versioned | undefined, object: Versioned): boolean {
     const list = this.kinds.get(kind)?.get(objectKey(object));
     if (!list) return false;
     const rv = object.metadata?.resourceVersion;
