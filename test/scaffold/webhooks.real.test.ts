@@ -122,6 +122,13 @@ beforeAll(async () => {
   await mkdir(join(dir, "node_modules/@types"), { recursive: true });
   await symlink(REPO_ROOT, join(dir, "node_modules/tsop"), "dir");
   await symlink(join(REPO_ROOT, "node_modules/@types/node"), join(dir, "node_modules/@types/node"), "dir");
+  // The scaffolded controller's Deployment type (a dependency of the scaffolded package.json).
+  await mkdir(join(dir, "node_modules/@kubernetes"), { recursive: true });
+  await symlink(
+    join(REPO_ROOT, "node_modules/@kubernetes/client-node"),
+    join(dir, "node_modules/@kubernetes/client-node"),
+    "dir",
+  );
   await tsop(["generate"]);
   execFileSync(
     process.execPath,
