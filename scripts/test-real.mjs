@@ -1,12 +1,16 @@
 #!/usr/bin/env node
-// `npm run test:real`: the real tier in two lanes run side by side, each one vitest run of
-// vitest.real.config.ts taking its files one at a time. The "olm" lane holds the files that start
-// OLM through the pod runner (found by following their imports to test/support/olm-rig.ts): OLM's
-// operators listen on fixed host ports, so only one such bed runs at a time (machine-lock.ts holds
-// them apart even if a file lands in the wrong lane). The other lane holds every other file. The beds
-// wait on their components more than they compute, so two lanes on two cores finish sooner than one.
-// Arguments: options go to both vitest runs; other words keep only the files whose path holds one.
-import { execFileSync, spawn } from "node:child_process";
+// `npm run test:real`: the real tier in lanes run side by side, each one vitest run of
+// vitest.real.config.ts taking its files one at a time. The files that start OLM through the pod
+// runner (found by following their imports to test/support/olm-rig.ts) need the machine to
+// themselves: OLM's operators listen on fixed host ports, so one such bed per network namespace
+// (machine-lock.ts holds them apart even if a file lands in the wrong lane). Where this process may
+// make network namespaces (root, `unshare --net`), those files split into two lanes, "olm" on the
+// host and "olm-ns" in a private network namespace with its own loopback — a machine of its own as
+// far as ports go — balanced by the seconds each took in a recent run (real-durations.json). The
+// "other" lane holds every other file. The beds wait on their components more than they compute,
+// so three lanes on two cores finish sooner than one.
+// Arguments: options go to every vitest run; other words keep only the files whose path holds one.
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
@@ -58,7 +62,37 @@ function startsOlm(file, seen = new Set()) {
   return next.some((f) => startsOlm(f, seen));
 }
 
-function runLane(name, files, extraArgs) {
+/** Whether this process can run a lane in a network namespace of its own (root, iproute2). */
+function canIsolateNetwork() {
+  if (process.getuid?.() !== 0) return false;
+  const probe = spawnSync("unshare", ["--net", "sh", "-c", "ip link set lo up"], { stdio: "ignore" });
+  return probe.status === 0;
+}
+
+/** Seconds each olm-lane file took in a recent run; a file not listed counts as the median. */
+function expectedSeconds() {
+  const recorded = JSON.parse(readFileSync(join(root, "scripts/real-durations.json"), "utf8"));
+  const values = Object.values(recorded).sort((a, b) => a - b);
+  const median = values[Math.floor(values.length / 2)] ?? 100;
+  return (file) => recorded[relative(root, file)] ?? median;
+}
+
+/** Splits files into two lanes of about equal time: longest first, each into the shorter lane. */
+function balance(files) {
+  const seconds = expectedSeconds();
+  const lanes = [
+    { files: [], total: 0 },
+    { files: [], total: 0 },
+  ];
+  for (const file of [...files].sort((a, b) => seconds(b) - seconds(a) || a.localeCompare(b))) {
+    const lane = lanes[0].total <= lanes[1].total ? lanes[0] : lanes[1];
+    lane.files.push(file);
+    lane.total += seconds(file);
+  }
+  return lanes.map((lane) => lane.files.sort());
+}
+
+function runLane(name, files, extraArgs, { isolated = false } = {}) {
   if (files.length === 0) return Promise.resolve(0);
   const args = [
     "vitest",
@@ -71,7 +105,11 @@ function runLane(name, files, extraArgs) {
   // The lane's name reaches every process of its tests: machine-lock.ts refuses the OLM bed's lock
   // outside the olm lane, so a file this split misses fails at once instead of waiting on the lock.
   const env = { ...process.env, TSOP_TEST_LANE: name };
-  const child = spawn("npx", args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env });
+  // A private network namespace: its loopback brought up, nothing else (the beds need no other).
+  const [command, argv] = isolated
+    ? ["unshare", ["--net", "sh", "-c", 'ip link set lo up && exec "$@"', "sh", "npx", ...args]]
+    : ["npx", args];
+  const child = spawn(command, argv, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env });
   const prefix = (stream, out) => {
     let rest = "";
     stream.setEncoding("utf8");
@@ -94,23 +132,33 @@ const files = testFiles(join(root, "test"))
   .filter((f) => filters.length === 0 || filters.some((w) => relative(root, f).includes(w)));
 const olm = files.filter((f) => startsOlm(f));
 const other = files.filter((f) => !olm.includes(f));
+const isolate = canIsolateNetwork();
+const [olmHost, olmIsolated] = isolate ? balance(olm) : [olm, []];
 if (process.env.TEST_REAL_LANES === "list") {
-  for (const f of olm) process.stdout.write(`olm\t${relative(root, f)}\n`);
+  for (const f of olmHost) process.stdout.write(`olm\t${relative(root, f)}\n`);
+  for (const f of olmIsolated) process.stdout.write(`olm-ns\t${relative(root, f)}\n`);
   for (const f of other) process.stdout.write(`other\t${relative(root, f)}\n`);
   process.exit(0);
 }
-// Build the rig once here, not in both lanes' global setups at the same time (loudly, as they would).
+// Build the rig once here, not in every lane's global setup at the same time (loudly, as they would).
 execFileSync(process.execPath, [join(root, "scripts/rig/index.mjs"), "assets"], {
   stdio: ["ignore", "ignore", "inherit"],
 });
 const started = Date.now();
 process.stdout.write(
-  `test:real: ${olm.length} file(s) in the olm lane, ${other.length} in the other, side by side\n`,
+  `test:real: ${olmHost.length} + ${olmIsolated.length} file(s) in the olm lanes` +
+    `${isolate ? " (olm-ns in a private network namespace)" : " (one lane: no network namespaces here)"}, ` +
+    `${other.length} in the other, side by side\n`,
 );
-const [olmCode, otherCode] = await Promise.all([
-  runLane("olm", olm, options),
-  runLane("other", other, options),
-]);
+const lanes = [
+  ["olm", olmHost, {}],
+  ["olm-ns", olmIsolated, { isolated: true }],
+  ["other", other, {}],
+];
+const codes = await Promise.all(
+  lanes.map(([name, laneFiles, how]) => runLane(name, laneFiles, options, how)),
+);
 const seconds = Math.round((Date.now() - started) / 1000);
-process.stdout.write(`test:real: olm lane exit ${olmCode}, other lane exit ${otherCode}, ${seconds} s\n`);
-process.exit(olmCode || otherCode);
+const summary = lanes.map(([name], i) => `${name} lane exit ${codes[i]}`).join(", ");
+process.stdout.write(`test:real: ${summary}, ${seconds} s\n`);
+process.exit(codes.find((code) => code !== 0) ?? 0);
