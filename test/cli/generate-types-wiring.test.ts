@@ -1,5 +1,5 @@
 // `tsop generate types` wiring: argv → the options generateTypes receives (the domain function
-// mocked), repeatable inputs, the cluster flags every cluster command takes, --out.
+// mocked), repeatable inputs, the cluster flags every cluster command takes, --out, --check.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { generateCommand } from "../../src/cli/generate.js";
 import { parseInProcess } from "../support/wiring.js";
@@ -8,7 +8,7 @@ const calls: unknown[] = [];
 vi.mock("../../src/codegen/types-from-crd/index.js", () => ({
   generateTypes: async (options: unknown) => {
     calls.push(options);
-    return { files: [] };
+    return { files: [], drift: "", changed: 0 };
   },
 }));
 
@@ -33,8 +33,10 @@ describe("tsop generate types (wiring)", () => {
       {
         fromCluster: ["certificates.cert-manager.io"],
         cluster: expect.objectContaining({ kubeconfig: "/k", context: "c" }),
+        check: false,
       },
     ],
+    [["--from-crd", "a.yaml", "--check"], { fromCrd: ["a.yaml"], check: true }],
   ])("%j", async (argv, expected) => {
     const [options] = (await parse(argv)) as [Record<string, unknown>];
     expect(calls).toHaveLength(1);

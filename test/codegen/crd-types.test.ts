@@ -256,6 +256,27 @@ describe("tsop generate types (CLI)", { timeout: 60_000 }, () => {
     expect(await readTree(a)).toEqual(treeA);
   });
 
+  it("--check writes nothing and exits 1 with a diff while the files are out of date, 0 once current", async () => {
+    const dir = await testdir({ "crds/widgets.yaml": GOOD });
+    const args = ["generate", "types", "--from-crd", "crds/widgets.yaml", "--out", "src/types"];
+    const missing = await runTsop([...args, "--check"], { cwd: dir });
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stderr).toContain("1 generated types file(s) are out of date");
+    expect(missing.stdout).toContain("+++ b/src/types/widgets.example.com.ts");
+    expect(Object.keys(await readTree(dir))).toEqual(["crds/widgets.yaml"]);
+    expect((await runTsop(args, { cwd: dir })).exitCode).toBe(0);
+    // The flag before the subcommand's name works too, as for `generate --check crds`.
+    const current = await runTsop(["generate", "--check", ...args.slice(1)], { cwd: dir });
+    expect(current.exitCode, current.stderr).toBe(0);
+    expect(current.stderr).toContain("the types of 1 CRD(s) are up to date");
+    const file = join(dir, "src/types/widgets.example.com.ts");
+    await writeFile(file, `${await readFile(file, "utf8")}// edited by hand\n`);
+    const drift = await runTsop([...args, "--check"], { cwd: dir });
+    expect(drift.exitCode).toBe(1);
+    expect(drift.stdout).toMatch(/^-\/\/ edited by hand$/m);
+    expect(await readFile(file, "utf8")).toContain("// edited by hand");
+  });
+
   it.each([
     [
       "not a CRD",

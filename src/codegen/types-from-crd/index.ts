@@ -3,11 +3,13 @@
 // Stages: read.ts (the CRD from a file, or from the cluster through kube/connect.ts; checked,
 // served versions only) → schema-to-type.ts (each version's schema → interfaces, named by
 // naming.ts) → emit.ts (one file per CRD: header, object type, KindRef constant, field types) →
-// every file written at once through common/fs.ts's writeFilesAtomic (any error: nothing written).
+// every file written at once through common/fs.ts's writeFilesAtomic (any error: nothing written),
+// or with `check` nothing written and the drift returned as unified diffs.
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import { InvalidInputError } from "../../common/errors.js";
 import { readFile } from "../../common/fs.js";
 import { writeFilesAtomic } from "../../common/fs.js";
+import { unifiedDiff } from "../../common/output/diff.js";
 import type { Reporter } from "../../common/reporter.js";
 import { type ClusterOptions, connect } from "../../kube/connect.js";
 import { emitCrdTypes, typesFileName } from "./emit.js";
@@ -26,6 +28,16 @@ export interface GenerateTypesOptions {
   out?: string;
   /** How to reach the cluster for fromCluster (kubeconfig flags). */
   cluster?: Omit<ClusterOptions, "reporter">;
+  /** Write nothing; return the drift of the files on disk (CI's "are the types current?"). */
+  check?: boolean;
+}
+
+export interface GenerateTypesResult {
+  files: GeneratedTypesFile[];
+  /** With `check`: a unified diff per file that is missing or differs (empty when up to date). */
+  drift: string;
+  /** With `check`: how many files are missing or differ. */
+  changed: number;
 }
 
 export interface GeneratedTypesFile {
@@ -41,7 +53,7 @@ const CRD_API_VERSION = "apiextensions.k8s.io/v1";
 export async function generateTypes(
   options: GenerateTypesOptions,
   reporter: Reporter,
-): Promise<{ files: GeneratedTypesFile[] }> {
+): Promise<GenerateTypesResult> {
   const files = options.fromCrd ?? [];
   const names = options.fromCluster ?? [];
   if (files.length === 0 && names.length === 0)
@@ -71,16 +83,23 @@ export async function generateTypes(
     crd,
   }));
   const result: GeneratedTypesFile[] = [];
+  const drift: string[] = [];
   for (const write of writes) {
     const before = await readFile(write.path, "utf8").catch(() => undefined);
     const action = before === undefined ? "created" : before === write.data ? "unchanged" : "updated";
-    result.push({ path: relative(options.cwd, write.path), action, crd: write.crd.name });
+    const path = relative(options.cwd, write.path);
+    result.push({ path, action, crd: write.crd.name });
+    if (action !== "unchanged") drift.push(unifiedDiff(path, before, write.data));
+  }
+  if (options.check) {
+    if (drift.length === 0) reporter.success(`the types of ${result.length} CRD(s) are up to date`);
+    return { files: result, drift: drift.join(""), changed: drift.length };
   }
   await writeFilesAtomic(
     writes.filter((_, i) => result[i]!.action !== "unchanged").map(({ path, data }) => ({ path, data })),
   );
   for (const file of result) reporter.success(`${file.action} ${file.path} (${file.crd})`);
-  return { files: result };
+  return { files: result, drift: "", changed: 0 };
 }
 
 async function readFromCluster(
