@@ -10,7 +10,8 @@
 //   --leader-election             also count lease requests per minute at the smallest N
 //   --tsop <dir>                  run the tsop twin on another built tsop checkout (default: this one)
 //   --peer v0.25.2                controller-runtime version of the Go twin (v0.25.2 or v0.22.5)
-// Environment: BENCH_RUNTIME_N, BENCH_PAIRS, BENCH_IDLE_S, BENCH_LEADER_ELECTION=1, BENCH_TSOP say the same;
+//   --profile <dir>               the tsop twin writes a V8 CPU profile of each run there
+// Environment: BENCH_RUNTIME_N, BENCH_PAIRS, BENCH_IDLE_S, BENCH_LEADER_ELECTION=1, BENCH_TSOP, BENCH_PROFILE say the same;
 // BENCH_JSON=<file> writes every run's figures.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -25,6 +26,7 @@ interface Plan {
   sizes: Array<{ n: number; pairs: number }>;
   tsop: string;
   peer: Peer;
+  profileDir: string | undefined;
   options: RunOptions;
 }
 
@@ -37,6 +39,7 @@ function plan(): Plan {
       "leader-election": { type: "boolean" },
       tsop: { type: "string" },
       peer: { type: "string" },
+      profile: { type: "string" },
     },
   });
   const pairs = Number(values.pairs ?? process.env.BENCH_PAIRS ?? 3);
@@ -59,6 +62,7 @@ function plan(): Plan {
     sizes,
     tsop: resolve(values.tsop ?? process.env.BENCH_TSOP ?? join(import.meta.dirname, "..")),
     peer: peer as Peer,
+    profileDir: values.profile ?? process.env.BENCH_PROFILE,
     options: {
       idleMs: idleS * 1000,
       // generous: controller-runtime took ~27 ms per Widget in an update wave at load average 25
@@ -92,9 +96,10 @@ async function runOne(operator: Operator, n: number, options: RunOptions): Promi
 }
 
 main(async () => {
-  const { sizes, tsop, peer, options } = plan();
+  const { sizes, tsop, peer, options, profileDir } = plan();
   const go = goTwin(peer);
-  const ts = await tsTwin(tsop);
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  const ts = await tsTwin(tsop, profileDir);
   const tsopCommit = commit(tsop);
   console.log(
     `vs-runtime: tsop ${tsopCommit} vs controller-runtime ${peer}; ${sizes.map((s) => `N=${s.n}×${s.pairs}`).join(", ")}, idle ${options.idleMs / 1000} s (${machine()})`,

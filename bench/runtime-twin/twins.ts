@@ -82,8 +82,11 @@ export function goTwin(peer: Peer = "v0.25.2"): Operator {
   return { side: "controller-runtime", command: binary, args: [], cwd: dir };
 }
 
-/** The tsop twin: main.ts transpiled next to a node_modules/tsop link to `tsop` (a built checkout). */
-export async function tsTwin(tsop = REPO): Promise<Operator> {
+/**
+ * The tsop twin: main.ts transpiled next to a node_modules/tsop link to `tsop` (a built checkout).
+ * `profileDir`: each run also writes a V8 CPU profile there (open it in Chrome's DevTools).
+ */
+export async function tsTwin(tsop = REPO, profileDir?: string): Promise<Operator> {
   if (!existsSync(join(tsop, "dist/runtime/index.js")))
     fail(`tsop in ${tsop} is not built: run \`npm run build\` there first`);
   const dir = mkdtempSync(join(tmpdir(), "tsop-runtime-twin-"));
@@ -106,7 +109,11 @@ export async function tsTwin(tsop = REPO): Promise<Operator> {
   return {
     side: "tsop",
     command: process.execPath,
-    args: [...OPERATOR_NODE_FLAGS, join(dir, "main.js")],
+    args: [
+      ...OPERATOR_NODE_FLAGS,
+      ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${resolve(profileDir)}`] : []),
+      join(dir, "main.js"),
+    ],
     cwd: dir,
   };
 }
