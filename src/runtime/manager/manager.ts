@@ -575,14 +575,16 @@ export class Manager {
           });
         return waiting.length === 0 || `caches not synced: ${waiting.join("; ")}`;
       });
-      // A controller whose optional primary kind waits for its CRD does no work: not ready.
-      checks.set("crds", () => {
-        const waiting = this.controllers.flatMap((c) => {
-          const what = c.waitingFor();
-          return what ? [`controller ${c.name} waits for ${what}`] : [];
+      // A controller whose optional primary kind waits for its CRD does no work: not ready. Only
+      // with such a controller (an optional kind's informer can wait; others never do).
+      if (this.controllers.some((c) => c.primarySource?.waitingFor))
+        checks.set("crds", () => {
+          const waiting = this.controllers.flatMap((c) => {
+            const what = c.waitingFor();
+            return what ? [`controller ${c.name} waits for ${what}`] : [];
+          });
+          return waiting.length === 0 || waiting.join("; ");
         });
-        return waiting.length === 0 || waiting.join("; ");
-      });
       for (const [n, c] of this.readyChecks) checks.set(n, c);
     }
     return checks;
