@@ -120,3 +120,26 @@ it("fails loudly for a kind that is not served and not optional", async () => {
   const manager = await h.startManager();
   await expect(manager.controller(WIDGET).complete(async () => {})).rejects.toThrow(/Widget/);
 });
+
+it("watches an optional kind as if its CRD were installed when the role may not list CRDs, saying so", async () => {
+  h = await harness();
+  await h.client.create(widgetCrd());
+  await waitFor("the Widget CRD to be served", async () =>
+    h!.client.list(WIDGET).then(
+      () => true,
+      () => false,
+    ),
+  );
+  await h.client.create({ ...WIDGET, metadata: { name: "present", namespace: "default" }, spec: {} });
+  h.cluster.forbid({ group: "apiextensions.k8s.io", resource: "customresourcedefinitions" });
+  const manager = await h.startManager();
+  const reconciled: string[] = [];
+  await manager
+    .controller(WIDGET, { optional: true })
+    .complete(async (req) => void reconciled.push(`${req.namespace}/${req.name}`));
+  void manager.start();
+  await waitFor("present to be reconciled", () => reconciled.includes("default/present"));
+  const warning = h.logs.find((l) => l.includes("may not list CustomResourceDefinitions"));
+  expect(warning).toContain("grant get, list, watch on customresourcedefinitions");
+  expect((await readyz(manager.healthProbeUrl)).status).toBe(200);
+});
