@@ -2,6 +2,7 @@
 // user holding only the rules `tsop generate` writes for such an operator (rbac/runtime-needs.ts:
 // get/list/watch on CRDs and on namespaces, besides its kinds): a CRD installed after the manager
 // started is reconciled without a restart, the leader Lease renewing while the controller waits;
+// deleted, the controller waits again without relisting the gone kind, and reconciles once it returns;
 // a namespace labelled after start is watched and its objects reconciled.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { Client } from "../../src/runtime/client/client.js";
@@ -12,7 +13,7 @@ import { RestMapper } from "../../src/runtime/connect/mapper.js";
 import { RestClient } from "../../src/runtime/connect/rest.js";
 import { type RealTestCluster, startTestCluster } from "../../src/testing/index.js";
 import { readLease } from "./support/trust-leader.js";
-import { readyz, WIDGET, widgetCrd } from "./support/optional-crd.js";
+import { readyz, WIDGET, WIDGET_CRD_NAME, widgetCrd } from "./support/optional-crd.js";
 import { waitFor } from "./support/wait.js";
 
 const USER = "crd-lifecycle-operator";
@@ -115,6 +116,36 @@ it("reconciles an optional kind whose CRD is installed after the manager started
   expect(manager.isLeader()).toBe(true);
   // Not one list of widgets answered 404 (the informer started only once the CRD was served).
   expect(real.requests.filter((r) => r.path.includes("/widgets") && r.status === 404)).toEqual([]);
+
+  // The CRD is deleted: the controller waits again, and the informer does not relist a kind that
+  // is gone (none of its requests while the Lease renews three times, ~1.5 s: a relist loop's
+  // first retry comes after 0.8 s).
+  await client.delete({
+    kind: { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition" },
+    key: { name: WIDGET_CRD_NAME },
+  });
+  await waitFor("readiness to say the controller waits again", async () =>
+    (await readyz(manager.healthProbeUrl)).body.includes("controller widget waits for CRD"),
+  );
+  const widgetRequests = () => real.requests.filter((r) => r.path.includes("/widgets")).length;
+  const afterGone = widgetRequests();
+  let renewTime = (await readLease(client, election.id))?.spec?.renewTime;
+  for (let renewals = 0; renewals < 3; renewals++)
+    await waitFor("the Lease to renew while the CRD is gone", async () => {
+      const now = (await readLease(client, election.id))?.spec?.renewTime;
+      if (now === undefined || now === renewTime) return false;
+      renewTime = now;
+      return true;
+    });
+  expect(widgetRequests()).toBe(afterGone);
+
+  // The CRD returns: reconciled again, without a restart.
+  await client.create(widgetCrd());
+  await waitFor("readiness to pass again", async () => (await readyz(manager.healthProbeUrl)).status === 200);
+  await client.create({ ...WIDGET, metadata: { name: "again", namespace: "default" }, spec: {} });
+  await waitFor("the Widget to be reconciled after the CRD returned", () =>
+    reconciled.includes("default/again"),
+  );
 }, 60_000);
 
 it("watches a namespace labelled after start", async () => {
