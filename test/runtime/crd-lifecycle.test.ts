@@ -143,3 +143,20 @@ it("watches an optional kind as if its CRD were installed when the role may not 
   expect(warning).toContain("grant get, list, watch on customresourcedefinitions");
   expect((await readyz(manager.healthProbeUrl)).status).toBe(200);
 });
+
+it("watches an optional kind no CRD defines that the server serves anyway (built in or aggregated)", async () => {
+  h = await harness();
+  const manager = await h.startManager();
+  const reconciled: string[] = [];
+  await manager
+    .controller({ apiVersion: "v1", kind: "ConfigMap" }, { optional: true })
+    .complete(async (req) => void reconciled.push(`${req.namespace}/${req.name}`));
+  void manager.start();
+  await h.client.create({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "built-in", namespace: "default" },
+  });
+  await waitFor("the ConfigMap to be reconciled", () => reconciled.includes("default/built-in"));
+  expect((await readyz(manager.healthProbeUrl)).status).toBe(200);
+});

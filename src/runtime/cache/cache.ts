@@ -165,7 +165,9 @@ export class Cache implements CacheReader, WriteObserver {
     let informer = this.informers.get(key);
     if (!informer) {
       const made = request.optional
-        ? this.optionalMapping(kind).then((known) => this.gated(gvk, known, request))
+        ? this.optionalMapping(kind).then((known) =>
+            this.gated(gvk, known, typeof kind !== "function" && known !== undefined, request),
+          )
         : this.mapper.mapping(kind).then((mapping) => this.create(mapping, request));
       informer = made.then((inf) => {
         this.followCatchUp(gvkKey(gvk), inf);
@@ -188,13 +190,19 @@ export class Cache implements CacheReader, WriteObserver {
     }
   }
 
-  private gated(gvk: GroupVersionKind, known: ResourceMapping | undefined, request: InformerRequest) {
+  private gated(
+    gvk: GroupVersionKind,
+    known: ResourceMapping | undefined,
+    discovered: boolean,
+    request: InformerRequest,
+  ) {
     const kind = { ...gvk, ...splitApiVersion(gvk.apiVersion) };
     const labels = { group: kind.group, version: kind.version, kind: kind.kind };
     const gauge = this.settings.metrics?.waitingForCrd;
     return new CrdGatedInformer(
       kind,
       known,
+      discovered,
       this.crds,
       (mapping) => this.create(mapping, request),
       this.settings.logger.named("crd-gate"),

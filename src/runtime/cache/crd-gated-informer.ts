@@ -17,11 +17,18 @@ export class CrdGatedInformer implements SharedInformer {
   private unsubscribe: (() => void) | undefined;
   private waiting: string | undefined;
   private lastMapping: ResourceMapping;
+  /** A CRD has named the kind: from then on its absence means the kind is gone. */
+  private crdKind = false;
 
   constructor(
     private readonly kind: ServedKind,
     /** The mapping known before the CRD is seen (a @CustomResource class, discovery); else from the CRD. */
     known: ResourceMapping | undefined,
+    /**
+     * Discovery served the kind when the informer was made: if no CRD names it, it is built in or
+     * aggregated (an optional Deployment, metrics.k8s.io), served without a CRD.
+     */
+    private readonly discovered: boolean,
     private readonly crds: CrdWatch,
     private readonly make: (mapping: ResourceMapping) => SharedInformer,
     private readonly log: Logger,
@@ -66,7 +73,9 @@ export class CrdGatedInformer implements SharedInformer {
   /** Starts or stops the inner informer as the kind's CRD comes and goes. */
   private follow(): void {
     if (!this.started || this.stopped || !this.crds.hasSynced()) return;
-    const state = this.crds.state(this.kind);
+    let state = this.crds.state(this.kind);
+    if (state.crdName) this.crdKind = true;
+    else if (!state.served && this.discovered && !this.crdKind) state = { served: true };
     const known = state.mapping ?? this.lastMapping;
     if (state.served && !this.inner && known.plural) {
       this.lastMapping = known;
