@@ -8,6 +8,7 @@
 import { ApiError } from "../connect/errors.js";
 import type { ResourceMapping } from "../connect/mapper.js";
 import { Informer, type InformerObject, type InformerSettings } from "./informer.js";
+import type { CacheTransform } from "./transform.js";
 
 const CRD_MAPPING: ResourceMapping = {
   apiVersion: "apiextensions.k8s.io/v1",
@@ -46,6 +47,31 @@ interface CrdObject extends InformerObject {
   status?: { conditions?: Array<{ type?: string; status?: string }> };
 }
 
+/**
+ * What the watch keeps of a CRD: its names, scope, versions served and conditions. Schemas (often
+ * most of a CRD, up to megabytes for large operators) are dropped, so watching every CRD of the
+ * cluster costs little memory.
+ */
+function keepServingFields(obj: InformerObject): InformerObject {
+  const crd = obj as CrdObject;
+  return {
+    apiVersion: crd.apiVersion,
+    kind: crd.kind,
+    metadata: {
+      name: crd.metadata?.name,
+      resourceVersion: crd.metadata?.resourceVersion,
+      ...(crd.metadata?.deletionTimestamp ? { deletionTimestamp: crd.metadata.deletionTimestamp } : {}),
+    },
+    spec: {
+      group: crd.spec?.group,
+      scope: crd.spec?.scope,
+      names: { kind: crd.spec?.names?.kind, plural: crd.spec?.names?.plural },
+      versions: (crd.spec?.versions ?? []).map((v) => ({ name: v.name, served: v.served })),
+    },
+    status: { conditions: (crd.status?.conditions ?? []).map((c) => ({ type: c.type, status: c.status })) },
+  } as CrdObject;
+}
+
 export class CrdWatch {
   private informer: Informer<CrdObject> | undefined;
   private readonly listeners = new Set<() => void>();
@@ -66,6 +92,7 @@ export class CrdWatch {
     const informer = new Informer<CrdObject>(this.rest, CRD_MAPPING, {
       ...this.settings,
       logger: log,
+      transform: keepServingFields as CacheTransform,
       onError: (err) => {
         if (!(err instanceof ApiError) || err.status !== 403 || this.forbidden) return;
         this.forbidden = true;
