@@ -20,6 +20,7 @@ import { type YamlWriter, yamlWriter } from "./output/yaml-writer.js";
 import { loadProgram, type LoadedProgram } from "./program.js";
 import { collectRbac, type RbacDeclaration } from "./rbac/collect.js";
 import { deriveClientCalls, deriveRbac, grants, type KindRef } from "./rbac/derive.js";
+import { runtimeRbacNeeds } from "./rbac/runtime-needs.js";
 import {
   type BindingPlan,
   planBindings,
@@ -151,6 +152,7 @@ function renderRole(
   const declarations = collectRbac(loaded.sourceFiles, loaded.checker, diags, options.roleName);
   const byClass = new Map(resources.map((r) => [r.cls, { group: r.group, plural: r.plural }]));
   const needs = derivedNeeds(analysis, (c) => byClass.get(c), options);
+  addRuntimeNeeds(analysis, declarations, reporter, options.roleName);
   if (options.deriveRbac) {
     for (const need of needs) {
       reporter.debug(
@@ -170,6 +172,33 @@ function renderRole(
   if (objects.length) return [{ path, ...yaml(objects) }];
   reporter.warn("no @Rbac declarations found: role.yaml was not written");
   return [];
+}
+
+/**
+ * The runtime's own needs (rbac/runtime-needs.ts: CRDs for optional kinds, Namespaces for
+ * cache.namespaceSelector) go into role.yaml always, once each: without them the manager cannot
+ * do what the code asked of it.
+ */
+function addRuntimeNeeds(
+  { loaded, diags }: Analysis,
+  declarations: RbacDeclaration[],
+  reporter: NoteSink,
+  roleName: string,
+): void {
+  const added = new Set<string>();
+  for (const need of runtimeRbacNeeds(loaded.sourceFiles, loaded.checker, roleName)) {
+    const key = `${need.rule.groups[0]}/${need.rule.resources[0]}`;
+    if (added.has(key)) continue;
+    added.add(key);
+    const granted = need.rule.verbs.every((verb) =>
+      grants(declarations, { group: need.rule.groups[0]!, resource: need.rule.resources[0]!, verb }),
+    );
+    if (granted) continue;
+    declarations.push(need.rule);
+    reporter.info(
+      `role.yaml grants get, list, watch on ${need.rule.resources[0]} (API group "${need.rule.groups[0]}"): ${diags.locate(need.node)} uses ${need.why}`,
+    );
+  }
 }
 
 /** A rule the code implies: where, the call, and the group, resource and verbs it needs. */

@@ -26,6 +26,7 @@ export {
   type InformerRequest,
   type UnwatchedReads,
 } from "./cache/cache.js";
+export type { NamespaceSelector } from "./cache/namespace-watch.js";
 export {
   Client,
   type ApplyOptions,

@@ -149,6 +149,7 @@ const PINNED = [
   "MultipleOf",
   "MutatingWebhook",
   "MutatingWebhookOptions",
+  "NamespaceSelector",
   "NoKindMatchError",
   "NotCachedError",
   "Nullable",

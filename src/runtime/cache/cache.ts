@@ -12,11 +12,12 @@ import {
 import type { CacheReader, KubeObjectLike, ListOptions, ReadOptions } from "../client/client.js";
 import { selectorString } from "../client/client.js";
 import { markTransformedCopy } from "../client/cache-copies.js";
-import { ConfigError } from "../connect/errors.js";
+import { ConfigError, NoKindMatchError } from "../connect/errors.js";
 import {
   Informer,
   type InformerObject,
   type InformerOptions,
+  type InformerSettings,
   objectKey,
   type SharedInformer,
 } from "./informer.js";
@@ -27,8 +28,13 @@ import {
   type ObjectKey,
   type RestMapper,
   type ResourceMapping,
+  splitApiVersion,
 } from "../connect/mapper.js";
 import { NamespacedInformers } from "./namespaced-informer.js";
+import { CrdWatch } from "./crd-watch.js";
+import { CrdGatedInformer } from "./crd-gated-informer.js";
+import { type NamespaceSelector, NamespaceWatch, namespaceSelectorString } from "./namespace-watch.js";
+import { SelectedNamespaceInformers } from "./selected-namespace-informers.js";
 import { FieldIndexes, hasMatchingFields, type IndexFunction } from "./field-index.js";
 import type { RestClient } from "../connect/rest.js";
 import type { ObservedWrite, WriteObserver } from "../client/write-observer.js";
@@ -69,6 +75,13 @@ export interface CacheOptions {
   /** Cache only these namespaces (one informer per namespace). Default: ManagerOptions.namespace, else all. */
   namespaces?: string[];
   /**
+   * Cache only the namespaces whose labels match (e.g. `{ matchLabels: { "tsop.io/watched": "true" } }`),
+   * following them as they change: a namespace that appears or gains the labels gets its informers,
+   * one that loses them or is deleted loses them (its objects leave the cache, nothing is
+   * reconciled for them). Needs list and watch on namespaces. Not with `namespaces`.
+   */
+  namespaceSelector?: NamespaceSelector;
+  /**
    * Runs on every cached object after the default transform (which drops only managedFields). A
    * kind with a transform of the user's hands out copies client.update refuses (patch them instead).
    */
@@ -87,15 +100,16 @@ export interface CacheOptions {
   ownWriteEvents?: OwnWriteEvents;
 }
 
-/** What the cache passes to every informer it creates. */
-export type InformerSettings = Omit<
-  InformerOptions,
-  "namespace" | "labelSelector" | "fieldSelector" | "transform" | "metadataOnly" | "watchList"
->;
+export type { InformerSettings } from "./informer.js";
 
 export interface InformerRequest {
   /** Cache metadata only (PartialObjectMetadata). */
   metadataOnly?: boolean;
+  /**
+   * The kind's CRD may be missing, or come and go: the informer waits for it (crd-gated-informer.ts)
+   * instead of failing. Decided by the request that creates the kind's informer.
+   */
+  optional?: boolean;
 }
 
 function gvkKey(gvk: GroupVersionKind): string {
@@ -111,6 +125,10 @@ export class Cache implements CacheReader, WriteObserver {
   private readonly written = new WrittenOverlay();
   /** Writes each controller made, to recognise the events they cause (ownWriteEvents). */
   readonly ownWrites: OwnWrites;
+  /** CRDs, watched once some optional kind needs them. */
+  private readonly crds: CrdWatch;
+  /** The namespaces namespaceSelector selects (when set). */
+  private readonly namespaceWatch: NamespaceWatch | undefined;
 
   constructor(
     private readonly rest: RestClient,
@@ -126,6 +144,18 @@ export class Cache implements CacheReader, WriteObserver {
     }
     this.disabled = new Set((options.disableFor ?? []).map((k) => gvkKey(gvkOf(k))));
     this.ownWrites = new OwnWrites(options.ownWriteEvents ?? "status");
+    this.crds = new CrdWatch(rest, settings);
+    if (options.namespaceSelector !== undefined) {
+      if (options.namespaces?.length)
+        throw new ConfigError("cache.namespaces and cache.namespaceSelector are both set", {
+          hint: "choose one: a fixed list of namespaces (cache.namespaces, --namespace, WATCH_NAMESPACE) or the namespaces whose labels match (cache.namespaceSelector)",
+        });
+      this.namespaceWatch = new NamespaceWatch(
+        rest,
+        namespaceSelectorString(options.namespaceSelector),
+        settings,
+      );
+    }
   }
 
   /** The shared informer of a kind (created on first use; started with the cache). */
@@ -134,9 +164,13 @@ export class Cache implements CacheReader, WriteObserver {
     const key = `${gvkKey(gvk)}${request.metadataOnly ? "#metadata" : ""}`;
     let informer = this.informers.get(key);
     if (!informer) {
-      informer = this.mapper.mapping(kind).then((mapping) => {
-        const inf = this.create(mapping, request);
-        this.followCatchUp(gvkKey(mapping), inf);
+      const made = request.optional
+        ? this.optionalMapping(kind).then((known) =>
+            this.gated(gvk, known, typeof kind !== "function" && known !== undefined, request),
+          )
+        : this.mapper.mapping(kind).then((mapping) => this.create(mapping, request));
+      informer = made.then((inf) => {
+        this.followCatchUp(gvkKey(gvk), inf);
         if (this.started) inf.start();
         return inf;
       });
@@ -146,9 +180,38 @@ export class Cache implements CacheReader, WriteObserver {
     return informer;
   }
 
+  /** An optional kind's mapping if it is known now (its class, or discovery); undefined if not served. */
+  private async optionalMapping(kind: KindRef): Promise<ResourceMapping | undefined> {
+    try {
+      return await this.mapper.mapping(kind);
+    } catch (err) {
+      if (err instanceof NoKindMatchError) return undefined;
+      throw err;
+    }
+  }
+
+  private gated(
+    gvk: GroupVersionKind,
+    known: ResourceMapping | undefined,
+    discovered: boolean,
+    request: InformerRequest,
+  ) {
+    const kind = { ...gvk, ...splitApiVersion(gvk.apiVersion) };
+    const labels = { group: kind.group, version: kind.version, kind: kind.kind };
+    const gauge = this.settings.metrics?.waitingForCrd;
+    return new CrdGatedInformer(
+      kind,
+      known,
+      discovered,
+      this.crds,
+      (mapping) => this.create(mapping, request),
+      this.settings.logger.named("crd-gate"),
+      (waiting) => gauge?.set(labels, waiting ? 1 : 0),
+    );
+  }
+
   private create(mapping: ResourceMapping, request: InformerRequest): SharedInformer {
     const kindOptions = this.byKind.get(gvkKey(mapping));
-    const namespaces = mapping.namespaced ? (kindOptions?.namespaces ?? this.options.namespaces) : undefined;
     const options = (namespace: string | undefined): InformerOptions => ({
       ...this.settings,
       namespace,
@@ -158,6 +221,13 @@ export class Cache implements CacheReader, WriteObserver {
       metadataOnly: request.metadataOnly,
       watchList: this.options.watchList,
     });
+    if (mapping.namespaced && !kindOptions?.namespaces && this.namespaceWatch)
+      return new SelectedNamespaceInformers(
+        mapping,
+        this.namespaceWatch,
+        (ns) => new Informer(this.rest, mapping, options(ns)),
+      );
+    const namespaces = mapping.namespaced ? (kindOptions?.namespaces ?? this.options.namespaces) : undefined;
     if (!namespaces || namespaces.length === 0) return new Informer(this.rest, mapping, options(undefined));
     if (namespaces.length === 1) return new Informer(this.rest, mapping, options(namespaces[0]));
     const each = new Map<string, SharedInformer>();
@@ -221,7 +291,9 @@ export class Cache implements CacheReader, WriteObserver {
 
   private holdsNamespace(mapping: ResourceMapping, namespace: string | undefined): boolean {
     if (!mapping.namespaced) return true;
-    const held = this.byKind.get(gvkKey(mapping))?.namespaces ?? this.options.namespaces;
+    const byKind = this.byKind.get(gvkKey(mapping))?.namespaces;
+    if (!byKind && this.namespaceWatch) return namespace !== undefined && this.namespaceWatch.has(namespace);
+    const held = byKind ?? this.options.namespaces;
     return !held || held.length === 0 || (namespace !== undefined && held.includes(namespace));
   }
 
@@ -250,6 +322,7 @@ export class Cache implements CacheReader, WriteObserver {
   async stop(): Promise<void> {
     const settled = await Promise.allSettled(this.informers.values());
     await Promise.all(settled.map((r) => (r.status === "fulfilled" ? r.value.stop() : undefined)));
+    await Promise.all([this.crds.stop(), this.namespaceWatch?.stop()]);
   }
 
   all(): Promise<SharedInformer[]> {

@@ -69,6 +69,12 @@ export interface InformerOptions {
   onError?: (err: unknown, failures: number) => void;
 }
 
+/** What the cache passes to every informer it creates. */
+export type InformerSettings = Omit<
+  InformerOptions,
+  "namespace" | "labelSelector" | "fieldSelector" | "transform" | "metadataOnly" | "watchList"
+>;
+
 export interface InformerHealth {
   resource: string;
   synced: boolean;
@@ -113,6 +119,11 @@ export interface SharedInformer<T extends InformerObject = InformerObject> {
   /** The last list or watch failure, until a watch succeeds (names the kind's 403, 5xx, …). */
   lastError(): Error | undefined;
   isStarted(): boolean;
+  /**
+   * An optional kind whose CRD is not served: what it waits for (e.g. "CRD widgets.example.com
+   * (example.com/v1 Widget): no CRD defines it"); undefined while served, and for other informers.
+   */
+  waitingFor?(): string | undefined;
 }
 
 /**

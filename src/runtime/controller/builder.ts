@@ -4,7 +4,7 @@
 // (predicates.ts) filter every watch, each watch's own `predicates` that watch only; events of
 // the initial list and resyncs go to the priority queue at low priority.
 import type { KubeObjectLike } from "../client/client.js";
-import type { EventOrigin } from "../cache/informer.js";
+import type { EventOrigin, SharedInformer } from "../cache/informer.js";
 import { ConfigError } from "../connect/errors.js";
 import { type GroupVersionKind, gvkOf, type KindRef, type ObjectKey } from "../connect/mapper.js";
 import {
@@ -39,12 +39,25 @@ export interface WatchOptions {
   metadataOnly?: boolean;
   /** Events of this watch that fail any of these are dropped (after withEventFilter's). */
   predicates?: Predicate[];
+  /**
+   * The kind's CRD may be missing, or come and go (docs/runtime.md, "CRDs that come and go"): the
+   * controller runs, and this source joins when the CRD is established. Needs get, list, watch on
+   * customresourcedefinitions (`tsop generate` adds the rule).
+   */
+  optional?: boolean;
 }
 
 /** Options of the primary kind: manager.controller(kind, { predicates }). */
 export interface ForOptions {
   /** Events on the primary kind that fail any of these are dropped (after withEventFilter's). */
   predicates?: Predicate[];
+  /**
+   * The primary kind's CRD may be missing, or come and go: the controller waits for it (readiness
+   * names the CRD) instead of failing the manager, reconciles once it is established and waits
+   * again when it is deleted. Needs get, list, watch on customresourcedefinitions (`tsop generate`
+   * adds the rule). Default false: a kind that is not served fails loudly.
+   */
+  optional?: boolean;
 }
 
 interface Watch {
@@ -126,10 +139,13 @@ export class ControllerBuilder {
         : fromObjectMap(watch.handler);
       watches.push({ watch, map });
     }
-    await this.attach(controller, this.primary, {}, ({ object }) => requestOf(object), [
-      ...global,
-      ...forPredicates,
-    ]);
+    controller.primarySource = await this.attach(
+      controller,
+      this.primary,
+      { optional: this.forOptions.optional },
+      ({ object }) => requestOf(object),
+      [...global, ...forPredicates],
+    );
     for (const { watch, map } of watches)
       await this.attach(controller, watch.kind, watch.options, map, [
         ...global,
@@ -152,8 +168,11 @@ export class ControllerBuilder {
     options: WatchOptions,
     map: EventMapFunction,
     predicates: Predicate[],
-  ): Promise<void> {
-    const informer = await this.host.informerFor(kind, { metadataOnly: options.metadataOnly });
+  ): Promise<SharedInformer> {
+    const informer = await this.host.informerFor(kind, {
+      metadataOnly: options.metadataOnly,
+      optional: options.optional,
+    });
     const kindName = gvkOf(kind).kind;
     const log = this.host.logger.named("controller").child({ controller: controller.name, kind: kindName });
     const report = (err: unknown, event: ObjectEvent) => {
@@ -211,6 +230,7 @@ export class ControllerBuilder {
         unlessOwn(undefined, obj, undefined, () => deliver({ type: "delete", object: obj }, undefined, true)),
     });
     replaying = false;
+    return informer;
   }
 }
 

@@ -124,6 +124,8 @@ export class Controller {
   private readonly inFlight = new InFlight();
   private readonly log: Logger;
   private started = false;
+  /** The informer of the primary kind (set by the builder); an optional one may wait for its CRD. */
+  primarySource: SharedInformer | undefined;
 
   constructor(
     readonly name: string,
@@ -148,6 +150,11 @@ export class Controller {
     host.metrics.terminalReconcileErrors.inc(labels, 0);
     host.metrics.reconcilePanics.inc(labels, 0);
     host.metrics.reconcileTimeouts.inc(labels, 0);
+  }
+
+  /** What the controller waits for while its primary kind's CRD is not served (readiness shows it). */
+  waitingFor(): string | undefined {
+    return this.primarySource?.waitingFor?.();
   }
 
   /** Whether the manager starts this controller's workers only on the leader. */

@@ -568,13 +568,23 @@ export class Manager {
         if (!this.started) return "not started";
         const all = await this.cache.all();
         const waiting = all
-          .filter((i) => !i.hasSynced())
+          .filter((i) => !i.hasSynced() && !i.waitingFor?.())
           .map((i) => {
             const last = lastErrorText(i);
             return last ? `${i.resource} (last error: ${last})` : i.resource;
           });
         return waiting.length === 0 || `caches not synced: ${waiting.join("; ")}`;
       });
+      // A controller whose optional primary kind waits for its CRD does no work: not ready. Only
+      // with such a controller (an optional kind's informer can wait; others never do).
+      if (this.controllers.some((c) => c.primarySource?.waitingFor))
+        checks.set("crds", () => {
+          const waiting = this.controllers.flatMap((c) => {
+            const what = c.waitingFor();
+            return what ? [`controller ${c.name} waits for ${what}`] : [];
+          });
+          return waiting.length === 0 || waiting.join("; ");
+        });
       for (const [n, c] of this.readyChecks) checks.set(n, c);
     }
     return checks;
@@ -658,6 +668,13 @@ function cacheOptions(options: ManagerOptions): CacheOptions {
     .split(",")
     .map((n) => n.trim())
     .filter(Boolean);
+  if (cache.namespaceSelector !== undefined && namespaces.length > 0 && !cache.namespaces)
+    throw new ConfigError(
+      `namespace ("${options.namespace}", from --namespace or WATCH_NAMESPACE) and cache.namespaceSelector are both set`,
+      {
+        hint: "choose one: a fixed list of namespaces (namespace, --namespace, WATCH_NAMESPACE) or the namespaces whose labels match (cache.namespaceSelector)",
+      },
+    );
   if (cache.namespaces || namespaces.length === 0) return cache;
   return { ...cache, namespaces };
 }

@@ -351,6 +351,11 @@ export function runtimeMetrics(registry: MetricsRegistry) {
       'Failed lists of informers, by resource and HTTP status code ("<error>" when none came; 403: RBAC)',
       ["resource", "code"],
     ),
+    waitingForCrd: registry.gauge(
+      "tsop_cache_waiting_for_crd",
+      "1 while an optional kind waits for its CRD to be served (established), 0 once it is watched",
+      ["group", "version", "kind"],
+    ),
     eventsDropped: registry.counter(
       "tsop_events_dropped_total",
       "Events not recorded because the recorder's backlog was full (client-go drops past 1000 too)",

@@ -1,0 +1,92 @@
+// Rules the operator runtime itself needs because of how the code configures it (not what the
+// reconcilers call), read statically like derive.ts: `optional: true` on `.controller(…)`, `.owns(…)`
+// or `.watches(…)` makes the runtime watch CustomResourceDefinitions (docs/runtime.md, "CRDs that
+// come and go"), and `cache: { namespaceSelector }` makes it watch Namespaces ("Namespaces that
+// change"). The manager cannot work without them, so `tsop generate` always writes them to role.yaml.
+import type TS from "typescript";
+import { ts } from "../compiler.js";
+import { evaluate, NotConstant } from "../evaluate.js";
+import type { RbacDeclaration } from "./collect.js";
+
+/** Where each wiring method takes its options object (controller(kind, o), owns(kind, o), watches(kind, h, o)). */
+const OPTIONS_ARG: Record<string, number> = { controller: 1, owns: 1, watches: 2 };
+
+export interface RuntimeNeed {
+  rule: RbacDeclaration;
+  /** The node that implies it (for the log line naming file:line:col). */
+  node: TS.Node;
+  why: string;
+}
+
+export function runtimeRbacNeeds(
+  files: readonly TS.SourceFile[],
+  checker: TS.TypeChecker,
+  roleName: string,
+): RuntimeNeed[] {
+  const out: RuntimeNeed[] = [];
+  const rule = (group: string, resource: string): RbacDeclaration => ({
+    groups: [group],
+    resources: [resource],
+    resourceNames: [],
+    verbs: ["get", "list", "watch"],
+    urls: [],
+    namespace: "",
+    roleName,
+  });
+  const visit = (n: TS.Node): void => {
+    if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression)) {
+      const index = OPTIONS_ARG[n.expression.name.text];
+      const options = index === undefined ? undefined : n.arguments[index];
+      if (options && isOptional(checker, options))
+        out.push({
+          rule: rule("apiextensions.k8s.io", "customresourcedefinitions"),
+          node: n,
+          why: "an optional kind (the runtime watches CRDs to know when it is served)",
+        });
+    }
+    if (
+      (ts.isPropertyAssignment(n) || ts.isShorthandPropertyAssignment(n)) &&
+      propertyName(n) === "namespaceSelector" &&
+      ts.isObjectLiteralExpression(n.parent) &&
+      isCacheOptions(n.parent)
+    )
+      out.push({
+        rule: rule("", "namespaces"),
+        node: n,
+        why: "cache.namespaceSelector (the runtime watches the Namespaces it selects)",
+      });
+    ts.forEachChild(n, visit);
+  };
+  for (const f of files) visit(f);
+  return out;
+}
+
+function propertyName(n: TS.PropertyAssignment | TS.ShorthandPropertyAssignment): string | undefined {
+  return ts.isIdentifier(n.name) || ts.isStringLiteral(n.name) ? n.name.text : undefined;
+}
+
+/** `{ …, optional: true }` (or a constant that evaluates to it). */
+function isOptional(checker: TS.TypeChecker, options: TS.Expression): boolean {
+  const value = evaluate(checker, options);
+  if (value instanceof NotConstant || typeof value !== "object" || value === null) {
+    // Not all constant (e.g. predicates are functions): look for the literal property itself.
+    if (!ts.isObjectLiteralExpression(options)) return false;
+    return options.properties.some(
+      (p) =>
+        ts.isPropertyAssignment(p) &&
+        propertyName(p) === "optional" &&
+        p.initializer.kind === ts.SyntaxKind.TrueKeyword,
+    );
+  }
+  return (value as { optional?: unknown }).optional === true;
+}
+
+/** The object literal is the value of a `cache` property (ManagerOptions.cache), or typed as CacheOptions. */
+function isCacheOptions(literal: TS.ObjectLiteralExpression): boolean {
+  const parent = literal.parent;
+  if (ts.isPropertyAssignment(parent) && ts.isIdentifier(parent.name) && parent.name.text === "cache")
+    return true;
+  if (ts.isVariableDeclaration(parent) && parent.type && /\bCacheOptions\b/.test(parent.type.getText()))
+    return true;
+  return false;
+}
