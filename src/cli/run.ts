@@ -116,6 +116,15 @@ async function refuseV0Flags(command: Command): Promise<void> {
   });
 }
 
+/** --catalog-image names OLM v1's catalog image; OLM v0 serves its catalog from ConfigMaps. */
+async function refuseV1Flags(flags: SharedFlags): Promise<void> {
+  if (flags.catalogImage === undefined) return;
+  const { UsageError } = await import("../common/errors.js");
+  throw new UsageError("--catalog-image applies to OLM v1 only (OLM v0 serves the catalog from ConfigMaps)", {
+    hint: "drop it, or pass --olm v1",
+  });
+}
+
 /** --olm, or what the cluster serves (imports the v1 path only when asked). */
 async function olmFor(flags: SharedFlags & { dryRun?: boolean }, ctx: CliContext): Promise<"v0" | "v1"> {
   if (flags.olm === "v0" || (!flags.olm && flags.dryRun)) return "v0";
@@ -200,6 +209,7 @@ export function runCommand(): Command {
           `${r.csv} installed in namespace ${r.namespace} by OLM v1 (ClusterExtension ${r.clusterExtension}, ClusterCatalog ${r.clusterCatalog}, catalog image ${r.catalogImage})`,
       );
     }
+    await refuseV1Flags(flags);
     const { runBundle } = await import("../olm/run/index.js");
     const result = await withInterrupt(RUN_ROLLBACK, (signal) =>
       runBundle({
@@ -258,6 +268,7 @@ export function runCommand(): Command {
           `${r.packageName} upgraded from ${r.from.csv} to ${r.to.csv} by OLM v1 (catalog image ${r.catalogImage})`,
       );
     }
+    await refuseV1Flags(flags);
     const { bundleUpgrade } = await import("../olm/run/index.js");
     const result = await withInterrupt(RUN_ROLLBACK, (signal) =>
       bundleUpgrade({
