@@ -21,6 +21,8 @@ import { refuseForV1, v1Findings } from "../../src/olm/run/v1/refusals.js";
 import { fixtureDir, loadFixture } from "../run/fixtures.js";
 
 const IMAGE = "registry.test/memcached-bundle:v0.0.1";
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- unstructured CSV and spec fields
+type Loose = any;
 
 async function plan(createNamespace = false) {
   const bundle = await loadFixture("0.0.1", IMAGE);
@@ -34,9 +36,9 @@ async function plan(createNamespace = false) {
 }
 
 /** The fixture loaded as `bundle validate` loads it, with `edit` applied to its CSV. */
-async function loaded(edit: (csv: Record<string, any>) => void = () => undefined): Promise<LoadedBundle> {
+async function loaded(edit: (csv: Loose) => void = () => undefined): Promise<LoadedBundle> {
   const bundle = await loadBundle({ dir: fixtureDir("0.0.1") });
-  edit(bundle.csv!.object as Record<string, any>);
+  edit(bundle.csv!.object as Loose);
   return bundle;
 }
 
@@ -117,7 +119,7 @@ describe("the installer's RBAC", () => {
       resourceNames: ["memcached-operator"],
     });
     // Every rule of the CSV's permissions and clusterPermissions is held (Kubernetes grants only what one holds).
-    const install = (bundle.csv.spec as any).install.spec;
+    const install = (bundle.csv.spec as Loose).install.spec;
     for (const stanza of [...(install.permissions ?? []), ...(install.clusterPermissions ?? [])])
       for (const rule of stanza.rules) expect(rules).toContainEqual(rule);
     // Deterministic: the same bundle gives the same rules.
@@ -315,11 +317,11 @@ describe("upgrade and cleanup", () => {
     );
     expect(catalog.spec).toEqual({ source: { type: "Image", image: { ref: "r/c@sha256:2" } } });
     expect(JSON.parse(catalog.metadata.annotations!["tsop.dev/bundles"]!)).toEqual(served);
-    expect((extension.spec as any).source.catalog).toEqual({
-      ...(p.clusterExtension.spec as any).source.catalog,
+    expect((extension.spec as Loose).source.catalog).toEqual({
+      ...(p.clusterExtension.spec as Loose).source.catalog,
       version: "0.0.2",
     });
-    expect((p.clusterExtension.spec as any).source.catalog.version).toBe("0.0.1");
+    expect((p.clusterExtension.spec as Loose).source.catalog.version).toBe("0.0.1");
   });
 
   it("deletes the ClusterExtension before the RBAC its finalizers need, the namespace last", () => {
