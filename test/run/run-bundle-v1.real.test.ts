@@ -250,3 +250,88 @@ test("what OLM v1 cannot install is refused before anything is created", async (
   expect(run.stderr).toContain("nothing was created");
   expect(added(before, await snapshot(cluster.kubeconfigPath))).toEqual([]);
 });
+
+/** A CRD standing in for cert-manager's Certificate API: what tsop looks for before it lets webhooks through. */
+const CERT_MANAGER_CRD = {
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: "certificates.cert-manager.io" },
+  spec: {
+    group: "cert-manager.io",
+    scope: "Namespaced",
+    names: {
+      kind: "Certificate",
+      plural: "certificates",
+      singular: "certificate",
+      listKind: "CertificateList",
+    },
+    versions: [
+      {
+        name: "v1",
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+      },
+    ],
+  },
+};
+
+test(
+  "a bundle operator-controller refuses fails with its conditions, and the run removes what it created",
+  { timeout: 200_000 },
+  async () => {
+    // With cert-manager's API served, tsop lets a webhook through; operator-controller v1.2.0 refuses
+    // every webhookDefinition (registryv1.go: "webhookDefinitions are not supported").
+    const crd = await kubectl(["apply", "-f", "-"], JSON.stringify(CERT_MANAGER_CRD));
+    expect(crd.exitCode, crd.all).toBe(0);
+    const image = await pushBundle(
+      registry,
+      "memcached-webhook",
+      "0.0.1",
+      (csv) => {
+        withoutRequiredApis(csv);
+        csv.spec!.webhookdefinitions = [
+          {
+            type: "ValidatingAdmissionWebhook",
+            generateName: "vmemcached.kb.io",
+            deploymentName: "memcached-operator-controller-manager",
+            admissionReviewVersions: ["v1"],
+            sideEffects: "None",
+            failurePolicy: "Fail",
+            containerPort: 443,
+            targetPort: 9443,
+            webhookPath: "/validate-cache-example-com-v1alpha1-memcached",
+            rules: [
+              {
+                apiGroups: ["cache.example.com"],
+                apiVersions: ["v1alpha1"],
+                operations: ["CREATE", "UPDATE"],
+                resources: ["memcacheds"],
+              },
+            ],
+          },
+        ];
+      },
+      ["--ca-file", registry.caFile!],
+    );
+    const before = await snapshot(cluster.kubeconfigPath);
+    const run = await tsop([
+      "run",
+      "bundle",
+      image,
+      "--olm",
+      "v1",
+      "-n",
+      "default",
+      "--ca-file",
+      registry.caFile!,
+      "--timeout",
+      "40s",
+    ]);
+    expect(run.exitCode, run.stderr).not.toBe(0);
+    // operator-controller's own reason, from the ClusterExtension's conditions.
+    expect(run.stderr).toContain("webhookDefinitions are not supported");
+    expect(run.stderr).toContain("removing what this run created");
+    expect(added(before, await snapshot(cluster.kubeconfigPath))).toEqual([]);
+  },
+);
