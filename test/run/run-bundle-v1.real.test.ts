@@ -326,7 +326,7 @@ test(
       "--ca-file",
       registry.caFile!,
       "--timeout",
-      "25s",
+      "40s",
     ]);
     expect(run.exitCode, run.stderr).not.toBe(0);
     // operator-controller's own reason, from the ClusterExtension's conditions.
