@@ -12,6 +12,7 @@ interface CleanupFlags extends ClusterFlags {
   deleteAll?: boolean;
   dryRun?: boolean;
   output: "table" | "json" | "yaml";
+  olm?: "v0" | "v1";
 }
 
 /**
@@ -35,6 +36,12 @@ export function cleanupCommand(): Command {
     )
     .addOption(new Option("--delete-all", "operator-sdk's name for --delete-crds").hideHelp())
     .option("--dry-run", "list what would be deleted and change nothing")
+    .addOption(
+      new Option(
+        "--olm <version>",
+        "what `tsop run bundle --olm` installed through (default: v1 when only OLM v1's APIs are served, else v0)",
+      ).choices(["v0", "v1"]),
+    )
     .addOption(timeoutOption("5m", "how long to wait for the deletions"))
     .addOption(
       new Option("-o, --output <format>", "output format")
@@ -44,18 +51,35 @@ export function cleanupCommand(): Command {
   addClusterFlags(command);
   command.action(async (pkg: string, flags: CleanupFlags, cmd: Command) => {
     const ctx = await cliContext(cmd);
-    const { cleanup } = await import("../olm/run/index.js");
     const { withInterrupt } = await import("../common/interrupt.js");
     const interrupt = { rollback: "stopping the cleanup (run it again to finish)" };
-    const run = withInterrupt(interrupt, (signal) =>
-      cleanup({
-        ...clusterOptions(flags, ctx),
-        packageName: pkg,
-        timeoutMs: flags.timeout,
-        deleteCrds: flags.deleteCrds ?? flags.deleteAll,
-        dryRun: flags.dryRun,
-        signal,
-      }),
+    const { chooseOlm } = await import("../olm/run/v1/index.js");
+    const v1 = (await chooseOlm({ ...clusterOptions(flags, ctx), olm: flags.olm })) === "v1";
+    if (v1 && flags.deleteCrds !== undefined) {
+      const { UsageError } = await import("../common/errors.js");
+      throw new UsageError(
+        "--delete-crds applies to OLM v0 only: OLM v1 removes what it installed, CRDs included, with the ClusterExtension",
+      );
+    }
+    const { cleanup } = await import("../olm/run/index.js");
+    type Result = Awaited<ReturnType<typeof cleanup>> | import("../olm/run/v1/index.js").CleanupV1Result;
+    const run = withInterrupt(interrupt, async (signal): Promise<Result> =>
+      v1
+        ? (await import("../olm/run/v1/index.js")).cleanupV1({
+            ...clusterOptions(flags, ctx),
+            packageName: pkg,
+            timeoutMs: flags.timeout,
+            dryRun: flags.dryRun,
+            signal,
+          })
+        : cleanup({
+            ...clusterOptions(flags, ctx),
+            packageName: pkg,
+            timeoutMs: flags.timeout,
+            deleteCrds: flags.deleteCrds ?? flags.deleteAll,
+            dryRun: flags.dryRun,
+            signal,
+          }),
     );
     // With -o json|yaml a script always gets a result on stdout, also when the cleanup fails.
     const result = await run.catch(async (error: unknown) => {

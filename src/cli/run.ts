@@ -27,6 +27,9 @@ interface SharedFlags extends ClusterFlags, RegistryFlags {
   securityContextConfig: "restricted" | "legacy";
   csvFailedGrace: number;
   output: Output;
+  olm?: "v0" | "v1";
+  catalogImage?: string;
+  caFile?: string;
 }
 
 interface BundleFlags extends SharedFlags {
@@ -45,8 +48,7 @@ interface UpgradeFlags extends SharedFlags {
 function sharedFlags(command: Command): Command {
   addClusterFlags(command);
   addRegistryFlags(command, {
-    scope: "tsop's own pull only, not the cluster's",
-    caFile: false,
+    scope: "tsop's own pull (and the OLM v1 catalog image's push), not the cluster's",
     operatorSdkNames: true,
   });
   return command
@@ -79,7 +81,65 @@ function sharedFlags(command: Command): Command {
       )
         .argParser(durationArg)
         .default(parseDuration("1m"), "1m"),
+    )
+    .addOption(
+      new Option(
+        "--olm <version>",
+        "which OLM installs the bundle (default: v1 when only OLM v1's ClusterExtension/ClusterCatalog are served, else v0)",
+      ).choices(["v0", "v1"]),
+    )
+    .option(
+      "--catalog-image <image>",
+      "OLM v1: where to push the catalog image (default: <bundle-repository>-catalog:<bundle tag>)",
     );
+}
+
+/** OLM v0's flags, refused with --olm v1 when given on the command line (v1 has no such knob). */
+const V0_ONLY = [
+  "installMode",
+  "indexImage",
+  "initImage",
+  "pullSecretName",
+  "serviceAccount",
+  "securityContextConfig",
+  "csvFailedGrace",
+];
+
+async function refuseV0Flags(command: Command): Promise<void> {
+  const given = command.options.filter(
+    (o) => V0_ONLY.includes(o.attributeName()) && command.getOptionValueSource(o.attributeName()) === "cli",
+  );
+  if (given.length === 0) return;
+  const { UsageError } = await import("../common/errors.js");
+  throw new UsageError(`${given.map((o) => o.long).join(", ")} apply to OLM v0 only, not with --olm v1`, {
+    hint: "drop them, or use --olm v0",
+  });
+}
+
+/** --catalog-image names OLM v1's catalog image; OLM v0 serves its catalog from ConfigMaps. */
+async function refuseV1Flags(flags: SharedFlags): Promise<void> {
+  if (flags.catalogImage === undefined) return;
+  const { UsageError } = await import("../common/errors.js");
+  throw new UsageError("--catalog-image applies to OLM v1 only (OLM v0 serves the catalog from ConfigMaps)", {
+    hint: "drop it, or pass --olm v1",
+  });
+}
+
+/** --olm, or what the cluster serves (imports the v1 path only when asked). */
+async function olmFor(flags: SharedFlags & { dryRun?: boolean }, ctx: CliContext): Promise<"v0" | "v1"> {
+  if (flags.olm === "v0" || (!flags.olm && flags.dryRun)) return "v0";
+  const { chooseOlm } = await import("../olm/run/v1/index.js");
+  return chooseOlm({ ...clusterOptions(flags, ctx), olm: flags.olm, dryRun: flags.dryRun });
+}
+
+function v1Options(flags: SharedFlags, ctx: CliContext, signal: AbortSignal) {
+  return {
+    ...clusterOptions(flags, ctx),
+    timeoutMs: flags.timeout,
+    ...registryOptions(flags, ctx.cwd),
+    catalogImage: flags.catalogImage,
+    signal,
+  };
 }
 
 const RUN_ROLLBACK = {
@@ -125,9 +185,31 @@ export function runCommand(): Command {
       [image, "<bundle-image>"],
       [flags.indexImage, "--index-image"],
       [flags.initImage, "--init-image"],
+      [flags.catalogImage, "--catalog-image"],
     ]);
     const ctx = await cliContext(command);
     const { withInterrupt } = await import("../common/interrupt.js");
+    if ((await olmFor(flags, ctx)) === "v1") {
+      await refuseV0Flags(command);
+      const { runBundleV1 } = await import("../olm/run/v1/index.js");
+      const v1 = await withInterrupt(RUN_ROLLBACK, (signal) =>
+        runBundleV1({
+          ...v1Options(flags, ctx, signal),
+          image,
+          createNamespace: flags.createNamespace,
+          dryRun: flags.dryRun,
+          keepOnFailure: flags.keepOnFailure,
+        }),
+      );
+      return printResult(
+        ctx,
+        v1,
+        flags.output,
+        (r) =>
+          `${r.csv} installed in namespace ${r.namespace} by OLM v1 (ClusterExtension ${r.clusterExtension}, ClusterCatalog ${r.clusterCatalog}, catalog image ${r.catalogImage})`,
+      );
+    }
+    await refuseV1Flags(flags);
     const { runBundle } = await import("../olm/run/index.js");
     const result = await withInterrupt(RUN_ROLLBACK, (signal) =>
       runBundle({
@@ -161,9 +243,32 @@ export function runCommand(): Command {
     .option("--dry-run", "print every object the upgrade would create or change; the cluster is only read")
     .addOption(runOutputOption());
   upgrade.action(async (image: string, flags: UpgradeFlags, command: Command) => {
-    await checkImages([[image, "<bundle-image>"]]);
+    await checkImages([
+      [image, "<bundle-image>"],
+      [flags.catalogImage, "--catalog-image"],
+    ]);
     const ctx = await cliContext(command);
     const { withInterrupt } = await import("../common/interrupt.js");
+    if ((await olmFor({ ...flags, dryRun: false }, ctx)) === "v1") {
+      await refuseV0Flags(command);
+      const { bundleUpgradeV1 } = await import("../olm/run/v1/index.js");
+      const v1 = await withInterrupt(RUN_ROLLBACK, (signal) =>
+        bundleUpgradeV1({
+          ...v1Options(flags, ctx, signal),
+          image,
+          rollbackOnFailure: flags.rollbackOnFailure,
+          dryRun: flags.dryRun,
+        }),
+      );
+      return printResult(
+        ctx,
+        v1,
+        flags.output,
+        (r) =>
+          `${r.packageName} upgraded from ${r.from.csv} to ${r.to.csv} by OLM v1 (catalog image ${r.catalogImage})`,
+      );
+    }
+    await refuseV1Flags(flags);
     const { bundleUpgrade } = await import("../olm/run/index.js");
     const result = await withInterrupt(RUN_ROLLBACK, (signal) =>
       bundleUpgrade({

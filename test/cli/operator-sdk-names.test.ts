@@ -26,6 +26,11 @@ vi.mock("../../src/olm/run/index.js", () => ({
   }),
 }));
 
+// No cluster here: which OLM a command talks to is v0 unless --olm says otherwise.
+vi.mock("../../src/olm/run/v1/index.js", () => ({
+  chooseOlm: async (options: { olm?: string }) => options.olm ?? "v0",
+}));
+
 const { runCommand } = await import("../../src/cli/run.js");
 const { cleanupCommand } = await import("../../src/cli/cleanup.js");
 

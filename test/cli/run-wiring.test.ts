@@ -27,6 +27,12 @@ vi.mock("../../src/olm/run/index.js", () => ({
   },
 }));
 
+// No cluster here: which OLM a command talks to is v0 unless --olm says otherwise
+// (test/olm/run-v1-wiring.test.ts covers --olm v1).
+vi.mock("../../src/olm/run/v1/index.js", () => ({
+  chooseOlm: async (options: { olm?: string }) => options.olm ?? "v0",
+}));
+
 const { buildProgram } = await import("../../src/cli/main.js");
 
 /** `tsop <argv>` in-process; returns stdout. */

@@ -77,6 +77,11 @@ export async function failRun(
     rollback?: boolean;
     /** The package whose Subscription the run created: OLM's Operator object for it goes too. */
     packageName?: string;
+    /** More diagnostics for the failed phase (the OLM v1 path: its objects' conditions). */
+    diagnostics?: (phase: string) => Promise<string[]>;
+    /** Kinds removed, and waited for, before the rest of the journal (a ClusterExtension's
+     * finalizers need the installer's RBAC, so it goes first). */
+    deleteFirst?: readonly string[];
   },
 ): Promise<TsopError> {
   const phaseError = error instanceof PhaseError ? error : new PhaseError("preparing", error);
@@ -84,6 +89,8 @@ export async function failRun(
   if (!isInterrupted(phaseError.original)) {
     const extra = await phaseDiagnostics(client, phaseError.phase, options.refs).catch(() => []);
     phaseError.details.push(...extra);
+    if (options.diagnostics)
+      phaseError.details.push(...(await options.diagnostics(phaseError.phase).catch(() => [])));
   }
   const journal = options.rollback === false ? [] : session.journal();
   let summary = "";
@@ -93,11 +100,11 @@ export async function failRun(
     summary = messages.cleanedUp(0);
   } else {
     reporter.warn(`${session.command} failed; removing what this run created`);
-    const outcome = await deleteAndWait(client, journal, {
-      reporter,
-      timeoutMs: 60_000,
-      what: "the objects this run created to be deleted",
-    });
+    const first = options.deleteFirst ?? [];
+    const outcome = await deleteInStages(client, reporter, [
+      journal.filter((ref) => first.includes(ref.kind)),
+      journal.filter((ref) => !first.includes(ref.kind)),
+    ]);
     const namespace = options.refs.subscription?.namespace;
     if (outcome.left.length === 0 && options.packageName && namespace) {
       await removeOperatorObject(client, options.packageName, namespace, reporter, 60_000).catch(
@@ -133,6 +140,32 @@ export async function failRun(
   });
 }
 
+/** Deletes each stage and waits for it before the next; a stage that leaves something stops there. */
+async function deleteInStages(
+  client: KubeClient,
+  reporter: Session["reporter"],
+  stages: ObjectRef[][],
+): Promise<{ deleted: ObjectRef[]; left: string[] }> {
+  const deleted: ObjectRef[] = [];
+  for (const [index, stage] of stages.entries()) {
+    if (stage.length === 0) continue;
+    const outcome = await deleteAndWait(client, stage, {
+      reporter,
+      timeoutMs: 60_000,
+      what: "the objects this run created to be deleted",
+    });
+    deleted.push(...outcome.deleted);
+    if (outcome.left.length > 0) {
+      const skipped = stages
+        .slice(index + 1)
+        .flat()
+        .map((ref) => `${describeRef(ref)} (kept: removed after the above)`);
+      return { deleted, left: [...outcome.left, ...skipped] };
+    }
+  }
+  return { deleted, left: [] };
+}
+
 const PHASE_TEXT: Record<string, string> = {
   preparing: "preparing",
   preflight: "checking the cluster",
@@ -146,6 +179,12 @@ const PHASE_TEXT: Record<string, string> = {
   csv: "waiting for the ClusterServiceVersion to succeed",
   "old csv": "waiting for the previous ClusterServiceVersion to be replaced",
   "switch catalog": "switching the catalog to the new bundle set",
+  "push catalog image": "pushing the catalog image",
+  "create objects": "creating the installer's RBAC and the ClusterCatalog",
+  "cluster catalog": "waiting for the ClusterCatalog to serve the catalog",
+  "create extension": "creating the ClusterExtension",
+  extension: "waiting for the ClusterExtension to be Installed",
+  "move extension": "moving the ClusterExtension to the new version",
 };
 
 export function describePhase(phase: string): string {
