@@ -49,7 +49,12 @@ const RESET_REASON = "TsopUpgradeCheck";
 
 export function sampleRef(sample: Sample, namespace: string) {
   const o = sample.object;
-  return { apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name ?? "", namespace: o.metadata.namespace ?? namespace };
+  return {
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    name: o.metadata.name ?? "",
+    namespace: o.metadata.namespace ?? namespace,
+  };
 }
 
 export function readyTargets(samples: Sample[], namespace: string, readiness: Readiness): WaitTarget[] {
@@ -80,11 +85,14 @@ async function checkSample(
   failures: CheckFailure[],
 ): Promise<{ crd: CrdFacts; object: KubeObject } | undefined> {
   const name = sampleName(sample);
-  const fail = (message: string, field?: string) => failures.push({ sample: name, ...(field ? { field } : {}), message });
+  const fail = (message: string, field?: string) =>
+    failures.push({ sample: name, ...(field ? { field } : {}), message });
   const to = input.edge.to.bundle;
   const crd = await crdFor(input.client, sample.object);
   if (!crd) {
-    fail(`no CustomResourceDefinition serves ${sample.object.apiVersion} ${sample.object.kind} after the upgrade to ${to}: the sample is lost`);
+    fail(
+      `no CustomResourceDefinition serves ${sample.object.apiVersion} ${sample.object.kind} after the upgrade to ${to}: the sample is lost`,
+    );
     return undefined;
   }
   const { group, version: own } = splitApiVersion(sample.object.apiVersion);
@@ -99,11 +107,16 @@ async function checkSample(
   const versions = new Set(crd.versions.map((v) => v.name));
   for (const stored of crd.storedVersions)
     if (!versions.has(stored))
-      fail(`the CRD ${crd.name} lists ${stored} in status.storedVersions but no longer defines it: objects stored as ${stored} cannot be read`, "status.storedVersions");
+      fail(
+        `the CRD ${crd.name} lists ${stored} in status.storedVersions but no longer defines it: objects stored as ${stored} cannot be read`,
+        "status.storedVersions",
+      );
   if (!served.includes(own)) return undefined;
   const object = await readAt(input.client, crd, own, sample.object, input.namespace);
   if (!object) {
-    fail(`the sample is lost: ${sample.object.apiVersion} ${sample.object.kind} ${sample.object.metadata.name ?? ""} is not found after the upgrade to ${to}`);
+    fail(
+      `the sample is lost: ${sample.object.apiVersion} ${sample.object.kind} ${sample.object.metadata.name ?? ""} is not found after the upgrade to ${to}`,
+    );
     return undefined;
   }
   for (const d of fieldDifferences(sample.object, object))
@@ -132,12 +145,21 @@ async function checkReconciled(
   let ready: KubeObject | undefined;
   try {
     ready = (
-      await waitFor(input.client, [{ ref, check: (o) => ({ done: readyState(o, readiness).ready, status: readyState(o, readiness).status }) }], {
-        timeoutMs: input.timeoutMs,
-        reporter: input.reporter,
-        what: `${name} reconciled by ${input.edge.to.bundle}`,
-        signal: input.signal,
-      })
+      await waitFor(
+        input.client,
+        [
+          {
+            ref,
+            check: (o) => ({ done: readyState(o, readiness).ready, status: readyState(o, readiness).status }),
+          },
+        ],
+        {
+          timeoutMs: input.timeoutMs,
+          reporter: input.reporter,
+          what: `${name} reconciled by ${input.edge.to.bundle}`,
+          signal: input.signal,
+        },
+      )
     ).get(refKey(ref));
   } catch (error) {
     if (isInterrupted(error) || !(error instanceof TsopError)) throw error;
@@ -160,8 +182,7 @@ async function checkReconciled(
 function observedGeneration(obj: KubeObject | undefined, readiness: Readiness): number | undefined {
   if (readiness.kind === "condition") {
     const c = conditionsOf(obj).find((x) => readiness.types.includes(x.type) && x.status === "True") as
-      | (Condition & { observedGeneration?: number })
-      | undefined;
+      (Condition & { observedGeneration?: number }) | undefined;
     if (typeof c?.observedGeneration === "number") return c.observedGeneration;
   }
   const top = obj?.status?.observedGeneration;
@@ -169,17 +190,33 @@ function observedGeneration(obj: KubeObject | undefined, readiness: Readiness): 
 }
 
 /** Sets the readiness condition to Unknown, so only a fresh reconcile can make it True again. */
-async function resetCondition(input: CheckInput, crd: CrdFacts, sample: Sample, object: KubeObject, type: string) {
+async function resetCondition(
+  input: CheckInput,
+  crd: CrdFacts,
+  sample: Sample,
+  object: KubeObject,
+  type: string,
+) {
   const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
   const conditions = conditionsOf(object).map((c) =>
     c.type === type
-      ? { ...c, status: "Unknown", reason: RESET_REASON, message: `tsop test upgrades: waiting for ${input.edge.to.bundle} to reconcile`, lastTransitionTime: now }
+      ? {
+          ...c,
+          status: "Unknown",
+          reason: RESET_REASON,
+          message: `tsop test upgrades: waiting for ${input.edge.to.bundle} to reconcile`,
+          lastTransitionTime: now,
+        }
       : c,
   );
   const { version } = splitApiVersion(sample.object.apiVersion);
   const subresource = crd.versions.find((v) => v.name === version)?.statusSubresource ? "status" : undefined;
-  await input.client.rest.request("PATCH", objectPath(crd, version, sample.object, input.namespace, subresource), {
-    body: { status: { conditions } },
-    contentType: "application/merge-patch+json",
-  });
+  await input.client.rest.request(
+    "PATCH",
+    objectPath(crd, version, sample.object, input.namespace, subresource),
+    {
+      body: { status: { conditions } },
+      contentType: "application/merge-patch+json",
+    },
+  );
 }

@@ -25,21 +25,28 @@ export interface CrdFacts {
 
 const CRD_API = "apiextensions.k8s.io/v1";
 
+type Fields = Record<string, unknown>;
+const rec = (v: unknown): Fields => (v && typeof v === "object" && !Array.isArray(v) ? (v as Fields) : {});
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
 function facts(crd: KubeObject): CrdFacts {
-  const spec = (crd.spec ?? {}) as Record<string, any>;
+  const spec = rec(crd.spec);
   return {
     name: crd.metadata.name ?? "",
     group: String(spec.group ?? ""),
-    plural: String(spec.names?.plural ?? ""),
+    plural: String(rec(spec.names).plural ?? ""),
     namespaced: spec.scope !== "Cluster",
-    versions: ((spec.versions ?? []) as Array<Record<string, any>>).map((v) => ({
-      name: String(v.name),
-      served: v.served === true,
-      storage: v.storage === true,
-      statusSubresource: v.subresources?.status !== undefined,
-    })),
-    storedVersions: ((crd.status?.storedVersions ?? []) as unknown[]).map(String),
-    conversion: String(spec.conversion?.strategy ?? "None"),
+    versions: list(spec.versions).map((x) => {
+      const v = rec(x);
+      return {
+        name: String(v.name),
+        served: v.served === true,
+        storage: v.storage === true,
+        statusSubresource: rec(v.subresources).status !== undefined,
+      };
+    }),
+    storedVersions: list(rec(crd.status).storedVersions).map(String),
+    conversion: String(rec(spec.conversion).strategy ?? "None"),
   };
 }
 
@@ -47,14 +54,20 @@ function facts(crd: KubeObject): CrdFacts {
 export async function crdFor(client: KubeClient, sample: KubeObject): Promise<CrdFacts | undefined> {
   const { group } = splitApiVersion(sample.apiVersion);
   const { items } = await client.list(CRD_API, "CustomResourceDefinition");
-  const crd = items.find(
-    (c) => (c.spec as Record<string, any>)?.group === group && (c.spec as Record<string, any>)?.names?.kind === sample.kind,
-  );
+  const crd = items.find((c) => rec(c.spec).group === group && rec(rec(c.spec).names).kind === sample.kind);
   return crd ? facts(crd) : undefined;
 }
 
-export function objectPath(crd: CrdFacts, version: string, sample: KubeObject, namespace: string, subresource?: string): string {
-  const ns = crd.namespaced ? `/namespaces/${encodeURIComponent(sample.metadata.namespace ?? namespace)}` : "";
+export function objectPath(
+  crd: CrdFacts,
+  version: string,
+  sample: KubeObject,
+  namespace: string,
+  subresource?: string,
+): string {
+  const ns = crd.namespaced
+    ? `/namespaces/${encodeURIComponent(sample.metadata.namespace ?? namespace)}`
+    : "";
   const sub = subresource ? `/${subresource}` : "";
   return `/apis/${crd.group}/${version}${ns}/${crd.plural}/${encodeURIComponent(sample.metadata.name ?? "")}${sub}`;
 }
@@ -75,5 +88,7 @@ export async function readAt(
   }
 }
 
-export const servedVersions = (crd: CrdFacts): string[] => crd.versions.filter((v) => v.served).map((v) => v.name);
-export const storageVersion = (crd: CrdFacts): string | undefined => crd.versions.find((v) => v.storage)?.name;
+export const servedVersions = (crd: CrdFacts): string[] =>
+  crd.versions.filter((v) => v.served).map((v) => v.name);
+export const storageVersion = (crd: CrdFacts): string | undefined =>
+  crd.versions.find((v) => v.storage)?.name;

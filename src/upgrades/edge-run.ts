@@ -94,14 +94,29 @@ export async function runEdge(edge: UpgradeEdge, options: EdgeRunOptions): Promi
   reporter.info(`Edge ${result.edge} (${edge.kinds.join(", ")}; channel ${edge.channels.join(", ")})`);
   let installed = false;
   try {
-    await step("install", () => runBundle({ ...olmOptions(options), image: edge.from.image, installMode: options.installMode, indexImage: options.indexImage }));
+    await step("install", () =>
+      runBundle({
+        ...olmOptions(options),
+        image: edge.from.image,
+        installMode: options.installMode,
+        indexImage: options.indexImage,
+      }),
+    );
     installed = true;
     await step("samples", () => applySamples(options));
-    const before = await step("reconciled", () => waitReconciled(options, `the samples reconciled by ${edge.from.bundle}`));
+    const before = await step("reconciled", () =>
+      waitReconciled(options, `the samples reconciled by ${edge.from.bundle}`),
+    );
     const crdsBefore = await step("reconciled", () => crdsOf(options));
     await step("upgrade", () => bundleUpgrade({ ...olmOptions(options), image: edge.to.image }));
     await step("check", async () => {
-      for (const f of await checkAfterUpgrade({ ...options, edge, before, crdsBefore, fieldManager: FIELD_MANAGER }))
+      for (const f of await checkAfterUpgrade({
+        ...options,
+        edge,
+        before,
+        crdsBefore,
+        fieldManager: FIELD_MANAGER,
+      }))
         result.failures.push({ step: "check", ...f });
     });
   } catch (error) {
@@ -149,7 +164,10 @@ async function applySamples(options: EdgeRunOptions): Promise<void> {
 }
 
 /** Waits until every sample is ready; returns them as they were then. */
-export async function waitReconciled(options: EdgeRunOptions, what: string): Promise<Map<string, KubeObject>> {
+export async function waitReconciled(
+  options: EdgeRunOptions,
+  what: string,
+): Promise<Map<string, KubeObject>> {
   const targets: WaitTarget[] = readyTargets(options.samples, options.namespace, options.readiness);
   const seen = await waitFor(options.client, targets, {
     timeoutMs: options.timeoutMs,

@@ -20,12 +20,16 @@ import { readSamples } from "./samples.js";
 
 export { type EdgeFailure, type EdgeResult, type StepResult } from "./edge-run.js";
 export { type EdgeFilter, type UpgradeEdge, upgradeEdges } from "./edges.js";
-export { conditionReadiness, DEFAULT_READY_CONDITIONS, parseReadyJsonpath, type Readiness } from "./readiness.js";
+export {
+  conditionReadiness,
+  DEFAULT_READY_CONDITIONS,
+  parseReadyJsonpath,
+  type Readiness,
+} from "./readiness.js";
 export { failureLine, formatEdgeReport } from "./report.js";
 
 export interface TestUpgradesOptions
-  extends ClusterOptions,
-    Omit<EdgeRunOptions, "client" | "reporter" | "namespace" | "samples"> {
+  extends ClusterOptions, Omit<EdgeRunOptions, "client" | "reporter" | "namespace" | "samples"> {
   /** An FBC directory, or a catalog template file (rendered first, reading its bundle images). */
   catalog: string;
   /** The samples directory (config/samples, or --fixtures). */
@@ -74,7 +78,9 @@ export async function testUpgrades(options: TestUpgradesOptions): Promise<TestUp
   try {
     await requireOlm(conn.client);
     const namespace = options.namespace ?? conn.client.namespace;
-    options.reporter.info(`Testing ${edges.length} upgrade edge(s) in namespace ${namespace} with ${samples.length} sample(s)`);
+    options.reporter.info(
+      `Testing ${edges.length} upgrade edge(s) in namespace ${namespace} with ${samples.length} sample(s)`,
+    );
     const results: EdgeResult[] = [];
     for (const edge of edges)
       results.push(await runEdge(edge, { ...options, client: conn.client, namespace, samples }));

@@ -43,7 +43,8 @@ export function readyState(obj: KubeObject | undefined, readiness: Readiness): R
     const shown = value === undefined ? "absent" : JSON.stringify(value);
     const ready =
       readiness.expected !== undefined
-        ? value !== undefined && (typeof value === "string" ? value : JSON.stringify(value)) === readiness.expected
+        ? value !== undefined &&
+          (typeof value === "string" ? value : JSON.stringify(value)) === readiness.expected
         : value !== undefined && value !== null && value !== "" && value !== false && value !== 0;
     return { ready, status: `${pathText(readiness.steps)} ${shown}` };
   }
