@@ -165,7 +165,11 @@ async function checkReconciled(
     if (isInterrupted(error) || !(error instanceof TsopError)) throw error;
     failures.push({
       sample: name,
-      message: `not reconciled again by ${input.edge.to.bundle}: ${error.message.split("\n")[0]}`,
+      message: `not reconciled again by ${input.edge.to.bundle}: ${error.message.split("\n")[0]}${
+        readiness.kind === "condition"
+          ? ` (tsop set its ${readiness.types.join("/")} condition to Unknown after the upgrade; an operator that ignores status-only updates never sees that: use --ready-jsonpath for it)`
+          : ""
+      }`,
     });
     return;
   }

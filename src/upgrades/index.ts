@@ -69,11 +69,12 @@ async function loadCatalog(options: TestUpgradesOptions): Promise<Catalog> {
 }
 
 export async function testUpgrades(options: TestUpgradesOptions): Promise<TestUpgradesResult> {
+  // The samples first: a bad one is refused before the catalog's bundle images are read.
+  const samples = await readSamples(options.samplesDir);
   const catalog = await loadCatalog(options);
   const graph = catalogGraph(catalog);
   const edges = upgradeEdges(graph, options.filter);
   if (edges.length === 0) throw noEdges(options.filter, upgradeEdges(graph).length);
-  const samples = await readSamples(options.samplesDir);
   const conn = await connect(options);
   try {
     await requireOlm(conn.client);

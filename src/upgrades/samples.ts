@@ -49,7 +49,6 @@ export async function readSamples(dir: string): Promise<Sample[]> {
       const o = value as Partial<KubeObject>;
       if (typeof o !== "object" || !o.apiVersion || !o.kind || !o.metadata?.name)
         throw new InvalidInputError(`${source}: a sample needs apiVersion, kind and metadata.name`, {
-          location: { file: shown },
           hint: "Each document under the samples directory is one custom resource the test applies.",
         });
       samples.push({ source, object: o as KubeObject });

@@ -6,7 +6,7 @@
 // refuses it statically (CAT-16), and the live run fails naming the edge, the sample and the field.
 // The other red case (a served version dropped without conversion) is shown by the static check
 // in test/catalog/ (CAT-18); a live run of it would add an edge of bed time for the same message.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -60,8 +60,9 @@ beforeAll(async () => {
     },
     "memcached-bundle-bad",
   );
-  await writeFile(join(work, "memcached-sample.yaml"), SAMPLE);
-  await writeFile(join(work, "kustomization.yaml"), "resources: [memcached-sample.yaml]\n");
+  await mkdir(join(work, "samples"));
+  await writeFile(join(work, "samples", "memcached-sample.yaml"), SAMPLE);
+  await writeFile(join(work, "samples", "kustomization.yaml"), "resources: [memcached-sample.yaml]\n");
 }, 900_000);
 
 afterAll(async () => {
@@ -77,7 +78,7 @@ function testUpgrades(template: string, extra: string[] = []) {
       "upgrades",
       template,
       "--fixtures",
-      work,
+      join(work, "samples"),
       "-n",
       NS,
       "--install-mode",
