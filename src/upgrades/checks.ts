@@ -9,6 +9,7 @@
 //               (reason TsopUpgradeCheck, through the status subresource) and waits until it is True
 //               again; with --ready-jsonpath (no condition to reset), the jsonpath holds and
 //               status.observedGeneration, when the operator writes it, has caught up with the spec
+import { formatDuration } from "../common/duration.js";
 import { TsopError } from "../common/errors.js";
 import { isInterrupted } from "../common/interrupt.js";
 import type { Reporter } from "../common/reporter.js";
@@ -163,11 +164,22 @@ async function checkReconciled(
     ).get(refKey(ref));
   } catch (error) {
     if (isInterrupted(error) || !(error instanceof TsopError)) throw error;
+    // What the sample shows now says more than the wait's own message.
+    const now = readyState(
+      await readAt(
+        input.client,
+        crd,
+        splitApiVersion(ref.apiVersion).version,
+        sample.object,
+        input.namespace,
+      ),
+      readiness,
+    );
     failures.push({
       sample: name,
-      message: `not reconciled again by ${input.edge.to.bundle}: ${error.message.split("\n")[0]}${
+      message: `not reconciled again by ${input.edge.to.bundle} within ${formatDuration(input.timeoutMs)}: ${now.status}${
         readiness.kind === "condition"
-          ? ` (tsop set its ${readiness.types.join("/")} condition to Unknown after the upgrade; an operator that ignores status-only updates never sees that: use --ready-jsonpath for it)`
+          ? ` (tsop set the condition to Unknown after the upgrade; an operator that ignores status-only updates never sees that: use --ready-jsonpath for it)`
           : ""
       }`,
     });
