@@ -173,6 +173,11 @@ export const RULES: Rules = {
       why: "the dev loop works without OLM: the cluster operations it shares with olm/ live in kube/",
     },
     {
+      from: "src/upgrades/",
+      allow: ["src/upgrades/", "src/common/", "src/kube/", "src/catalog/", "src/olm/"],
+      why: "upgrades/ orders olm/run's install, upgrade and cleanup over catalog/'s graph: it does no OLM or registry work of its own",
+    },
+    {
       from: "src/",
       deny: ["src/cli/"],
       why: "cli/ is the outermost layer (commands, flags, output); nothing else imports it",

@@ -3,6 +3,7 @@
 // graphs OLM refuses or that leave users behind; warnings are graphs that work but likely not as meant.
 import { SemVer } from "semver";
 import { isRecord, str } from "../manifests/index.js";
+import { type CrdDraft, crdSafety } from "./crd-safety.js";
 import type { BundleNode, ChannelGraph, PackageGraph } from "./graph.js";
 
 export interface CatalogFinding {
@@ -459,6 +460,27 @@ const uniqueEntries = perChannel("CAT-14", "each bundle appears once per channel
     }));
 });
 
+/** One of crd-safety.ts's checks over every edge. */
+const crdCheck = (id: CrdDraft["id"], description: string) =>
+  perEdge(id, description, (from, to, pkg) =>
+    crdSafety(from, pkg.bundles.get(from), to, pkg.bundles.get(to))
+      .filter((d) => d.id === id)
+      .map((d) => ({ level: d.level, entries: [to, from], message: d.message, fix: d.fix })),
+  );
+
+const keepsCrdFields = crdCheck(
+  "CAT-16",
+  "an upgrade removes no field from a CRD version users' objects have",
+);
+const keepsCrdValidation = crdCheck(
+  "CAT-17",
+  "an upgrade tightens no validation of a CRD version (required, enum, maximum/minimum, lengths, pattern, type)",
+);
+const keepsCrdVersions = crdCheck(
+  "CAT-18",
+  "without a conversion webhook, an upgrade keeps serving every served version and keeps the storage version's fields",
+);
+
 export const CATALOG_CHECKS: readonly CatalogCheck[] = [
   defaultChannel,
   oneHead,
@@ -474,6 +496,9 @@ export const CATALOG_CHECKS: readonly CatalogCheck[] = [
   minKubeSteps,
   versions,
   uniqueEntries,
+  keepsCrdFields,
+  keepsCrdValidation,
+  keepsCrdVersions,
 ];
 
 export function checkCatalogGraph(graph: readonly PackageGraph[]): CatalogFinding[] {

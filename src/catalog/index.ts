@@ -6,7 +6,8 @@
 //   fbc.ts              the catalog in memory, read from / written to a directory as opm writes it
 //   add.ts              `catalog add`: a released bundle into the template
 //   graph.ts            the upgrade graph; checks.ts its checks (CAT-nn), previous.ts CAT-15 against
-//                       the catalog users have today; mermaid.ts its picture
+//                       the catalog users have today, crd-safety.ts the CRD schemas along each edge
+//                       (CAT-16…18); mermaid.ts its picture
 //   image.ts            the catalog image on an opm base, pushed or as an OCI layout
 import type { RegistryAccess } from "../bundle/load/index.js";
 import type { Reporter } from "../common/reporter.js";

@@ -19,6 +19,7 @@ import { cleanupCommand } from "./cleanup.js";
 import { deployCommand, installCommand, undeployCommand, uninstallCommand } from "./devloop.js";
 import { operatorSdkSpelling } from "./operator-sdk.js";
 import { runCommand } from "./run.js";
+import { testCommand } from "./test.js";
 import { versionCommand } from "./version.js";
 
 export function buildProgram({ versionFlag = true }: { versionFlag?: boolean } = {}): Command {
@@ -49,6 +50,7 @@ export function buildProgram({ versionFlag = true }: { versionFlag?: boolean } =
   program.addCommand(bundleCommand());
   program.addCommand(catalogCommand());
   program.addCommand(runCommand());
+  program.addCommand(testCommand());
   program.addCommand(deployCommand());
   program.addCommand(helmCommand());
   program.addCommand(undeployCommand());

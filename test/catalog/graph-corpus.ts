@@ -11,6 +11,8 @@ export interface BundleOpts {
   gvks?: string[];
   required?: string[];
   version?: string;
+  /** CRDs the bundle ships (olm.bundle.object), for the schema-safety checks CAT-16…18. */
+  crds?: object[];
 }
 
 const PKG = "widget";
@@ -45,7 +47,10 @@ export function bundle(v: string, opts: BundleOpts = {}) {
       { type: "olm.package", value: { packageName: PKG, version: opts.version ?? v } },
       ...(opts.gvks ?? ["example.com/v1/Widget"]).map((g) => ({ type: "olm.gvk", value: gvk(g) })),
       ...(opts.required ?? []).map((g) => ({ type: "olm.gvk.required", value: gvk(g) })),
-      { type: "olm.bundle.object", value: { data: Buffer.from(JSON.stringify(csv)).toString("base64") } },
+      ...[csv, ...(opts.crds ?? [])].map((o) => ({
+        type: "olm.bundle.object",
+        value: { data: Buffer.from(JSON.stringify(o)).toString("base64") },
+      })),
     ],
   };
 }
@@ -77,6 +82,56 @@ export function fbc(options: {
 const e = (v: string, edges: Omit<Entry, "name"> = {}): Entry => ({ name: name(v), ...edges });
 const r = (v: string) => ({ replaces: name(v) });
 const three = [bundle("0.1.0"), bundle("0.2.0"), bundle("0.3.0")];
+
+interface CrdVersionOpts {
+  name: string;
+  served?: boolean;
+  storage?: boolean;
+  spec: Record<string, unknown>;
+  required?: string[];
+}
+
+/** The Widget CRD with the given versions, each with its spec schema. */
+export function widgetCrd(versions: CrdVersionOpts[], conversion?: string) {
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: "widgets.example.com" },
+    spec: {
+      group: "example.com",
+      names: { kind: "Widget", plural: "widgets" },
+      scope: "Namespaced",
+      ...(conversion ? { conversion: { strategy: conversion } } : {}),
+      versions: versions.map((v) => ({
+        name: v.name,
+        served: v.served ?? true,
+        storage: v.storage ?? true,
+        schema: {
+          openAPIV3Schema: {
+            type: "object",
+            properties: {
+              spec: { type: "object", properties: v.spec, ...(v.required ? { required: v.required } : {}) },
+              status: { type: "object", properties: { ready: { type: "boolean" } } },
+            },
+          },
+        },
+      })),
+    },
+  };
+}
+
+const SIZE = { size: { type: "integer", maximum: 10 }, mode: { type: "string", enum: ["fast", "safe"] } };
+const v1 = (spec: Record<string, unknown> = SIZE, more: Partial<CrdVersionOpts> = {}) => ({
+  name: "v1",
+  spec,
+  ...more,
+});
+/** 0.1.0 → 0.2.0 on one channel, with the CRDs given. */
+const crdEdge = (before: object, after: object) =>
+  fbc({
+    channels: { stable: [e("0.1.0"), e("0.2.0", r("0.1.0"))] },
+    bundles: [bundle("0.1.0", { crds: [before] }), bundle("0.2.0", { crds: [after] })],
+  });
 
 export interface CorpusCase {
   label: string;
@@ -265,6 +320,68 @@ export const CORPUS: CorpusCase[] = [
     }),
     ids: ["CAT-14"],
     names: [name("0.2.0")],
+  },
+  {
+    label: "sound CRD change: a field added, a maximum raised, an enum widened, a version added",
+    catalog: crdEdge(
+      widgetCrd([v1()]),
+      widgetCrd([
+        { name: "v1alpha1", served: true, storage: false, spec: SIZE },
+        v1({
+          ...SIZE,
+          size: { type: "integer", maximum: 20 },
+          mode: { type: "string", enum: ["fast", "safe", "slow"] },
+          color: { type: "string" },
+        }),
+      ]),
+    ),
+    ids: [],
+  },
+  {
+    label: "CRD field removed: 0.2.0 drops spec.size",
+    catalog: crdEdge(widgetCrd([v1()]), widgetCrd([v1({ mode: SIZE.mode })])),
+    ids: ["CAT-16"],
+    names: [".spec.size", "widgets.example.com v1", name("0.2.0"), name("0.1.0")],
+  },
+  {
+    label: "CRD validation tightened: a new required field, a narrowed enum, a lower maximum",
+    catalog: crdEdge(
+      widgetCrd([v1()]),
+      widgetCrd([
+        v1(
+          { size: { type: "integer", maximum: 5 }, mode: { type: "string", enum: ["safe"] } },
+          { required: ["mode"] },
+        ),
+      ]),
+    ),
+    ids: ["CAT-17"],
+    names: ["new required field(s) mode", '"fast" no longer allowed', "maximum 10 → 5", ".spec.size"],
+  },
+  {
+    label: "CRD served version dropped without a conversion webhook",
+    catalog: crdEdge(
+      widgetCrd([{ name: "v1alpha1", storage: false, spec: SIZE }, v1()]),
+      widgetCrd([{ name: "v1alpha1", served: false, storage: false, spec: SIZE }, v1()]),
+    ),
+    ids: ["CAT-18"],
+    names: ["stops serving widgets.example.com version v1alpha1", "conversion webhook"],
+  },
+  {
+    label: "CRD served version dropped with a conversion webhook: no finding",
+    catalog: crdEdge(
+      widgetCrd([{ name: "v1alpha1", storage: false, spec: SIZE }, v1()], "Webhook"),
+      widgetCrd([{ name: "v1alpha1", served: false, storage: false, spec: SIZE }, v1()], "Webhook"),
+    ),
+    ids: [],
+  },
+  {
+    label: "CRD storage version moved to one that lacks a field, without a conversion webhook",
+    catalog: crdEdge(
+      widgetCrd([v1(), { name: "v2", storage: false, spec: { mode: SIZE.mode } }]),
+      widgetCrd([v1(SIZE, { storage: false }), { name: "v2", storage: true, spec: { mode: SIZE.mode } }]),
+    ),
+    ids: ["CAT-18"],
+    names: ["from v1 to v2", ".spec.size"],
   },
 ];
 
