@@ -14,9 +14,9 @@ import {
   type Request,
   setCondition,
 } from "../../src/runtime/index.js";
-import type { PerturbStep } from "../../src/testing/index.js";
+import type { PerturbOptions, PerturbStep } from "../../src/testing/index.js";
 
-export type PlantedBug = "staleRead" | "missedDeletion" | "nonIdempotentCreate";
+export type PlantedBug = "staleRead" | "unreportedAlreadyExists" | "missedDeletion" | "nonIdempotentCreate";
 
 export const MEMCACHED = { apiVersion: "perturb.example.com/v1", kind: "Memcached" } as const;
 export const CONFIGMAP = { apiVersion: "v1", kind: "ConfigMap" } as const;
@@ -92,6 +92,15 @@ export const STEPS: PerturbStep[] = [
 
 export const KINDS = [MEMCACHED, CONFIGMAP];
 
+/** perturb()'s options for this operator, with at most one planted bug. */
+export const options = (bug?: PlantedBug): PerturbOptions => ({
+  controllers: controllers(bug),
+  arrange,
+  steps: STEPS,
+  kinds: KINDS,
+  maxRestarts: 3,
+});
+
 /** The controllers as a main.ts registers them, with at most one planted bug. */
 export function controllers(bug?: PlantedBug) {
   return (manager: Manager) =>
@@ -141,6 +150,17 @@ async function reconcile(request: Request, ctx: ReconcileContext, bug?: PlantedB
         });
     await patchStatus(client, mc, (m) => (m.status = { ...m.status, initialized: true }));
   }
+  const data = {
+    ...CONFIGMAP,
+    metadata: {
+      name: dataName(request.namespace, request.name, mc.spec.version),
+      namespace: DATA_NAMESPACE,
+      labels: { [OWNER_NAMESPACE]: request.namespace, [OWNER_NAME]: request.name, [MANAGED]: "true" },
+    },
+    data: { size: String(mc.spec.size) },
+  };
+  // Bug (a'): the cache does not show the data yet, so create it: AlreadyExists, and nobody is told.
+  if (bug === "unreportedAlreadyExists" && !(await client.get(CONFIGMAP, data.metadata))) await client.create(data);
   try {
     await createOrUpdate<ConfigMap>(
       client,

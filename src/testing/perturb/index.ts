@@ -38,20 +38,38 @@ export async function perturb(options: PerturbOptions): Promise<PerturbResult> {
   const clean = await runScenario(options, CLEAN);
   const runs: ScenarioResult[] = [clean.result];
   const failures: PerturbFailure[] = [...clean.result.failures];
-  if (!clean.snapshot) return { runs, failures };
-  for (const name of options.scenarios ?? SCENARIOS) {
-    for (const plan of plans(name, options, clean.result.writes)) {
-      const run = await runScenario(options, plan);
-      if (run.snapshot) {
-        for (const d of diffSnapshots(clean.snapshot, run.snapshot)) {
-          run.result.failures.push({ scenario: plan.name, invariant: "converges", object: d.object, message: d.message });
-        }
+  const cleanSnapshot = clean.snapshot;
+  if (!cleanSnapshot) return { runs, failures };
+  const planned = (options.scenarios ?? SCENARIOS).flatMap((name) => plans(name, options, clean.result.writes));
+  const results = await pool(planned, options.parallel ?? 3, async (plan) => {
+    const run = await runScenario(options, plan);
+    if (run.snapshot) {
+      for (const d of diffSnapshots(cleanSnapshot, run.snapshot)) {
+        run.result.failures.push({ scenario: plan.name, invariant: "converges", object: d.object, message: d.message });
       }
-      runs.push(run.result);
-      failures.push(...run.result.failures);
     }
+    return run.result;
+  });
+  // In the order planned, whatever order the runs finished in.
+  for (const result of results) {
+    runs.push(result);
+    failures.push(...result.failures);
   }
   return { runs, failures };
+}
+
+/** Maps `items` through `fn`, at most `limit` at a time; results in the items' order. */
+async function pool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
 }
 
 function plans(name: ScenarioName, options: PerturbOptions, cleanWrites: number): ScenarioPlan[] {

@@ -43,6 +43,8 @@ export interface PerturbOptions {
   latencyMs?: number;
   /** conflictingWrites: how many of the operator's writes another actor races (default 20). */
   maxConflicts?: number;
+  /** Runs (each on its own cluster) going on at once after the unperturbed one (default 3). */
+  parallel?: number;
   /** How long a run may take to settle after a step (default 15 s); beyond it the run fails. */
   settleTimeoutMs?: number;
   /** Options of each run's in-memory cluster (e.g. `{ workloads: true }`). */
