@@ -1,6 +1,7 @@
 // The state a run ends in, normalised so two runs of a correct operator compare equal: what the
 // API server assigns (resourceVersion, uid, timestamps, managedFields, generation), generated
-// names and perturb's own marks are left out; the rest is compared field by field.
+// names (wherever they are quoted) and perturb's own marks are left out; the rest is compared
+// field by field.
 import type { Client, KindRef, KubeObjectLike } from "../../runtime/index.js";
 import { CONFLICT_ANNOTATION } from "./operator.js";
 
@@ -33,15 +34,26 @@ export interface Snapshot {
 export async function takeSnapshot(admin: Client, kinds: Array<KindRef<KubeObjectLike>>, ignore: string[]): Promise<Snapshot> {
   const patterns = [...NORMALISED_PATHS, ...ignore].map(splitPath);
   const objects = new Map<string, Obj[]>();
-  for (const kind of kinds) {
-    for (const item of await admin.list(kind)) {
-      const obj = item as unknown as Obj;
-      const id = identity(obj);
-      objects.set(id, [...(objects.get(id) ?? []), normalise(obj, patterns)]);
-    }
+  const listed: Obj[] = [];
+  for (const kind of kinds) listed.push(...((await admin.list(kind)) as unknown as Obj[]));
+  const generated = generatedNames(listed);
+  for (const obj of listed) {
+    const id = identity(obj);
+    objects.set(id, [...(objects.get(id) ?? []), normalise(obj, patterns, generated)]);
   }
   for (const list of objects.values()) list.sort((a, b) => (canonical(a) < canonical(b) ? -1 : 1));
   return { objects };
+}
+
+/** Each generated name → its prefix and "*", longest first (a name may contain a shorter one). */
+function generatedNames(objects: Obj[]): Array<[string, string]> {
+  const names: Array<[string, string]> = [];
+  for (const obj of objects) {
+    const meta = (obj.metadata ?? {}) as Obj;
+    if (typeof meta.generateName === "string" && typeof meta.name === "string")
+      names.push([meta.name, `${meta.generateName}*`]);
+  }
+  return names.sort(([a], [b]) => b.length - a.length);
 }
 
 /** "Deployment default/web"; a generated name counts by its prefix: "Pod default/web-*". */
@@ -102,13 +114,15 @@ function splitPath(path: string): string[] {
   return path.split(/(?<!\\)\./).map((p) => p.replaceAll("\\.", "."));
 }
 
-function normalise(value: Json, patterns: string[][]): Obj {
-  const out = strip(value, patterns, []);
+function normalise(value: Json, patterns: string[][], generated: Array<[string, string]>): Obj {
+  const out = strip(value, patterns, [], generated);
   return out === EMPTIED ? {} : (out as Obj);
 }
 
-function strip(value: Json, patterns: string[][], path: string[]): Json {
-  if (Array.isArray(value)) return value.map((v, i) => strip(v, patterns, [...path, String(i)]));
+function strip(value: Json, patterns: string[][], path: string[], generated: Array<[string, string]>): Json {
+  if (Array.isArray(value)) return value.map((v, i) => strip(v, patterns, [...path, String(i)], generated));
+  // A generated name quoted elsewhere (a ReplicaSet named after its Deployment, a message) differs too.
+  if (typeof value === "string") return generated.reduce((text, [name, as]) => text.replaceAll(name, as), value);
   if (!isObj(value)) return value;
   const out: Obj = {};
   let dropped = false;
@@ -125,10 +139,10 @@ function strip(value: Json, patterns: string[][], path: string[]): Json {
     // A generated name differs in every run: its prefix (the identity) is what is compared.
     if (meta && typeof meta.generateName === "string") {
       const { name: _generated, ...rest } = meta;
-      out[key] = strip(rest, patterns, at);
+      out[key] = strip(rest, patterns, at, generated);
       continue;
     }
-    const kept = strip(value[key], patterns, at);
+    const kept = strip(value[key], patterns, at, generated);
     // A map left empty by what was ignored (annotations holding only perturb's mark) is absent.
     if (kept === EMPTIED) dropped = true;
     else out[key] = kept;
