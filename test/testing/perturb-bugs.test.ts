@@ -28,7 +28,11 @@ describe("perturb catches", () => {
   });
 
   it("a non-idempotent create under restartBetweenWrites", async () => {
-    const result = await perturb({ ...options("nonIdempotentCreate"), scenarios: ["restartBetweenWrites"], maxRestarts: 2 });
+    const result = await perturb({
+      ...options("nonIdempotentCreate"),
+      scenarios: ["restartBetweenWrites"],
+      maxRestarts: 2,
+    });
     const failed = result.runs.filter((r) => r.failures.length > 0).map((r) => r.scenario);
     // The crash right after the generated-name create (the 2nd write: status.origin is the 1st)
     // leaves the status unmarked, so the next manager creates another (one per incarnation is right).

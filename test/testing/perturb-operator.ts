@@ -39,7 +39,8 @@ interface ConfigMap extends KubeObjectLike {
 }
 
 /** The data ConfigMap of a Memcached at its version (a new version is a new ConfigMap). */
-export const dataName = (namespace: string, name: string, version: string) => `${namespace}.${name}-${version}`;
+export const dataName = (namespace: string, name: string, version: string) =>
+  `${namespace}.${name}-${version}`;
 
 export const MEMCACHED_CRD = {
   apiVersion: "apiextensions.k8s.io/v1",
@@ -109,7 +110,9 @@ export function controllers(bug?: PlantedBug) {
       .watches(CONFIGMAP, (cm) => {
         const labels = (cm as ConfigMap).metadata.labels ?? {};
         const name = labels[OWNER_NAME];
-        return name ? { namespace: labels[OWNER_NAMESPACE] ?? (cm as ConfigMap).metadata.namespace, name } : undefined;
+        return name
+          ? { namespace: labels[OWNER_NAMESPACE] ?? (cm as ConfigMap).metadata.namespace, name }
+          : undefined;
       })
       .complete((request, ctx) => reconcile(request, ctx, bug));
 }
@@ -130,7 +133,11 @@ async function reconcile(request: Request, ctx: ReconcileContext, bug?: PlantedB
       namespace: DATA_NAMESPACE,
       name: dataName(request.namespace, request.name, mc.spec.version),
     });
-    await patchStatus(client, mc, (m) => (m.status = { ...m.status, origin: restored ? "adopted" : "created" }));
+    await patchStatus(
+      client,
+      mc,
+      (m) => (m.status = { ...m.status, origin: restored ? "adopted" : "created" }),
+    );
   }
   if (!mc.status?.initialized) {
     // A record of the first initialisation, kept when the Memcached goes (no owner reference).
@@ -141,7 +148,10 @@ async function reconcile(request: Request, ctx: ReconcileContext, bug?: PlantedB
     };
     // Bug (c): a generated name makes the create different every time it runs again.
     if (bug === "nonIdempotentCreate")
-      await client.create({ ...marker, metadata: { ...marker.metadata, generateName: `${request.name}-init-` } });
+      await client.create({
+        ...marker,
+        metadata: { ...marker.metadata, generateName: `${request.name}-init-` },
+      });
     else
       await client
         .create({ ...marker, metadata: { ...marker.metadata, name: `${request.name}-init` } })
@@ -160,7 +170,8 @@ async function reconcile(request: Request, ctx: ReconcileContext, bug?: PlantedB
     data: { size: String(mc.spec.size) },
   };
   // Bug (a'): the cache does not show the data yet, so create it: AlreadyExists, and nobody is told.
-  if (bug === "unreportedAlreadyExists" && !(await client.get(CONFIGMAP, data.metadata))) await client.create(data);
+  if (bug === "unreportedAlreadyExists" && !(await client.get(CONFIGMAP, data.metadata)))
+    await client.create(data);
   try {
     await createOrUpdate<ConfigMap>(
       client,
@@ -180,17 +191,26 @@ async function reconcile(request: Request, ctx: ReconcileContext, bug?: PlantedB
     if (bug !== "missedDeletion") await deleteOrphans(client);
   } catch (error) {
     await patchStatus(client, mc, (m) =>
-      setCondition(m, { type: "Ready", status: "False", reason: "DataFailed", message: (error as Error).message }),
+      setCondition(m, {
+        type: "Ready",
+        status: "False",
+        reason: "DataFailed",
+        message: (error as Error).message,
+      }),
     );
     throw error;
   }
-  await patchStatus(client, mc, (m) => setCondition(m, { type: "Ready", status: "True", reason: "Reconciled" }));
+  await patchStatus(client, mc, (m) =>
+    setCondition(m, { type: "Ready", status: "True", reason: "Reconciled" }),
+  );
 }
 
 /** Deletes the data no Memcached wants any more (a re-list, so no deletion can be missed). */
 async function deleteOrphans(client: Client): Promise<void> {
   const wanted = new Set(
-    (await client.list<Memcached>(MEMCACHED)).map((m) => dataName(m.metadata.namespace, m.metadata.name, m.spec.version)),
+    (await client.list<Memcached>(MEMCACHED)).map((m) =>
+      dataName(m.metadata.namespace, m.metadata.name, m.spec.version),
+    ),
   );
   await deleteData(client, (cm) => !wanted.has(cm.metadata.name));
 }

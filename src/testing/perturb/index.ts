@@ -33,19 +33,31 @@ export * from "./types.js";
 export async function perturb(options: PerturbOptions): Promise<PerturbResult> {
   const unknown = (options.scenarios ?? []).filter((s) => !SCENARIOS.includes(s));
   if (unknown.length > 0)
-    throw new Error(`perturb: unknown scenario ${unknown.join(", ")}; the scenarios are ${SCENARIOS.join(", ")}`);
-  if (options.steps.length === 0) throw new Error("perturb: options.steps is empty: give it what a user does (create the sample, change it, ...)");
+    throw new Error(
+      `perturb: unknown scenario ${unknown.join(", ")}; the scenarios are ${SCENARIOS.join(", ")}`,
+    );
+  if (options.steps.length === 0)
+    throw new Error(
+      "perturb: options.steps is empty: give it what a user does (create the sample, change it, ...)",
+    );
   const clean = await runScenario(options, CLEAN);
   const runs: ScenarioResult[] = [clean.result];
   const failures: PerturbFailure[] = [...clean.result.failures];
   const cleanSnapshot = clean.snapshot;
   if (!cleanSnapshot) return { runs, failures };
-  const planned = (options.scenarios ?? SCENARIOS).flatMap((name) => plans(name, options, clean.result.writes));
+  const planned = (options.scenarios ?? SCENARIOS).flatMap((name) =>
+    plans(name, options, clean.result.writes),
+  );
   const results = await pool(planned, options.parallel ?? 3, async (plan) => {
     const run = await runScenario(options, plan);
     if (run.snapshot) {
       for (const d of diffSnapshots(cleanSnapshot, run.snapshot)) {
-        run.result.failures.push({ scenario: plan.name, invariant: "converges", object: d.object, message: d.message });
+        run.result.failures.push({
+          scenario: plan.name,
+          invariant: "converges",
+          object: d.object,
+          message: d.message,
+        });
       }
     }
     return run.result;

@@ -20,9 +20,15 @@ export async function uncoveredErrors(admin: Client, errors: ReconcileError[]): 
   const open = errors.filter((e) => !e.reportedAs);
   if (open.length === 0) return [];
   const events = [
-    ...(await admin.list<EventLike & { apiVersion: string; kind: string }>({ apiVersion: "v1", kind: "Event" })),
+    ...(await admin.list<EventLike & { apiVersion: string; kind: string }>({
+      apiVersion: "v1",
+      kind: "Event",
+    })),
     ...(await admin
-      .list<EventLike & { apiVersion: string; kind: string }>({ apiVersion: "events.k8s.io/v1", kind: "Event" })
+      .list<EventLike & { apiVersion: string; kind: string }>({
+        apiVersion: "events.k8s.io/v1",
+        kind: "Event",
+      })
       .catch(() => [])),
   ];
   const seen = new Set<string>();

@@ -12,7 +12,6 @@ import {
   type Reconciler,
   type ReconcileFunction,
   type Request,
-
 } from "../../runtime/index.js";
 import { gvkOf } from "../../runtime/connect/mapper.js";
 import type { RunRecorder } from "./recorder.js";
@@ -23,7 +22,16 @@ export const OPERATOR_USER = "perturb-operator";
 /** Set by conflictingWrites' other actor on the objects it races (left out of comparisons). */
 export const CONFLICT_ANNOTATION = "perturb.tsop.dev/conflicting-write";
 
-const WRITES = new Set(["create", "update", "updateStatus", "patch", "patchStatus", "apply", "delete", "deleteAllOf"]);
+const WRITES = new Set([
+  "create",
+  "update",
+  "updateStatus",
+  "patch",
+  "patchStatus",
+  "apply",
+  "delete",
+  "deleteAllOf",
+]);
 const RACED = new Set(["update", "updateStatus", "patch"]);
 const READS = new Set(["get", "list"]);
 
@@ -39,8 +47,10 @@ export function exemptReason(error: unknown, aborted: boolean): string | undefin
   if (aborted) return "the manager was stopping";
   const e = error as { status?: number; reason?: string; name?: string; code?: string };
   if (e?.status === 409 && e.reason === "Conflict") return "optimistic concurrency: requeued";
-  if (typeof e?.status === "number" && (e.status >= 500 || e.status === 429)) return "the API server was unavailable";
-  if (typeof e?.code === "string" && /^E(CONNREFUSED|CONNRESET|PIPE)$/.test(e.code)) return "the API server was unreachable";
+  if (typeof e?.status === "number" && (e.status >= 500 || e.status === 429))
+    return "the API server was unavailable";
+  if (typeof e?.code === "string" && /^E(CONNREFUSED|CONNRESET|PIPE)$/.test(e.code))
+    return "the API server was unreachable";
   return undefined;
 }
 
@@ -154,8 +164,12 @@ export class PerturbedOperator {
         const span = this.recorder.begin(key, generation);
         try {
           if (this.dead) await this.die(ctx.signal);
-          const result = await reconciler.reconcile(request, { ...ctx, client: this.client(ctx.client, ctx.signal) });
-          if (result && (result.requeue || (result.requeueAfter ?? Infinity) <= 1_000)) this.recorder.retrying.add(key);
+          const result = await reconciler.reconcile(request, {
+            ...ctx,
+            client: this.client(ctx.client, ctx.signal),
+          });
+          if (result && (result.requeue || (result.requeueAfter ?? Infinity) <= 1_000))
+            this.recorder.retrying.add(key);
           return result;
         } catch (error) {
           if (!this.dead && !exemptReason(error, ctx.signal.aborted)) {
@@ -183,12 +197,19 @@ export class PerturbedOperator {
     const message = error instanceof Error ? error.message : String(error);
     const reason = (error as { reason?: string })?.reason;
     const live = await this.admin.get(gvk, request).catch(() => undefined);
-    const conditions = ((live as { status?: { conditions?: unknown } } | undefined)?.status?.conditions ?? []) as Array<{
+    const conditions = ((live as { status?: { conditions?: unknown } } | undefined)?.status?.conditions ??
+      []) as Array<{
       type?: string;
       message?: string;
     }>;
     const found = conditions.find((c) => mentions(c.message, message));
-    return { key, kind: gvk.kind, message, reason, reportedAs: found ? `condition ${found.type}` : undefined };
+    return {
+      key,
+      kind: gvk.kind,
+      message,
+      reason,
+      reportedAs: found ? `condition ${found.type}` : undefined,
+    };
   }
 
   /** The reconcile's client: writes counted, raced and possibly the last before a crash. */
@@ -232,7 +253,10 @@ export class PerturbedOperator {
     if (!live) return;
     this.conflictsLeft--;
     const m = (live as { metadata: { annotations?: Record<string, string> } }).metadata;
-    m.annotations = { ...m.annotations, [CONFLICT_ANNOTATION]: String(this.hooks.conflicts! - this.conflictsLeft) };
+    m.annotations = {
+      ...m.annotations,
+      [CONFLICT_ANNOTATION]: String(this.hooks.conflicts! - this.conflictsLeft),
+    };
     await this.admin.update(live);
   }
 

@@ -28,7 +28,8 @@ export async function runScenario(options: PerturbOptions, plan: ScenarioPlan): 
   const dir = await mkdtemp(join(tmpdir(), "tsop-perturb-"));
   const recorder = new RunRecorder();
   const failures: PerturbFailure[] = [];
-  const fail = (failure: Omit<PerturbFailure, "scenario">) => failures.push({ scenario: plan.name, ...failure });
+  const fail = (failure: Omit<PerturbFailure, "scenario">) =>
+    failures.push({ scenario: plan.name, ...failure });
   let operator: PerturbedOperator | undefined;
   let snapshot: Snapshot | undefined;
   try {

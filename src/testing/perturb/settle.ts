@@ -44,7 +44,11 @@ export async function settle(
 }
 
 /** Whether the operator's cache holds every compared object at the server's resourceVersion. */
-async function cacheAgrees(operator: PerturbedOperator, admin: Client, kinds: Array<KindRef<KubeObjectLike>>): Promise<boolean> {
+async function cacheAgrees(
+  operator: PerturbedOperator,
+  admin: Client,
+  kinds: Array<KindRef<KubeObjectLike>>,
+): Promise<boolean> {
   const reader = operator.manager?.client;
   if (!reader) return false;
   for (const kind of kinds) {
@@ -58,6 +62,7 @@ async function cacheAgrees(operator: PerturbedOperator, admin: Client, kinds: Ar
 }
 
 function version(obj: unknown): string {
-  const meta = (obj as { metadata?: { namespace?: string; name?: string; resourceVersion?: string } }).metadata;
+  const meta = (obj as { metadata?: { namespace?: string; name?: string; resourceVersion?: string } })
+    .metadata;
   return `${meta?.namespace}/${meta?.name}@${meta?.resourceVersion}`;
 }

@@ -31,7 +31,11 @@ export interface Snapshot {
   objects: Map<string, Obj[]>;
 }
 
-export async function takeSnapshot(admin: Client, kinds: Array<KindRef<KubeObjectLike>>, ignore: string[]): Promise<Snapshot> {
+export async function takeSnapshot(
+  admin: Client,
+  kinds: Array<KindRef<KubeObjectLike>>,
+  ignore: string[],
+): Promise<Snapshot> {
   const patterns = [...NORMALISED_PATHS, ...ignore].map(splitPath);
   const objects = new Map<string, Obj[]>();
   const listed: Obj[] = [];
@@ -64,7 +68,10 @@ export function identity(obj: Obj): string {
 }
 
 /** What differs between the clean run's snapshot and a perturbed one, one line per object. */
-export function diffSnapshots(clean: Snapshot, perturbed: Snapshot): Array<{ object: string; message: string }> {
+export function diffSnapshots(
+  clean: Snapshot,
+  perturbed: Snapshot,
+): Array<{ object: string; message: string }> {
   const out: Array<{ object: string; message: string }> = [];
   const ids = [...new Set([...clean.objects.keys(), ...perturbed.objects.keys()])].sort();
   for (const id of ids) {
@@ -122,7 +129,8 @@ function normalise(value: Json, patterns: string[][], generated: Array<[string, 
 function strip(value: Json, patterns: string[][], path: string[], generated: Array<[string, string]>): Json {
   if (Array.isArray(value)) return value.map((v, i) => strip(v, patterns, [...path, String(i)], generated));
   // A generated name quoted elsewhere (a ReplicaSet named after its Deployment, a message) differs too.
-  if (typeof value === "string") return generated.reduce((text, [name, as]) => text.replaceAll(name, as), value);
+  if (typeof value === "string")
+    return generated.reduce((text, [name, as]) => text.replaceAll(name, as), value);
   if (!isObj(value)) return value;
   const out: Obj = {};
   let dropped = false;
