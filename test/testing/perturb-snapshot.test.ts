@@ -18,16 +18,22 @@ function deployment(name: string, extra: Record<string, unknown> = {}, meta: Rec
       namespace: "default",
       uid: `uid-${Math.random()}`,
       resourceVersion: String(Math.floor(Math.random() * 1000)),
-      creationTimestamp: new Date().toISOString(),
+      creationTimestamp: new Date(Date.now() + Math.random() * 1e9).toISOString(),
       generation: Math.floor(Math.random() * 5),
-      managedFields: [{ manager: "x", time: new Date().toISOString() }],
+      managedFields: [{ manager: "x", time: new Date(Date.now() + Math.random() * 1e9).toISOString() }],
       ownerReferences: [{ kind: "Memcached", name: "cache", uid: `owner-${Math.random()}` }],
       ...meta,
     },
     spec: { replicas: 3 },
     status: {
       observedGeneration: Math.floor(Math.random() * 5),
-      conditions: [{ type: "Available", status: "True", lastTransitionTime: new Date().toISOString() }],
+      conditions: [
+        {
+          type: "Available",
+          status: "True",
+          lastTransitionTime: new Date(Date.now() + Math.random() * 1e9).toISOString(),
+        },
+      ],
     },
     ...extra,
   };
