@@ -7,6 +7,7 @@ import {
   type Controller,
   type KindRef,
   type KubeObjectLike,
+  type LogSink,
   Manager,
   type ReconcileContext,
   type Reconciler,
@@ -78,6 +79,7 @@ export class PerturbedOperator {
     private readonly recorder: RunRecorder,
     private readonly admin: Client,
     private readonly hooks: OperatorHooks = {},
+    private readonly log: LogSink = { write: () => undefined },
   ) {
     this.conflictsLeft = hooks.conflicts ?? 0;
   }
@@ -92,7 +94,7 @@ export class PerturbedOperator {
       healthProbeBindAddress: "0",
       handleSignals: false,
       gracefulShutdownTimeoutMs: 5_000,
-      logger: { level: "error" },
+      logger: { level: "error", format: "json", sink: this.log },
     });
     this.manager = manager;
     await this.setup(this.instrument(manager));

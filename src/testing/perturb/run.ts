@@ -37,7 +37,14 @@ export async function runScenario(options: PerturbOptions, plan: ScenarioPlan): 
     await options.arrange?.(admin, cluster);
     const kubeconfigPath = join(dir, "operator.kubeconfig");
     await writeFile(kubeconfigPath, cluster.kubeconfig.replaceAll(cluster.token, token), { mode: 0o600 });
-    operator = new PerturbedOperator(kubeconfigPath, options.controllers, recorder, admin, plan.hooks);
+    operator = new PerturbedOperator(
+      kubeconfigPath,
+      options.controllers,
+      recorder,
+      admin,
+      plan.hooks,
+      options.operatorLog,
+    );
     await operator.start();
     const ctx: ScenarioContext = {
       cluster,
@@ -98,7 +105,7 @@ async function adminClient(cluster: TestCluster): Promise<Client> {
     metricsBindAddress: "0",
     healthProbeBindAddress: "0",
     handleSignals: false,
-    logger: { level: "error" },
+    logger: { level: "error", sink: { write: () => undefined } },
   });
   return manager.client;
 }

@@ -1,6 +1,6 @@
 // What perturb() is given and what it answers: the author's operator (its controllers, the kinds
 // to compare, the steps a user takes) and, per scenario, the invariants that broke.
-import type { Client, KindRef, KubeObjectLike, Manager } from "../../runtime/index.js";
+import type { Client, KindRef, KubeObjectLike, LogSink, Manager } from "../../runtime/index.js";
 import type { TestCluster, TestClusterOptions } from "../memory/server.js";
 
 /** The named perturbations (their names are API: docs/testing.md, "Perturbation testing"). */
@@ -47,6 +47,11 @@ export interface PerturbOptions {
   parallel?: number;
   /** How long a run may take to settle after a step (default 15 s); beyond it the run fails. */
   settleTimeoutMs?: number;
+  /**
+   * Where the operator's log lines (level error) go; default nowhere: reconcile errors are expected
+   * under perturbation, and the ones that matter are in the result.
+   */
+  operatorLog?: LogSink;
   /** Options of each run's in-memory cluster (e.g. `{ workloads: true }`). */
   cluster?: TestClusterOptions;
 }
