@@ -251,15 +251,19 @@ export class PerturbedOperator {
     const meta = (obj as { metadata?: { name?: string; namespace?: string } }).metadata;
     if (!meta?.name) return;
     const kind = { apiVersion: obj.apiVersion, kind: obj.kind };
-    const live = await this.admin.get(kind, { namespace: meta.namespace, name: meta.name });
+    // Best effort: whatever the other actor meets (the object gone, a conflict of its own) is its
+    // problem, never an error of the operator's.
+    const live = await this.admin
+      .get(kind, { namespace: meta.namespace, name: meta.name })
+      .catch(() => undefined);
     if (!live) return;
     this.conflictsLeft--;
     const m = (live as { metadata: { annotations?: Record<string, string> } }).metadata;
     m.annotations = {
       ...m.annotations,
-      [CONFLICT_ANNOTATION]: String(this.hooks.conflicts! - this.conflictsLeft),
+      [CONFLICT_ANNOTATION]: String((this.hooks.conflicts ?? 0) - this.conflictsLeft),
     };
-    await this.admin.update(live);
+    await this.admin.update(live).catch(() => undefined);
   }
 
   /** A dead manager answers nothing: calls wait until its stop aborts them. */
