@@ -249,6 +249,13 @@ function controllerActions(options: CreateApiOptions, data: ApiData): FileAction
     template: "api/test/kind.controller.test.ts.hbs",
     ifExists: collide,
   });
+  // Beside it, the same controller under perturbation (tsop/testing's perturb()).
+  actions.push({
+    kind: "template",
+    path: `test/${kindFile}.perturb.test.ts`,
+    template: "api/test/kind.perturb.test.ts.hbs",
+    ifExists: collide,
+  });
   actions.push({
     kind: "insert",
     path: "src/main.ts",

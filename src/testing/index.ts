@@ -27,3 +27,18 @@ export {
   withLocalConversion,
   writeServingCertificate,
 } from "./webhook-config.js";
+export {
+  assertInvariants,
+  CONFLICT_ANNOTATION,
+  formatFailures,
+  NORMALISED_PATHS,
+  OPERATOR_USER,
+  type PerturbFailure,
+  type PerturbOptions,
+  type PerturbResult,
+  type PerturbStep,
+  perturb,
+  SCENARIOS,
+  type ScenarioName,
+  type ScenarioResult,
+} from "./perturb/index.js";

@@ -38,6 +38,9 @@ describe("tsop create api", () => {
     expect(controller).toContain('resources: ["deployments"]');
     expect(controller).toContain('MEMCACHED_FINALIZER = "cache.example.com/finalizer"');
     expect(tree["test/memcached.controller.test.ts"]).toContain('from "tsop/testing"');
+    expect(tree["test/memcached.perturb.test.ts"]).toContain(
+      "MemcachedReconciler.setup(manager.controller(Memcached))",
+    );
 
     const main = tree["src/main.ts"]!;
     expect(main).toContain('import { Memcached } from "./api/v1alpha1/memcached.js";');

@@ -116,9 +116,10 @@ describe("a scaffolded project", () => {
       const crds = await readdir(join(dir, "config/crd/bases"));
       expect(crds.sort()).toEqual(["cache.example.com_memcacheds.yaml", "infra.example.com_clusters.yaml"]);
       const tests = await npm(dir, "test");
-      // Both scaffolded reconciler tests (4 cases each) and the webhook test (4 cases: defaulting,
-      // a rejection, an accepted object, conversion) ran against tsop/testing.
-      expect(tests).toMatch(/Tests\s+12 passed/);
+      // Both scaffolded reconciler tests (4 cases each), both perturbation tests (1 each: every
+      // scenario of tsop/testing's perturb()) and the webhook test (4 cases: defaulting, a
+      // rejection, an accepted object, conversion) ran against tsop/testing.
+      expect(tests).toMatch(/Tests\s+14 passed/);
       await npm(dir, "run", "lint");
 
       // A reconciler that needs a rule no @Rbac declares (issue 42): generate warns naming the call
