@@ -6,8 +6,9 @@ import { UsageError } from "../common/errors.js";
 import { addRegistryFlags, type RegistryFlags, registryOptions } from "./flags.js";
 import { cliContext } from "./context.js";
 import { outputOption } from "./output.js";
+import { addSignFlags, prepareSigning, type SignFlags } from "./sign-flags.js";
 
-interface ImageBuildFlags extends RegistryFlags {
+interface ImageBuildFlags extends RegistryFlags, SignFlags {
   base?: string;
   push?: string;
   ociLayout?: string;
@@ -38,6 +39,7 @@ function imageBuildCommand(): Command {
       "run npm ci even when the dependencies layer of the same inputs is cached in node_modules/.cache/tsop-image",
     );
   addRegistryFlags(command);
+  addSignFlags(command);
   return command
     .addOption(outputOption(["text", "json"]))
     .addHelpText(
@@ -61,6 +63,7 @@ function imageBuildCommand(): Command {
       if (flags.push && flags.ociLayout) {
         throw new UsageError("give either --push <ref> or --oci-layout <dir>, not both");
       }
+      const sign = await prepareSigning(flags, ctx, Boolean(flags.push));
       const { buildImage } = await import("../operator-image/build.js");
       const result = await buildImage({
         project: resolve(ctx.cwd, flags.dir),
@@ -74,7 +77,9 @@ function imageBuildCommand(): Command {
         env: ctx.env,
         reporter: ctx.reporter,
       });
-      ctx.out(flags.output === "json" ? JSON.stringify(result, null, 2) : (result.pinned ?? result.digest));
+      const signatureTag = sign && flags.push ? await sign(flags.push, result.digest) : undefined;
+      const shown = signatureTag ? { ...result, signatureTag } : result;
+      ctx.out(flags.output === "json" ? JSON.stringify(shown, null, 2) : (result.pinned ?? result.digest));
     });
 }
 

@@ -4,7 +4,7 @@
 // and openssl, independently of tsop's code) and verify refuses unsigned images, the wrong key and
 // a signature copied onto another image. cosign itself checks all this in cosign.real.test.ts.
 import { execa } from "execa";
-import type { KeyObject } from "node:crypto";
+import { createVerify, type KeyObject } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -38,6 +38,26 @@ describe("key formats", () => {
     const pub = loadPublicKey(alice.publicKey, "cosign.pub");
     const { x, y } = key.export({ format: "jwk" });
     expect(pub.export({ format: "jwk" })).toEqual({ kty: "EC", crv: "P-256", x, y });
+  });
+
+  it("reads a key pair cosign generated and verifies what cosign signed with it", async () => {
+    // Made once by cosign v2.6.5 (generate-key-pair, COSIGN_PASSWORD=fixture-password; sign-blob
+    // --tlog-upload=false of payload.json): an independent sample of the formats.
+    const dir = join(import.meta.dirname, "fixtures", "cosign-key");
+    const read = (name: string) => readFile(join(dir, name), "utf8");
+    const key = decryptPrivateKey(await read("cosign.key"), "fixture-password", "cosign.key");
+    const pub = loadPublicKey(await read("cosign.pub"), "cosign.pub");
+    const { x, y } = key.export({ format: "jwk" });
+    expect(pub.export({ format: "jwk" })).toEqual({ kty: "EC", crv: "P-256", x, y });
+    const payload = await readFile(join(dir, "payload.json"));
+    const signature = Buffer.from((await read("payload.sig")).trim(), "base64");
+    expect(createVerify("sha256").update(payload).verify(pub, signature)).toBe(true);
+    expect(
+      createVerify("sha256")
+        .update(Buffer.concat([payload, Buffer.from(" ")]))
+        .verify(pub, signature),
+    ).toBe(false);
+    expect(signedDigest(payload)).toEqual({ digest: `sha256:${"a".repeat(64)}` });
   });
 
   it("refuses a wrong password, naming the file", () => {

@@ -1,5 +1,6 @@
 // What `tsop image keygen|sign|verify` do, with a registry client of the usual options: the CLI
 // parses flags and prints; these open the client, do the work and close it.
+import type { KeyObject } from "node:crypto";
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { InvalidInputError } from "../../common/errors.js";
@@ -73,6 +74,22 @@ export async function verifyReference(
   const client = new RegistryClient(options);
   try {
     return await verifyImage(client, ref, key);
+  } finally {
+    client.close();
+  }
+}
+
+/** Signs what a command just pushed: `image`'s repository at `digest` (`--sign --key`). */
+export async function signPushed(
+  image: string,
+  digest: string,
+  key: KeyObject,
+  options: SigningOptions,
+): Promise<SignResult> {
+  const ref = { ...parseReference(image), digest };
+  const client = new RegistryClient(options);
+  try {
+    return await signImage(client, ref, key);
   } finally {
     client.close();
   }

@@ -9,4 +9,4 @@ export { decryptPrivateKey, generateKeyPair, loadPublicKey } from "./keys.js";
 export { signImage, type SignResult } from "./sign.js";
 export { ImageVerificationError, verifyImage, type VerifyResult } from "./verify.js";
 export { readPrivateKeyFile, readPublicKeyFile } from "./key-files.js";
-export { keygen, signReference, verifyReference, type SigningOptions } from "./commands.js";
+export { keygen, signPushed, signReference, verifyReference, type SigningOptions } from "./commands.js";
