@@ -15,6 +15,8 @@ interface ImageBuildFlags extends RegistryFlags, SignFlags {
   platform?: string;
   cache: boolean;
   build: boolean;
+  sbom: boolean;
+  sbomFile?: string;
   dir: string;
   output: "text" | "json";
 }
@@ -33,6 +35,14 @@ function imageBuildCommand(): Command {
       "platforms to build from a multi-platform base, e.g. linux/amd64,linux/arm64",
     )
     .option("--dir <dir>", "project directory (package.json, package-lock.json, dist/)", ".")
+    .option(
+      "--sbom-file <file>",
+      "also write the image's CycloneDX SBOM (production npm packages, base digest) here",
+    )
+    .option(
+      "--no-sbom",
+      "do not attach the SBOM to the pushed image (sha256-<hex>.sbom and the OCI referrers fallback tag)",
+    )
     .option("--no-build", "ship dist/ as it is, even when a source is newer (default: npm run build first)")
     .option(
       "--no-cache",
@@ -73,6 +83,8 @@ function imageBuildCommand(): Command {
         ...(flags.platform ? { platforms: flags.platform } : {}),
         cache: flags.cache,
         build: flags.build,
+        sbom: flags.sbom,
+        ...(flags.sbomFile ? { sbomFile: resolve(ctx.cwd, flags.sbomFile) } : {}),
         ...registryOptions(flags, ctx.cwd),
         env: ctx.env,
         reporter: ctx.reporter,
