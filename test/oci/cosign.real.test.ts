@@ -7,6 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RegistryClient } from "../../src/oci/client.js";
+import { parseReference } from "../../src/oci/reference.js";
+import { attachSbom } from "../../src/oci/sbom/attach.js";
+import { CYCLONEDX_MEDIA_TYPE, cyclonedxSbom } from "../../src/oci/sbom/cyclonedx.js";
 import { runTsop } from "../support/cli.js";
 import { rigBinary } from "../support/rig.js";
 import { pushTestImage, startRegistry, type TestRegistry } from "../support/registry.js";
@@ -43,7 +47,7 @@ async function runOk(args: string[]): Promise<string> {
 }
 
 function cosign(args: string[]) {
-  return execa(rigBinary("cosign"), args, { cwd: dir, env, reject: false });
+  return execa(rigBinary("cosign"), args, { cwd: dir, env, reject: false, stripFinalNewline: false });
 }
 
 const verifyFlags = ["--insecure-ignore-tlog=true", "--insecure-ignore-sct=true"];
@@ -94,5 +98,43 @@ describe("signatures", () => {
     const tsop = await runTsop(["image", "verify", image, "--key", "tsop.pub"], { cwd: dir, env });
     expect(tsop.exitCode).toBe(1);
     expect(tsop.stderr).toContain("no signature");
+  });
+});
+
+describe("SBOM", () => {
+  it("cosign download sbom reads the SBOM tsop attached, byte for byte", async () => {
+    const digest = await pushTestImage(registry, "team/sbom", "v1");
+    const ref = parseReference(`${registry.host}/team/sbom:v1`);
+    const sbom = cyclonedxSbom({
+      lockfile: JSON.stringify({
+        lockfileVersion: 3,
+        packages: { "": {}, "node_modules/yaml": { version: "2.9.1", license: "ISC" } },
+      }),
+      lockfilePath: "package-lock.json",
+      project: { name: "op", version: "0.0.1" },
+      base: { repository: `${registry.host}/base`, digest: `sha256:${"b".repeat(64)}` },
+      platform: { os: "linux", cpu: "x64" },
+      tool: { version: "0.1.0" },
+    });
+    const client = new RegistryClient({ caFile: registry.caFile!, env: { PATH: process.env.PATH } });
+    try {
+      const subject = await client.getManifest(ref);
+      await attachSbom(
+        client,
+        ref,
+        { mediaType: subject.mediaType, digest, size: subject.size },
+        sbom,
+        CYCLONEDX_MEDIA_TYPE,
+      );
+    } finally {
+      client.close();
+    }
+    const downloaded = await cosign(["download", "sbom", `${registry.host}/team/sbom@${digest}`]);
+    expect(downloaded.exitCode, downloaded.stderr).toBe(0);
+    expect(downloaded.stderr).toContain(`Found SBOM of media type: ${CYCLONEDX_MEDIA_TYPE}`);
+    expect(downloaded.stdout).toBe(sbom.toString());
+    const tree = await cosign(["tree", `${registry.host}/team/sbom@${digest}`]);
+    expect(tree.exitCode, tree.stderr).toBe(0);
+    expect(tree.stdout).toContain("SBOMs");
   });
 });
