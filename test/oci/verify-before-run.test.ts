@@ -6,7 +6,7 @@ import { silentReporter } from "../../src/common/reporter.js";
 import { RegistryClient } from "../../src/oci/client.js";
 import { pushBundle } from "../../src/oci/push.js";
 import { parseReference } from "../../src/oci/reference.js";
-import { verifyBundleImages } from "../../src/oci/sign/before-run.js";
+import { verifyBundleImages, verifyImages } from "../../src/oci/sign/before-run.js";
 import { decryptPrivateKey, generateKeyPair } from "../../src/oci/sign/keys.js";
 import { signImage } from "../../src/oci/sign/sign.js";
 import { ImageVerificationError } from "../../src/oci/sign/verify.js";
@@ -121,5 +121,29 @@ describe("verify before run", () => {
       `${registry.host}/team/op:v1`,
     ]);
     expect((await refusal(check(unsignedBundle))).image).toMatch(/team\/op-bundle@sha256:/);
+  });
+
+  it("deploy's check: every image given must be signed; the first that is not is named", async () => {
+    const signed = await pushTestImage(registry, "team/deploy", "v1", {
+      layers: [[{ path: "d.txt", content: "d" }]],
+    });
+    await signImage(client, parseReference(`${registry.host}/team/deploy:v1`), key());
+    const unsigned = await pushTestImage(registry, "team/deploy", "v2", {
+      layers: [[{ path: "d.txt", content: "e" }]],
+    });
+    const dir = await testdir({ "cosign.pub": pair.publicKey });
+    const options = {
+      verifyKey: `${dir}/cosign.pub`,
+      caFile: registry.caFile!,
+      env: { PATH: process.env.PATH },
+      reporter: quiet,
+    };
+    await expect(verifyImages([`${registry.host}/team/deploy:v1`], options)).resolves.toEqual({
+      images: [`${registry.host}/team/deploy@${signed}`],
+    });
+    const error = await refusal(
+      verifyImages([`${registry.host}/team/deploy:v1`, `${registry.host}/team/deploy:v2`], options),
+    );
+    expect(error.image).toBe(`${registry.host}/team/deploy@${unsigned}`);
   });
 });

@@ -1,4 +1,4 @@
-// `--verify-key` of `run bundle` and `run bundle-upgrade`: before anything is created in the cluster,
+// `--verify-key` of `run bundle`, `run bundle-upgrade` and `deploy`: before anything is created in the cluster,
 // the bundle image and every image its ClusterServiceVersion names (install deployments' containers
 // and init containers, RELATED_IMAGE_* env, relatedImages) must carry a valid signature made with
 // the key (verify.ts). Fails closed on the first image that does not, naming it and why; the bundle
@@ -20,6 +20,26 @@ export interface VerifyBeforeRunOptions extends RegistryClientOptions {
   /** The public key file (cosign.pub). */
   verifyKey: string;
   reporter: Reporter;
+}
+
+/** `deploy --verify-key`: each of `images` must carry a valid signature made with the key in `verifyKey`. */
+export async function verifyImages(
+  images: readonly string[],
+  options: RegistryClientOptions & { verifyKey: string; reporter: Reporter },
+): Promise<VerifiedImages> {
+  const key = await readPublicKeyFile(options.verifyKey);
+  const client = new RegistryClient(options);
+  try {
+    const verified: string[] = [];
+    for (const image of new Set(images)) {
+      const result = await verifyImage(client, parseReference(image), key);
+      options.reporter.info(`Signature verified: ${image} (${result.image})`);
+      verified.push(result.image);
+    }
+    return { images: verified };
+  } finally {
+    client.close();
+  }
 }
 
 export interface VerifiedImages {

@@ -11,4 +11,4 @@ export { signImage, type SignResult } from "./sign.js";
 export { ImageVerificationError, verifyImage, type VerifyResult } from "./verify.js";
 export { readPrivateKeyFile, readPublicKeyFile } from "./key-files.js";
 export { keygen, signPushed, signReference, verifyReference, type SigningOptions } from "./commands.js";
-export { verifyBundleImages, type VerifyBeforeRunOptions } from "./before-run.js";
+export { verifyBundleImages, verifyImages, type VerifyBeforeRunOptions } from "./before-run.js";
