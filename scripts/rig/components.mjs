@@ -13,6 +13,12 @@ export const CONTROLLER_GEN_VERSION = "v0.19.0";
 export const KUSTOMIZE_VERSION = "v5.7.1";
 /** Helm v3 whose client-go (v0.34) matches the bed's Kubernetes minor: the oracle of `tsop helm`. */
 export const HELM_VERSION = "v3.19.5";
+/**
+ * cosign v2 (the newest v2): the oracle of `tsop image sign/verify` and of the SBOM attachment. v2, not
+ * v3: v3 signs in the Sigstore bundle format (an OCI referrer) by default, while the `sha256-<hex>.sig`
+ * tag layout that tsop writes, and `cosign download sbom`, are v2's (v3 still reads that layout).
+ */
+export const COSIGN_VERSION = "v2.6.5";
 /** OLM v1 (operator-controller, with catalogd merged in): catalogd from this release (docs/olm-v1.md). */
 export const OPERATOR_CONTROLLER_VERSION = "v1.11.0";
 /**
@@ -196,6 +202,13 @@ export const COMPONENTS = [
     // Makefile does, so `helm version` and the chart's capabilities report it.
     install: `helm.sh/helm/v3/cmd/helm@${HELM_VERSION}`,
     ldflags: `-X helm.sh/helm/v3/internal/version.version=${HELM_VERSION}`,
+  },
+  {
+    name: "cosign",
+    version: COSIGN_VERSION,
+    // Only cmd/cosign, with the version stamped as cosign's Makefile does (`cosign version`).
+    install: `github.com/sigstore/cosign/v2/cmd/cosign@${COSIGN_VERSION}`,
+    ldflags: `-X sigs.k8s.io/release-utils/version.gitVersion=${COSIGN_VERSION}`,
   },
 ];
 

@@ -5,8 +5,9 @@ import { Command } from "./commander.js";
 import { cliContext } from "./context.js";
 import { addRegistryFlags, type RegistryFlags, registryOptions } from "./flags.js";
 import { outputOption } from "./output.js";
+import { addSignFlags, prepareSigning, type SignFlags } from "./sign-flags.js";
 
-interface PushFlags extends RegistryFlags {
+interface PushFlags extends RegistryFlags, SignFlags {
   dir: string;
   ociLayout?: string;
   output: "text" | "json";
@@ -19,6 +20,7 @@ export function bundlePushCommand(): Command {
     .option("--dir <dir>", "bundle directory holding manifests/, metadata/ and tests/", "bundle")
     .option("--oci-layout <dir>", "write an OCI image layout to <dir> instead of pushing");
   addRegistryFlags(command);
+  addSignFlags(command);
   return command
     .addOption(outputOption(["text", "json"]))
     .addHelpText(
@@ -32,6 +34,7 @@ export function bundlePushCommand(): Command {
     )
     .action(async (image: string, flags: PushFlags, cmd: Command) => {
       const ctx = await cliContext(cmd);
+      const sign = await prepareSigning(flags, ctx, !flags.ociLayout);
       const { pushBundle } = await import("../oci/index.js");
       const result = await pushBundle(image, {
         dir: resolve(ctx.cwd, flags.dir),
@@ -40,6 +43,8 @@ export function bundlePushCommand(): Command {
         env: ctx.env,
         reporter: ctx.reporter,
       });
-      ctx.out(flags.output === "json" ? JSON.stringify(result, null, 2) : result.digest);
+      const signatureTag = sign ? await sign(image, result.digest) : undefined;
+      const shown = signatureTag ? { ...result, signatureTag } : result;
+      ctx.out(flags.output === "json" ? JSON.stringify(shown, null, 2) : result.digest);
     });
 }

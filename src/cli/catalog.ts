@@ -6,6 +6,7 @@ import { addRegistryFlags, type RegistryFlags, registryOptions } from "./flags.j
 import { Command } from "./commander.js";
 import { cliContext } from "./context.js";
 import { failAfterReport, outputOption } from "./output.js";
+import { addSignFlags, prepareSigning, type SignFlags } from "./sign-flags.js";
 
 const TEMPLATE = "catalog/template.yaml";
 const CONFIGS = "catalog/configs";
@@ -158,7 +159,7 @@ function graphCommand(): Command {
     });
 }
 
-interface ImageFlags extends RegistryFlags {
+interface ImageFlags extends RegistryFlags, SignFlags {
   dir: string;
   base?: string;
   ociLayout?: string;
@@ -176,6 +177,7 @@ function imageCommand(): Command {
     )
     .option("--oci-layout <dir>", "write an OCI image layout to <dir> instead of pushing");
   addRegistryFlags(command, { scope: "for reading the base and pushing" });
+  addSignFlags(command);
   return command
     .addOption(outputOption(["text", "json"]))
     .addHelpText(
@@ -190,6 +192,7 @@ function imageCommand(): Command {
     )
     .action(async (image: string, flags: ImageFlags, cmd: Command) => {
       const ctx = await cliContext(cmd);
+      const sign = await prepareSigning(flags, ctx, !flags.ociLayout);
       const { buildCatalogImage } = await import("../catalog/index.js");
       const base = flags.base ?? ctx.env.TSOP_CATALOG_BASE?.trim();
       const result = await buildCatalogImage({
@@ -201,7 +204,9 @@ function imageCommand(): Command {
         env: ctx.env,
         reporter: ctx.reporter,
       });
-      ctx.out(flags.output === "json" ? JSON.stringify(result, null, 2) : result.destination);
+      const signatureTag = sign ? await sign(image, result.digest) : undefined;
+      const shown = signatureTag ? { ...result, signatureTag } : result;
+      ctx.out(flags.output === "json" ? JSON.stringify(shown, null, 2) : result.destination);
     });
 }
 

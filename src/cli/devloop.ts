@@ -1,5 +1,6 @@
 // The inner dev loop: `tsop install | uninstall | deploy | undeploy` and `tsop run local`.
 // Flags → options → src/devloop (imported lazily) → a table of what changed, or YAML for GitOps.
+import { resolve } from "node:path";
 import { Command, Option } from "./commander.js";
 import { type CliContext, cliContext } from "./context.js";
 import {
@@ -106,6 +107,7 @@ export function uninstallCommand(): Command {
 
 interface DeployFlags extends ClusterFlags, RegistryFlags {
   skipImageCheck?: boolean;
+  verifyKey?: string;
   image?: string;
   dryRun?: boolean;
   skipGenerate?: boolean;
@@ -125,6 +127,10 @@ export function deployCommand(): Command {
       "--skip-image-check",
       "do not check that the images exist in their registries first (e.g. a registry only the cluster reaches)",
     )
+    .option(
+      "--verify-key <file>",
+      "before applying anything, check that every image deployed carries a valid cosign signature made with this public key (cosign.pub)",
+    )
     .addOption(timeoutOption("5m", "how long to wait for the manager Deployment"))
     .addOption(tableOutput());
   addClusterFlags(command);
@@ -141,6 +147,7 @@ export function deployCommand(): Command {
         dryRun: flags.dryRun,
         skipGenerate: flags.skipGenerate,
         skipImageCheck: flags.skipImageCheck,
+        ...(flags.verifyKey ? { verifyKey: resolve(ctx.cwd, flags.verifyKey) } : {}),
         registry: { ...registryOptions(flags, ctx.cwd), env: ctx.env },
         timeoutMs: flags.timeout,
         signal,

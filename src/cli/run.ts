@@ -1,5 +1,6 @@
 // `tsop run bundle | bundle-upgrade`: flags → options → src/olm/run (imported lazily) → output.
 // Ctrl-C or SIGTERM aborts the run (withInterrupt), so tsop removes what it created before exiting.
+import { resolve } from "node:path";
 import { Command, Option } from "./commander.js";
 import { CATALOG_INIT_IMAGE, OPM_IMAGE } from "../common/pins.js";
 import { parseDuration } from "../common/duration.js";
@@ -30,6 +31,7 @@ interface SharedFlags extends ClusterFlags, RegistryFlags {
   olm?: "v0" | "v1";
   catalogImage?: string;
   caFile?: string;
+  verifyKey?: string;
 }
 
 interface BundleFlags extends SharedFlags {
@@ -52,6 +54,10 @@ function sharedFlags(command: Command): Command {
     operatorSdkNames: true,
   });
   return command
+    .option(
+      "--verify-key <file>",
+      "before creating anything, check that the bundle image and every image its CSV names carry a valid cosign signature made with this public key (cosign.pub)",
+    )
     .addOption(timeoutOption("10m", "how long the whole run may take"))
     .option(
       "--pull-secret-name <name>",
@@ -161,6 +167,19 @@ function baseOptions(flags: SharedFlags, ctx: CliContext, signal: AbortSignal) {
   };
 }
 
+/** --verify-key: every image checked before the run creates (or, with --dry-run, plans) anything. */
+async function verifyBeforeRun(image: string, flags: SharedFlags, ctx: CliContext): Promise<void> {
+  if (!flags.verifyKey) return;
+  const { verifyBundleImages } = await import("../oci/sign/index.js");
+  await verifyBundleImages({
+    bundleImage: image,
+    verifyKey: resolve(ctx.cwd, flags.verifyKey),
+    ...registryOptions(flags, ctx.cwd),
+    env: ctx.env,
+    reporter: ctx.reporter,
+  });
+}
+
 export function runCommand(): Command {
   const run = new Command("run").description(
     "run the operator: locally against a cluster (local), or from its bundle image through OLM",
@@ -188,6 +207,7 @@ export function runCommand(): Command {
       [flags.catalogImage, "--catalog-image"],
     ]);
     const ctx = await cliContext(command);
+    await verifyBeforeRun(image, flags, ctx);
     const { withInterrupt } = await import("../common/interrupt.js");
     if ((await olmFor(flags, ctx)) === "v1") {
       await refuseV0Flags(command);
@@ -248,6 +268,7 @@ export function runCommand(): Command {
       [flags.catalogImage, "--catalog-image"],
     ]);
     const ctx = await cliContext(command);
+    await verifyBeforeRun(image, flags, ctx);
     const { withInterrupt } = await import("../common/interrupt.js");
     if ((await olmFor({ ...flags, dryRun: false }, ctx)) === "v1") {
       await refuseV0Flags(command);

@@ -51,6 +51,8 @@ export interface DeployOptions extends ClusterOptions {
   skipImageCheck?: boolean;
   /** How to reach the registries for that check. */
   registry?: RegistryClientOptions;
+  /** A public key (cosign.pub): every image deployed must carry a valid signature made with it. */
+  verifyKey?: string;
   timeoutMs: number;
   signal?: AbortSignal;
 }
@@ -84,6 +86,14 @@ export async function deploy(options: DeployOptions): Promise<DeployResult> {
   if (options.dryRun) return result;
   if (!options.skipImageCheck)
     await checkImagesExist(imagesOf(objects), options.registry ?? {}, options.reporter);
+  if (options.verifyKey) {
+    const { verifyImages } = await import("../oci/sign/index.js");
+    await verifyImages(imagesOf(objects), {
+      ...options.registry,
+      verifyKey: options.verifyKey,
+      reporter: options.reporter,
+    });
+  }
 
   const session = await openCluster(options, namespace);
   try {

@@ -5,6 +5,8 @@
 // derive one image per platform (and an index), then push or write an OCI layout (through oci/).
 import { resolve } from "node:path";
 import { InvalidInputError } from "../common/errors.js";
+import { writeFileAtomic } from "../common/fs.js";
+import { sha256Digest } from "../oci/digest.js";
 import type { Reporter } from "../common/reporter.js";
 import { epochFrom } from "../oci/bundle-image.js";
 import { RegistryClient, type RegistryClientOptions } from "../oci/client.js";
@@ -18,6 +20,8 @@ import { imageLabels, readProjectPackage } from "./labels.js";
 import { type BuiltApp, pushApp, writeAppLayout } from "./ship.js";
 import { buildIfStale } from "./compile.js";
 import { dependencyLayer } from "./dependencies.js";
+import { imageSbom } from "./sbom.js";
+import { attachSbom, CYCLONEDX_MEDIA_TYPE } from "../oci/sbom/index.js";
 import { checkProjectFiles, findNativeAddons } from "./stage.js";
 import { buildTreeLayer, type TreeSource } from "./tree-layer.js";
 
@@ -32,6 +36,10 @@ export interface ImageBuildOptions extends RegistryClientOptions {
   cache?: boolean;
   /** false: ship dist/ as it is, even when a source is newer (--no-build). */
   build?: boolean;
+  /** Write the CycloneDX SBOM here too (it is attached to a pushed image regardless, unless sbom is false). */
+  sbomFile?: string;
+  /** false: do not attach the SBOM to the pushed image (--no-sbom). */
+  sbom?: boolean;
   reporter: Reporter;
 }
 
@@ -45,6 +53,8 @@ export interface ImageBuildResult {
   layers: { dependencies?: string; app: string };
   labels: Record<string, string>;
   destination?: string;
+  /** The SBOM: its sha256 digest, and when attached, the artifact manifest's digest. */
+  sbom: { digest: string; file?: string; attached?: string };
 }
 
 const HOST_ARCH: Record<string, string> = {
@@ -156,6 +166,13 @@ export async function buildImage(options: ImageBuildOptions): Promise<ImageBuild
     const labels = await imageLabels(project, pkg, { name: baseName, digest: base.digest });
     const created = new Date(epoch * 1000).toISOString().replace(".000Z", "Z");
     const app = assemble(base, layers, labels, created);
+    const sbom = await imageSbom(
+      project,
+      pkg,
+      { repository: baseName, digest: base.digest },
+      epochFrom({ ...(options.env ? { env: options.env } : {}) }),
+    );
+    if (options.sbomFile) await writeFileAtomic(options.sbomFile, sbom);
     const result: ImageBuildResult = {
       digest: app.top.digest,
       base: { reference: `${baseName}@${base.digest}`, digest: base.digest },
@@ -165,8 +182,13 @@ export async function buildImage(options: ImageBuildOptions): Promise<ImageBuild
         app: layers[layers.length - 1]!.layer.digest,
       },
       labels,
+      sbom: { digest: sha256Digest(sbom), ...(options.sbomFile ? { file: options.sbomFile } : {}) },
     };
-    return await ship(client, app, target, baseRef, options, result);
+    const shipped = await ship(client, app, target, baseRef, options, result);
+    if (!target || options.ociLayout || options.sbom === false) return shipped;
+    const attached = await attachSbom(client, target, app.top, sbom, CYCLONEDX_MEDIA_TYPE);
+    reporter.debug(`SBOM ${attached.digest} attached (tags ${attached.tags.join(", ")})`);
+    return { ...shipped, sbom: { ...shipped.sbom, attached: attached.digest } };
   } finally {
     client.close();
   }

@@ -1,0 +1,93 @@
+// `--verify-key` of `run bundle`, `run bundle-upgrade` and `deploy`: before anything is created in the cluster,
+// the bundle image and every image its ClusterServiceVersion names (install deployments' containers
+// and init containers, RELATED_IMAGE_* env, relatedImages) must carry a valid signature made with
+// the key (verify.ts). Fails closed on the first image that does not, naming it and why; the bundle
+// is read at the digest that verified, so a tag moved in between cannot slip another bundle in.
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Reporter } from "../../common/reporter.js";
+import { parseYamlDocuments } from "../../common/yaml/read.js";
+import { RegistryClient, type RegistryClientOptions } from "../client.js";
+import { findImageSites, type ImageSite, type SiteProblem } from "../image-sites.js";
+import { pullBundleToTemp } from "../pull.js";
+import { parseReference, pinnedReference } from "../reference.js";
+import { readPublicKeyFile } from "./key-files.js";
+import { verifyImage } from "./verify.js";
+
+export interface VerifyBeforeRunOptions extends RegistryClientOptions {
+  /** The bundle image as given to the command. */
+  bundleImage: string;
+  /** The public key file (cosign.pub). */
+  verifyKey: string;
+  reporter: Reporter;
+}
+
+/** `deploy --verify-key`: each of `images` must carry a valid signature made with the key in `verifyKey`. */
+export async function verifyImages(
+  images: readonly string[],
+  options: RegistryClientOptions & { verifyKey: string; reporter: Reporter },
+): Promise<VerifiedImages> {
+  const key = await readPublicKeyFile(options.verifyKey);
+  const client = new RegistryClient(options);
+  try {
+    const verified: string[] = [];
+    for (const image of new Set(images)) {
+      const result = await verifyImage(client, parseReference(image), key);
+      options.reporter.info(`Signature verified: ${image} (${result.image})`);
+      verified.push(result.image);
+    }
+    return { images: verified };
+  } finally {
+    client.close();
+  }
+}
+
+export interface VerifiedImages {
+  /** Every image checked, pinned, the bundle first. */
+  images: string[];
+}
+
+export async function verifyBundleImages(options: VerifyBeforeRunOptions): Promise<VerifiedImages> {
+  const key = await readPublicKeyFile(options.verifyKey);
+  const client = new RegistryClient(options);
+  try {
+    const bundleRef = parseReference(options.bundleImage);
+    const bundle = await verifyImage(client, bundleRef, key);
+    options.reporter.info(`Signature verified: bundle ${bundle.image}`);
+    const verified = [bundle.image];
+    for (const image of await csvImages(pinnedReference(bundleRef, bundle.digest), options, client)) {
+      const result = await verifyImage(client, parseReference(image), key);
+      options.reporter.info(`Signature verified: ${image} (${result.image})`);
+      verified.push(result.image);
+    }
+    return { images: verified };
+  } finally {
+    client.close();
+  }
+}
+
+/** The distinct images the bundle's CSV names, in the order they appear. */
+async function csvImages(
+  pinned: string,
+  options: VerifyBeforeRunOptions,
+  client: RegistryClient,
+): Promise<string[]> {
+  const pulled = await pullBundleToTemp({ image: pinned }, { ...options, client });
+  try {
+    const dir = join(pulled.dir, "manifests");
+    const sites: ImageSite[] = [];
+    const problems: SiteProblem[] = [];
+    for (const name of (await readdir(dir)).sort()) {
+      if (!/\.ya?ml$|\.json$/.test(name)) continue;
+      for (const doc of parseYamlDocuments(await readFile(join(dir, name), "utf8"), name)) {
+        const object = doc.value as { kind?: unknown } | null;
+        if (object && typeof object === "object" && object.kind === "ClusterServiceVersion") {
+          findImageSites(object as Record<string, unknown>, sites, problems);
+        }
+      }
+    }
+    return [...new Set(sites.map((s) => s.value))];
+  } finally {
+    await pulled.remove();
+  }
+}
