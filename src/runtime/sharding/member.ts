@@ -20,6 +20,8 @@ interface KindShare {
   draining: Set<string>;
   /** Keys acknowledged to the sharder: refused until the object is assigned here again. */
   handedOff: Set<string>;
+  /** Objects of the shard deleted (not handed off): their key is admitted once, to clean up. */
+  gone: Set<string>;
 }
 
 /** A JSON Pointer segment (RFC 6901): "/" and "~" escaped. */
@@ -45,11 +47,25 @@ export class ShardMember {
     const kindKey = `${ref.apiVersion}/${ref.kind}`;
     let share = this.shares.get(kindKey);
     if (!share) {
-      const made: KindShare = { ref, informer, controllers: [], draining: new Set(), handedOff: new Set() };
+      const made: KindShare = {
+        ref,
+        informer,
+        controllers: [],
+        draining: new Set(),
+        handedOff: new Set(),
+        gone: new Set(),
+      };
       share = made;
       this.shares.set(kindKey, made);
       const seen = (obj: InformerObject) => this.seen(made, obj);
-      informer.addHandler({ onAdd: seen, onUpdate: (_old, obj) => seen(obj) });
+      informer.addHandler({
+        onAdd: seen,
+        onUpdate: (_old, obj) => seen(obj),
+        onDelete: (obj) => {
+          const key = objectKey(obj);
+          if (!made.handedOff.has(key)) made.gone.add(key);
+        },
+      });
     }
     share.controllers.push(controller);
     const s = share;
@@ -61,17 +77,26 @@ export class ShardMember {
     this.stopped = true;
   }
 
-  /** Whether a key of the kind may be reconciled here now. */
+  /**
+   * Whether a key of the kind may be reconciled here now: its object is in this shard's cache and
+   * not moving away, or it was just deleted from the shard. Any other key (one a watches() handler
+   * mapped to an object of another shard) is another replica's.
+   */
   private admits(share: KindShare, key: string): boolean {
     if (share.draining.has(key) || share.handedOff.has(key)) return false;
     const cached = share.informer.get(keyParts(key));
-    return !cached || cached.metadata?.labels?.[this.labels.drain] === undefined;
+    if (!cached) return share.gone.delete(key);
+    return (
+      cached.metadata?.labels?.[this.labels.shard] === this.identity &&
+      cached.metadata?.labels?.[this.labels.drain] === undefined
+    );
   }
 
   private seen(share: KindShare, obj: InformerObject): void {
     const labels = obj.metadata?.labels ?? {};
     if (labels[this.labels.shard] !== this.identity) return;
     const key = objectKey(obj);
+    share.gone.delete(key);
     if (labels[this.labels.drain] === undefined) share.handedOff.delete(key);
     else void this.handOver(share, key);
   }
