@@ -24,9 +24,11 @@ const manager = await Manager.create({
     id: `bench-${namespace}`,
     namespace,
     identity: process.env.IDENTITY,
-    leaseDurationSeconds: 4,
-    renewDeadlineSeconds: 3,
-    retryPeriodSeconds: 0.5,
+    // Shorter than the 15/10/2 s defaults (the kill's convergence waits one lease duration, twice
+    // if the leader is killed), long enough for a loaded machine.
+    leaseDurationSeconds: 8,
+    renewDeadlineSeconds: 6,
+    retryPeriodSeconds: 1,
   },
   sharding: {},
 });

@@ -5,7 +5,7 @@
 // is reconciled, and the time to converge again (every Widget labelled for the ring of the live
 // replicas and reconciled) after one replica is killed (kill -9) and after one is added.
 // Run: npm run bench:sharding -- [--n 20000] [--replicas 1,2,4] [--server real|memory]
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,9 +28,21 @@ const N = Number(values.n);
 const COUNTS = (values.replicas as string).split(",").map(Number);
 if (!(N > 0) || COUNTS.some((k) => !(k >= 1)))
   throw new Error("--n must be a positive number and --replicas a list like 1,2,4");
+/** A replica that exited on its own (not killed by the bench): the figures would be wrong. */
+let failed: Error | undefined;
+const children = new Set<ChildProcess>();
 const REPLICA = join(import.meta.dirname, "sharding-replica.ts");
 const WIDGET = { apiVersion: "bench.tsop.dev/v1", kind: "Widget" } as const;
 
+if (values.server !== "memory" && !process.env.TSOP_RIG_ASSETS) {
+  // The rig's etcd and kube-apiserver (built once, then cached), as bench/rig-assets.ts does.
+  const rig = join(import.meta.dirname, "../scripts/rig/index.mjs");
+  const assets = execFileSync(process.execPath, [rig, "assets", "etcd", "kube-apiserver"], {
+    encoding: "utf8",
+  }).trim();
+  process.env.TSOP_RIG_ASSETS = assets;
+  process.env.KUBEBUILDER_ASSETS = assets;
+}
 const cluster =
   values.server === "memory" ? await startTestCluster() : await startTestCluster({ controlPlane: "real" });
 const loaded = await loadKubeConfig({ kubeconfigText: cluster.kubeconfig });
@@ -90,6 +102,11 @@ function startReplica(namespace: string, id: string): Replica {
     },
     stdio: ["ignore", "ignore", "inherit"],
   });
+  child.on("exit", (code, signal) => {
+    if (signal !== "SIGKILL")
+      failed ??= new Error(`replica ${id} of ${namespace} exited (${code ?? signal})`);
+  });
+  children.add(child);
   return { id, child, state };
 }
 
@@ -102,6 +119,7 @@ function stateOf(r: Replica): { rss: number; cpuMs: number; requests: number; re
 async function until(probe: () => Promise<boolean>, timeoutMs: number, intervalMs = 500): Promise<number> {
   const started = performance.now();
   for (;;) {
+    if (failed) throw failed;
     if (await probe()) return performance.now() - started;
     if (performance.now() - started > timeoutMs) throw new Error(`not converged within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, intervalMs));
@@ -188,6 +206,7 @@ try {
     for (const r of replicas) r.child.kill("SIGKILL");
   }
 } finally {
+  for (const child of children) child.kill("SIGKILL");
   rest.close();
   await cluster.stop();
   rmSync(dir, { recursive: true, force: true });
