@@ -61,8 +61,7 @@ describe("the ring", () => {
 let h: Harness | undefined;
 let link: PartitionableLink | undefined;
 afterEach(async () => {
-  if (process.env.SHARD_DEBUG)
-    for (const l of h?.logs ?? []) if (/"level":"(error|warn)"/.test(l)) console.log(l.slice(0, 400));
+  for (const l of h?.logs ?? []) if (/"level":"(error|warn)"/.test(l)) console.log(l.slice(0, 400));
   await link?.close();
   await h?.stop();
   h = link = undefined;

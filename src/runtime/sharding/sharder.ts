@@ -189,6 +189,13 @@ export class Sharder {
           labelChildren(obj, current);
         }
       }
+    // Forget objects that are gone (the map holds only what the informers hold).
+    const present = new Set(
+      [...primary, ...owned].flatMap(({ informer }) =>
+        informer.list().map((o) => o.metadata?.uid ?? objectKey(o)),
+      ),
+    );
+    for (const uid of this.written.keys()) if (!present.has(uid)) this.written.delete(uid);
     await runAll(writes, this.o.concurrency ?? 8, signal, (err) =>
       this.o.log.debug("sharding write not applied; the next pass looks again", { err: err as Error }),
     );
