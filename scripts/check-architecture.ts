@@ -50,9 +50,21 @@ export const RUNTIME_ROOMS: Array<{ room: string; uses: string[] }> = [
   { room: "events", uses: ["log", "connect", "client"] },
   { room: "webhook", uses: ["log", "connect", "serving"] },
   { room: "controller", uses: ["log", "connect", "metrics", "client", "cache", "events"] },
+  { room: "sharding", uses: ["log", "connect", "client", "cache", "controller"] },
   {
     room: "manager",
-    uses: ["log", "connect", "serving", "metrics", "client", "cache", "events", "webhook", "controller"],
+    uses: [
+      "log",
+      "connect",
+      "serving",
+      "metrics",
+      "client",
+      "cache",
+      "events",
+      "webhook",
+      "controller",
+      "sharding",
+    ],
   },
 ];
 

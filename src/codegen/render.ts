@@ -152,7 +152,7 @@ function renderRole(
   const declarations = collectRbac(loaded.sourceFiles, loaded.checker, diags, options.roleName);
   const byClass = new Map(resources.map((r) => [r.cls, { group: r.group, plural: r.plural }]));
   const needs = derivedNeeds(analysis, (c) => byClass.get(c), options);
-  addRuntimeNeeds(analysis, declarations, reporter, options.roleName);
+  addRuntimeNeeds(analysis, declarations, reporter, options.roleName, (c) => byClass.get(c));
   if (options.deriveRbac) {
     for (const need of needs) {
       reporter.debug(
@@ -184,10 +184,30 @@ function addRuntimeNeeds(
   declarations: RbacDeclaration[],
   reporter: NoteSink,
   roleName: string,
+  kindOfClass: (cls: TS.ClassDeclaration) => KindRef | undefined,
 ): void {
   const added = new Set<string>();
-  for (const need of runtimeRbacNeeds(loaded.sourceFiles, loaded.checker, roleName)) {
-    const key = `${need.rule.groups[0]}/${need.rule.resources[0]}`;
+  const needs = runtimeRbacNeeds(loaded.sourceFiles, loaded.checker, roleName);
+  const sharding = needs.find((n) => n.patchesWiredKinds);
+  if (sharding)
+    // The controllers' primary and owned kinds (the wiring's rules with patch): their shard labels.
+    deriveRbac(
+      loaded.sourceFiles,
+      loaded.checker,
+      new Diagnostics(diags.root),
+      kindOfClass,
+      roleName,
+      (rule) => {
+        if (rule.verbs.includes("patch") && !rule.resources[0]!.includes("/"))
+          needs.push({
+            rule: { ...rule, verbs: ["patch"] },
+            node: sharding.node,
+            why: `sharding (the sharder labels the objects of the controllers' primary and owned kinds)`,
+          });
+      },
+    );
+  for (const need of needs) {
+    const key = `${need.rule.groups[0]}/${need.rule.resources[0]}/${need.rule.verbs.join(",")}`;
     if (added.has(key)) continue;
     added.add(key);
     const granted = need.rule.verbs.every((verb) =>
@@ -196,7 +216,7 @@ function addRuntimeNeeds(
     if (granted) continue;
     declarations.push(need.rule);
     reporter.info(
-      `role.yaml grants get, list, watch on ${need.rule.resources[0]} (API group "${need.rule.groups[0]}"): ${diags.locate(need.node)} uses ${need.why}`,
+      `role.yaml grants ${need.rule.verbs.join(", ")} on ${need.rule.resources[0]} (API group "${need.rule.groups[0]}"): ${diags.locate(need.node)} uses ${need.why}`,
     );
   }
 }

@@ -165,7 +165,7 @@ export {
   type LogLevel,
   type LogSink,
 } from "./log/logger.js";
-export { type Check, Manager, type ManagerOptions } from "./manager/manager.js";
+export { type Check, Manager, type ManagerOptions, type ShardingOptions } from "./manager/manager.js";
 export { type Runnable, RunnableError } from "./manager/runnables.js";
 export {
   type GroupVersionKind,

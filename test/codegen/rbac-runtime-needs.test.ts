@@ -71,4 +71,38 @@ describe("tsop generate and the RBAC the runtime needs", () => {
     expect(role).not.toContain("customresourcedefinitions");
     expect(role).not.toContain("namespaces");
   });
+
+  it("grants leases and patch on the primary and owned kinds when the manager shards", async () => {
+    const outcome = await runGenerate({
+      "api/types.ts": API,
+      "controllers/main.ts": controller(
+        `manager.controller(Thing)${OWNS}${WATCHES}`,
+        '{ leaderElection: { id: "things.tsop.dev" }, sharding: {} }',
+      ),
+    });
+    expect(outcome.error).toBeUndefined();
+    const role = rulesOf(outcome.after["config/rbac/role.yaml"] ?? "");
+    expect(role).toMatch(
+      /- apiGroups: - coordination\.k8s\.io resources: - leases verbs: - create - delete - get - list - (update - watch|watch - update)/,
+    );
+    expect(role).toMatch(/things verbs: [^-]*(- \w+ )*- patch/);
+    expect(role).toMatch(/deployments verbs: (- \w+ )*- patch/);
+    expect(role).not.toMatch(/secrets verbs: (- \w+ )*- patch/);
+    expect(outcome.reporter.lines.map((l) => l.message)).toContainEqual(
+      expect.stringMatching(
+        /^role\.yaml grants get, list, watch, create, update, delete on leases .* uses sharding/,
+      ),
+    );
+  });
+
+  it("grants no leases without sharding", async () => {
+    const outcome = await runGenerate({
+      "api/types.ts": API,
+      "controllers/main.ts": controller(
+        `manager.controller(Thing)${OWNS}`,
+        '{ leaderElection: { id: "x" } }',
+      ),
+    });
+    expect(outcome.after["config/rbac/role.yaml"] ?? "").not.toContain("leases");
+  });
 });

@@ -196,6 +196,7 @@ const PINNED = [
   "SchemaType",
   "Schemaless",
   "Scope",
+  "ShardingOptions",
   "SharedInformer",
   "SkipVersion",
   "Spoke",

@@ -2,7 +2,8 @@
 // reconcilers call), read statically like derive.ts: `optional: true` on `.controller(…)`, `.owns(…)`
 // or `.watches(…)` makes the runtime watch CustomResourceDefinitions (docs/runtime.md, "CRDs that
 // come and go"), and `cache: { namespaceSelector }` makes it watch Namespaces ("Namespaces that
-// change"). The manager cannot work without them, so `tsop generate` always writes them to role.yaml.
+// change"), and `sharding` in the manager's options makes it hold shard Leases and label the objects
+// of its controllers' primary and owned kinds ("Sharding"). The manager cannot work without them, so `tsop generate` always writes them to role.yaml.
 import type TS from "typescript";
 import { ts } from "../compiler.js";
 import { evaluate, NotConstant } from "../evaluate.js";
@@ -16,6 +17,8 @@ export interface RuntimeNeed {
   /** The node that implies it (for the log line naming file:line:col). */
   node: TS.Node;
   why: string;
+  /** Sharding: the kinds the controllers reconcile and own also need patch (their shard labels). */
+  patchesWiredKinds?: boolean;
 }
 
 export function runtimeRbacNeeds(
@@ -24,11 +27,11 @@ export function runtimeRbacNeeds(
   roleName: string,
 ): RuntimeNeed[] {
   const out: RuntimeNeed[] = [];
-  const rule = (group: string, resource: string): RbacDeclaration => ({
+  const rule = (group: string, resource: string, verbs = ["get", "list", "watch"]): RbacDeclaration => ({
     groups: [group],
     resources: [resource],
     resourceNames: [],
-    verbs: ["get", "list", "watch"],
+    verbs,
     urls: [],
     namespace: "",
     roleName,
@@ -54,6 +57,18 @@ export function runtimeRbacNeeds(
         rule: rule("", "namespaces"),
         node: n,
         why: "cache.namespaceSelector (the runtime watches the Namespaces it selects)",
+      });
+    if (
+      (ts.isPropertyAssignment(n) || ts.isShorthandPropertyAssignment(n)) &&
+      propertyName(n) === "sharding" &&
+      ts.isObjectLiteralExpression(n.parent) &&
+      isManagerOptions(n.parent)
+    )
+      out.push({
+        rule: rule("coordination.k8s.io", "leases", ["get", "list", "watch", "create", "update", "delete"]),
+        node: n,
+        why: "sharding (each replica holds a shard Lease; the leader watches them and deletes dead ones)",
+        patchesWiredKinds: true,
       });
     ts.forEachChild(n, visit);
   };
@@ -89,4 +104,18 @@ function isCacheOptions(literal: TS.ObjectLiteralExpression): boolean {
   if (ts.isVariableDeclaration(parent) && parent.type && /\bCacheOptions\b/.test(parent.type.getText()))
     return true;
   return false;
+}
+
+/** The object literal is ManagerOptions: passed to Manager.create / managerOptionsFromArgs, typed so, or with leaderElection beside. */
+function isManagerOptions(literal: TS.ObjectLiteralExpression): boolean {
+  const parent = literal.parent;
+  if (ts.isCallExpression(parent) && /(\bcreate|managerOptionsFromArgs)$/.test(parent.expression.getText()))
+    return true;
+  if (ts.isVariableDeclaration(parent) && parent.type && /\bManagerOptions\b/.test(parent.type.getText()))
+    return true;
+  return literal.properties.some(
+    (p) =>
+      (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p)) &&
+      propertyName(p) === "leaderElection",
+  );
 }

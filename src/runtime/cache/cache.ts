@@ -98,6 +98,11 @@ export interface CacheOptions {
    * (own-writes.ts): "status" (default), "all", or "none" (every event enqueues).
    */
   ownWriteEvents?: OwnWriteEvents;
+  /**
+   * Set by the manager with sharding (`shard.tsop.io/<ring>=<identity>`): added to the label selector
+   * of the primary and owned kinds' informers (InformerRequest.shardRole). Not for users.
+   */
+  shardSelector?: string;
 }
 
 export type { InformerSettings } from "./informer.js";
@@ -110,6 +115,11 @@ export interface InformerRequest {
    * instead of failing. Decided by the request that creates the kind's informer.
    */
   optional?: boolean;
+  /**
+   * With sharding (cache.shardSelector set): the kind is a controller's primary or owned kind, so
+   * its informer holds only this replica's shard. Decided by the request that creates the informer.
+   */
+  shardRole?: "primary" | "owned";
 }
 
 function gvkKey(gvk: GroupVersionKind): string {
@@ -129,6 +139,10 @@ export class Cache implements CacheReader, WriteObserver {
   private readonly crds: CrdWatch;
   /** The namespaces namespaceSelector selects (when set). */
   private readonly namespaceWatch: NamespaceWatch | undefined;
+  /** Kinds whose informers select the shard (gvkKey), with sharding. */
+  private readonly sharded = new Set<string>();
+  /** With sharding: labels a child created through the client with its controller owner's shard. */
+  prepareCreate: (<T extends KubeObjectLike>(obj: T) => T) | undefined;
 
   constructor(
     private readonly rest: RestClient,
@@ -212,10 +226,12 @@ export class Cache implements CacheReader, WriteObserver {
 
   private create(mapping: ResourceMapping, request: InformerRequest): SharedInformer {
     const kindOptions = this.byKind.get(gvkKey(mapping));
+    if (request.shardRole && this.options.shardSelector) this.sharded.add(gvkKey(mapping));
+    const labelSelector = this.selectorsOf(mapping).labelSelector;
     const options = (namespace: string | undefined): InformerOptions => ({
       ...this.settings,
       namespace,
-      labelSelector: kindOptions?.labelSelector,
+      labelSelector,
       fieldSelector: kindOptions?.fieldSelector,
       transform: chainTransforms(defaultTransform, this.options.transform, kindOptions?.transform),
       metadataOnly: request.metadataOnly,
@@ -299,7 +315,10 @@ export class Cache implements CacheReader, WriteObserver {
 
   private selectorsOf(mapping: ResourceMapping): ListOptions {
     const kindOptions = this.byKind.get(gvkKey(mapping));
-    return { labelSelector: kindOptions?.labelSelector, fieldSelector: kindOptions?.fieldSelector };
+    const shard = this.sharded.has(gvkKey(mapping)) ? this.options.shardSelector : undefined;
+    const own = selectorString(kindOptions?.labelSelector);
+    const labelSelector = shard ? (own ? `${own},${shard}` : shard) : kindOptions?.labelSelector;
+    return { labelSelector, fieldSelector: kindOptions?.fieldSelector };
   }
 
   /** The written object as the informer would cache it. */

@@ -323,7 +323,8 @@ export class Client {
     return items;
   }
 
-  async create<T extends KubeObjectLike>(obj: T, options: WriteOptions = {}): Promise<T> {
+  async create<T extends KubeObjectLike>(given: T, options: WriteOptions = {}): Promise<T> {
+    const obj = this.writes?.prepareCreate?.(given) ?? given;
     const meta = metaOf(obj);
     const { m, path } = await this.path(objectGvk(obj), meta.namespace);
     return this.writing(

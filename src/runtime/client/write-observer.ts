@@ -29,6 +29,8 @@ export interface WriteObserver {
     write: { writer: string | undefined; subresource: string | undefined },
   ): () => void;
   observeWrite(write: ObservedWrite): void;
+  /** Changes an object about to be created (with sharding: a child gets its owner's shard label). */
+  prepareCreate?: <T extends KubeObjectLike>(obj: T) => T;
 }
 
 /** Carries the name of the controller whose reconcile is running, through every await inside it. */

@@ -65,6 +65,8 @@ interface Watch {
   /** A handler (bound at complete()) or the older map function. */
   handler: WatchHandler | MapFunction;
   options: WatchOptions;
+  /** An owns(): with sharding, its informer holds only the shard's objects, as the primary's. */
+  owned?: boolean;
 }
 
 export class ControllerBuilder {
@@ -94,6 +96,7 @@ export class ControllerBuilder {
       kind,
       handler: enqueueRequestForOwner(this.primary, { onlyController: true }),
       options,
+      owned: true,
     });
     return this;
   }
@@ -145,12 +148,17 @@ export class ControllerBuilder {
       { optional: this.forOptions.optional },
       ({ object }) => requestOf(object),
       [...global, ...forPredicates],
+      "primary",
     );
     for (const { watch, map } of watches)
-      await this.attach(controller, watch.kind, watch.options, map, [
-        ...global,
-        ...(watch.options.predicates ?? []),
-      ]);
+      await this.attach(
+        controller,
+        watch.kind,
+        watch.options,
+        map,
+        [...global, ...(watch.options.predicates ?? [])],
+        watch.owned ? "owned" : undefined,
+      );
     this.host.register(controller);
     return controller;
   }
@@ -168,10 +176,12 @@ export class ControllerBuilder {
     options: WatchOptions,
     map: EventMapFunction,
     predicates: Predicate[],
+    shardRole?: "primary" | "owned",
   ): Promise<SharedInformer> {
     const informer = await this.host.informerFor(kind, {
       metadataOnly: options.metadataOnly,
       optional: options.optional,
+      ...(shardRole ? { shardRole } : {}),
     });
     const kindName = gvkOf(kind).kind;
     const log = this.host.logger.named("controller").child({ controller: controller.name, kind: kindName });

@@ -126,6 +126,13 @@ export class Controller {
   private started = false;
   /** The informer of the primary kind (set by the builder); an optional one may wait for its CRD. */
   primarySource: SharedInformer | undefined;
+  /**
+   * With sharding: whether this replica may reconcile `key` now (its shard holds the object and it
+   * is not moving away). A key refused is dropped when a worker takes it. Unset: every key.
+   */
+  admits: ((key: string) => boolean) | undefined;
+  /** The reconcile of each key whose code is running (timed-out ones until they return). */
+  private readonly runningKeys = new Map<string, Promise<void>>();
 
   constructor(
     readonly name: string,
@@ -133,7 +140,7 @@ export class Controller {
     private readonly host: ControllerHost,
     private readonly options: ControllerOptions,
     /** The kind reconciled: terminal errors are recorded as Warning events on its objects. */
-    private readonly primary?: KindRef,
+    readonly primary?: KindRef,
   ) {
     // The queue is named after the controller (controller-runtime labels its metrics with both).
     const priorities = options.usePriorityQueue !== false;
@@ -170,6 +177,11 @@ export class Controller {
     if (request.name) this.queue.add(requestKey(request), priority);
   }
 
+  /** Resolves once no reconcile of `key` is running (a shard hands the key over only then). */
+  whenIdle(key: string): Promise<void> {
+    return this.runningKeys.get(key) ?? Promise.resolve();
+  }
+
   /** Starts the workers (the manager calls this once caches are synced and, if enabled, it leads). */
   start(): void {
     if (this.started || this.stopping.signal.aborted) return;
@@ -203,6 +215,11 @@ export class Controller {
     for (;;) {
       const key = await this.queue.get();
       if (key === undefined) return;
+      if (this.admits && !this.admits(key)) {
+        this.queue.forget(key);
+        this.queue.done(key);
+        continue;
+      }
       await this.reconcileKey(key);
     }
   }
@@ -238,6 +255,11 @@ export class Controller {
       },
     );
     this.inFlight.track(attempt.settled);
+    // Set before any await: a shard draining this key sees the reconcile from its first moment.
+    this.runningKeys.set(key, attempt.settled);
+    void attempt.settled.then(() => {
+      if (this.runningKeys.get(key) === attempt.settled) this.runningKeys.delete(key);
+    });
     const started = performance.now();
     m.activeWorkers.inc(labels);
     let outcome: Outcome | undefined;

@@ -41,7 +41,7 @@ interface LeaseSpec {
 interface Lease {
   apiVersion: "coordination.k8s.io/v1";
   kind: "Lease";
-  metadata: { name: string; namespace: string; resourceVersion?: string };
+  metadata: { name: string; namespace: string; resourceVersion?: string; labels?: Record<string, string> };
   spec?: LeaseSpec;
 }
 
@@ -97,7 +97,10 @@ export class LeaderElector {
   constructor(
     private readonly base: Client,
     private readonly options: Required<Pick<LeaderElectionOptions, "id" | "namespace">> &
-      LeaderElectionOptions,
+      LeaderElectionOptions & {
+        /** Labels of the Lease when this elector creates it (sharding: the ring of a shard Lease). */
+        labels?: Record<string, string>;
+      },
     private readonly log: Logger,
   ) {
     validateLeaderElection(options);
@@ -257,7 +260,11 @@ export class LeaderElector {
       if (!lease) {
         this.lease = await client().create<Lease>({
           ...LEASE,
-          metadata: { name: this.options.id, namespace: this.options.namespace },
+          metadata: {
+            name: this.options.id,
+            namespace: this.options.namespace,
+            ...(this.options.labels ? { labels: this.options.labels } : {}),
+          },
           spec: desired,
         });
         this.observe(this.lease.spec ?? {});

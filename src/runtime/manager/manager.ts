@@ -17,7 +17,7 @@ import type { IndexFunction } from "../cache/field-index.js";
 import type { Controller, ControllerHost } from "../controller/controller.js";
 import { ConfigError } from "../connect/errors.js";
 import { EventRecorder, type EventsApi } from "../events/events.js";
-import type { SharedInformer } from "../cache/informer.js";
+import type { InformerSettings, SharedInformer } from "../cache/informer.js";
 import { type KubeConfigOptions, loadKubeConfig } from "../connect/kubeconfig.js";
 import { LeaderElector, type LeaderElectionOptions, validateLeaderElection } from "./leader.js";
 import { type Check, probeHandler } from "./probes.js";
@@ -33,6 +33,9 @@ import { registerProcessMetrics } from "../metrics/process.js";
 import { RestClient } from "../connect/rest.js";
 import type { WebhookRoute, WebhookServer } from "../webhook/webhook-server.js";
 import { webhooksOf } from "../webhooks.js";
+import { ShardRuntime, type ShardingOptions } from "./shard-runtime.js";
+
+export type { ShardingOptions } from "./shard-runtime.js";
 
 export interface ManagerOptions extends KubeConfigOptions {
   /**
@@ -69,6 +72,14 @@ export interface ManagerOptions extends KubeConfigOptions {
   /** "host:port" or ":port" for /healthz and /readyz; "0" disables. Default ":8081". */
   healthProbeBindAddress?: string;
   leaderElection?: LeaderElectionOptions;
+  /**
+   * Built-in sharding (off by default; docs/runtime.md "Sharding"): every replica holds a shard Lease
+   * and reconciles only the objects of its shard (its informers of primary and owned kinds select
+   * them server-side); the leader assigns objects with a consistent-hash ring and moves them through
+   * a drain/acknowledge handover, so no key is reconciled by two replicas at once. Needs leader
+   * election; controllers run on every replica.
+   */
+  sharding?: ShardingOptions;
   /** How long shutdown waits in all for running reconciles and unwritten events. Default 30 s. */
   gracefulShutdownTimeoutMs?: number;
   /**
@@ -141,6 +152,7 @@ export class Manager {
   /** Aborted when a renewal failed past the renew deadline. */
   private readonly lostLeadership = new AbortController();
   private holding: Promise<void> | undefined;
+  private shardHolding: Promise<void> | undefined;
   private elector: LeaderElector | undefined;
   private readonly electedPromise: Promise<void>;
   private resolveElected: () => void = () => {};
@@ -154,6 +166,9 @@ export class Manager {
   private readonly leaderRunnables = new RunnableGroup((err) => this.fail(err));
   private readonly otherRunnables = new RunnableGroup((err) => this.fail(err));
   private runnableCount = 0;
+  /** ManagerOptions.sharding at work (undefined without it). */
+  private readonly shards: ShardRuntime | undefined;
+  private readonly informerSettings: InformerSettings;
   private stopProcessMetrics: (() => void) | undefined;
   /** The first error that stops the manager (a failed runnable, a cache sync timeout). */
   private failure: { error: unknown } | undefined;
@@ -180,14 +195,29 @@ export class Manager {
     rest.onResponse = (method, status) =>
       this.runtimeMetrics.restRequests.inc({ code: status ? String(status) : "<error>", method, host });
     this.mapper = new RestMapper(rest);
-    this.cache = new Cache(rest, this.mapper, cacheOptions(options), {
+    this.informerSettings = {
       resyncPeriodMs: options.syncPeriodMs,
       watchTimeoutSeconds: options.watchTimeoutSeconds,
       staleAfterMs: options.watchStaleAfterMs,
       wedgedGraceMs: options.watchWedgedGraceMs,
       logger: this.logger.named("informer"),
       metrics: this.runtimeMetrics,
-    });
+    };
+    const apiReader = new Client(rest, this.mapper, defaultNamespace ?? "default");
+    this.shards = options.sharding
+      ? new ShardRuntime(options.sharding, options.leaderElection, apiReader, this.logger.named("sharding"))
+      : undefined;
+    const cacheOpts = cacheOptions(options);
+    this.cache = new Cache(
+      rest,
+      this.mapper,
+      this.shards ? { ...cacheOpts, shardSelector: this.shards.selector } : cacheOpts,
+      this.informerSettings,
+    );
+    if (this.shards) {
+      const member = this.shards.member;
+      this.cache.prepareCreate = (obj) => member.prepareCreate(obj);
+    }
     this.client = new Client(
       rest,
       this.mapper,
@@ -322,9 +352,17 @@ export class Manager {
     return all.every((i) => i.hasSynced());
   }
 
+  /** Whether a controller's workers start only on the leader (with sharding: on every replica). */
+  private leaderOnly(c: Controller): boolean {
+    return c.needLeaderElection && !this.shards;
+  }
+
   private host(): ControllerHost {
     return {
-      informerFor: (kind, request) => this.informerFor(kind, request),
+      informerFor: (kind, request) => {
+        if (request?.shardRole) this.shards?.noteKind(kind, request.shardRole);
+        return this.informerFor(kind, request);
+      },
       ownWrites: this.cache.ownWrites,
       client: this.client,
       events: this.events,
@@ -332,8 +370,8 @@ export class Manager {
       metrics: this.runtimeMetrics,
       register: (controller) => {
         this.controllers.push(controller);
-        if (controller.needLeaderElection ? this.controllersStarted : this.followersStarted)
-          controller.start();
+        this.shards?.register(controller);
+        if (this.leaderOnly(controller) ? this.controllersStarted : this.followersStarted) controller.start();
       },
     };
   }
@@ -381,6 +419,7 @@ export class Manager {
       await this.listen();
       this.started = true;
       const informers = await this.cache.start();
+      if (this.shards && !(await this.holdShard(signal))) return;
       // Work that runs on every replica starts whether or not this one leads.
       this.otherRunnables.start(signal);
       const followers = this.startFollowers(informers, signal).catch((err: unknown) => this.fail(err));
@@ -415,14 +454,41 @@ export class Manager {
 
   /** Starts the controllers with needLeaderElection: false once the caches synced. */
   private async startFollowers(informers: SharedInformer[], signal: AbortSignal): Promise<void> {
-    if (!this.controllers.some((c) => !c.needLeaderElection)) {
+    if (!this.controllers.some((c) => !this.leaderOnly(c))) {
       this.followersStarted = true; // none yet: one registered later starts at once
       return;
     }
     const timeout = this.options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS;
     if (!(await waitForCaches(informers, timeout, signal))) return;
     this.followersStarted = true;
-    for (const c of this.controllers) if (!c.needLeaderElection) c.start();
+    for (const c of this.controllers) if (!this.leaderOnly(c)) c.start();
+  }
+
+  /**
+   * Sharding: takes this replica's shard Lease before any reconcile, adds the sharder to the
+   * leader's runnables, and renews the Lease from now on; failing to renew stops all work at once.
+   * Resolves false if stopped before the Lease was taken.
+   */
+  private async holdShard(signal: AbortSignal): Promise<boolean> {
+    const shards = this.shards as ShardRuntime;
+    const namespace = this.leaseNamespace(this.options.leaderElection as LeaderElectionOptions);
+    if (!(await shards.acquire(namespace, signal))) return false;
+    this.add(shards.sharder(this.rest, this.mapper, this.informerSettings, namespace));
+    this.shardHolding = shards.hold(this.holdController.signal).catch((err: unknown) => {
+      this.logger.named("manager").error("shard lease lost; stopping all work at once", err);
+      this.lostLeadership.abort();
+      this.fail(err);
+    });
+    return true;
+  }
+
+  private leaseNamespace(le: LeaderElectionOptions): string {
+    const namespace = le.namespace ?? (this.inCluster ? this.defaultNamespace : undefined);
+    if (!namespace)
+      throw new ConfigError("leader election needs a namespace when not running in a cluster", {
+        hint: "set leaderElection.namespace (--leader-election-namespace) or disable leader election",
+      });
+    return namespace;
   }
 
   /**
@@ -431,14 +497,10 @@ export class Manager {
    * Resolves on stop; rejects when leadership is lost.
    */
   private async lead(le: LeaderElectionOptions, informers: SharedInformer[], signal: AbortSignal) {
-    const namespace = le.namespace ?? (this.inCluster ? this.defaultNamespace : undefined);
-    if (!namespace)
-      throw new ConfigError("leader election needs a namespace when not running in a cluster", {
-        hint: "set leaderElection.namespace (--leader-election-namespace) or disable leader election",
-      });
+    const namespace = this.leaseNamespace(le);
     const elector = new LeaderElector(
       this.apiReader,
-      { ...le, namespace },
+      { ...le, namespace, ...(this.shards ? { identity: this.shards.identity } : {}) },
       this.logger.named("leader-election"),
     );
     this.elector = elector;
@@ -472,7 +534,7 @@ export class Manager {
     const timeout = this.options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS;
     if (!(await waitForCaches(informers, timeout, signal))) return;
     this.controllersStarted = true;
-    for (const c of this.controllers) if (c.needLeaderElection) c.start();
+    for (const c of this.controllers) if (this.leaderOnly(c)) c.start();
     this.leaderRunnables.start(signal);
   }
 
@@ -506,6 +568,8 @@ export class Manager {
       const drained = controllersDrained && runnablesDone;
       this.holdController.abort();
       await this.holding;
+      await this.shardHolding;
+      await this.shards?.release(drained);
       await this.cache.stop();
       if (!(await this.events.flush(remaining())))
         log.warn("shutdown timeout reached; unwritten events are dropped", { pending: this.events.pending });
