@@ -138,8 +138,20 @@ export async function buildBundleImage(dir: string, options: BuildOptions = {}):
     if (info?.isDirectory()) await collect(dir, sub, entries);
   }
   entries.sort((a, b) => comparePaths(a.path.replace(/\/$/, ""), b.path.replace(/\/$/, "")));
-  const epoch = epochFrom(options);
-  const tar = await writeDeterministicTar(entries, new Date((epoch ?? 0) * 1000));
+  return singleLayerImage(entries, labels, epochFrom(options));
+}
+
+/**
+ * A FROM-scratch image of one gzip layer holding `entries` (in the order given), with `labels` in
+ * its OCI config; mtimes (and `created`, when given) from `epoch` seconds, else 0 and no `created`.
+ * The same entries give the same digest.
+ */
+export async function singleLayerImage(
+  entries: readonly TarEntry[],
+  labels: Record<string, string>,
+  epoch?: number,
+): Promise<BuiltImage> {
+  const tar = await writeDeterministicTar([...entries], new Date((epoch ?? 0) * 1000));
   const layer = gzipSync(tar, { level: 9 });
   const diffId = sha256Digest(tar);
   const layerDescriptor = {

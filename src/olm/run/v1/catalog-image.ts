@@ -3,14 +3,10 @@
 // FROM-scratch image built without a container engine (as `tsop bundle push` builds bundle images).
 // catalogd only unpacks a catalog image and never runs it, so no opm base is needed (and none
 // pulled). The same catalog gives the same digest.
-import { gzipSync } from "node:zlib";
 import type { Reporter } from "../../../common/reporter.js";
 import type { InstallableBundle } from "../../../bundle/load/index.js";
-import type { BuiltImage } from "../../../oci/bundle-image.js";
+import { type BuiltImage, singleLayerImage } from "../../../oci/bundle-image.js";
 import { RegistryClient, type RegistryClientOptions } from "../../../oci/client.js";
-import { writeDeterministicTar } from "../../../oci/deterministic-tar.js";
-import { sha256Digest } from "../../../oci/digest.js";
-import { MediaType } from "../../../oci/media-types.js";
 import { pushImage } from "../../../oci/push.js";
 import { fullName, parseReference } from "../../../oci/reference.js";
 import { type Blob, type CatalogContent, catalogDocuments, csvVersion } from "../catalog.js";
@@ -49,58 +45,19 @@ export function catalogImageFor(bundle: InstallableBundle, override?: string): s
 
 export async function buildCatalogImage(content: CatalogContent): Promise<BuiltImage> {
   const pkg = content.packageName;
-  const json = Buffer.from(catalogJson(content));
-  const tar = await writeDeterministicTar(
+  return singleLayerImage(
     [
       { path: "configs/", type: "directory", mode: 0o755 },
       { path: `configs/${pkg}/`, type: "directory", mode: 0o755 },
-      { path: `configs/${pkg}/catalog.json`, type: "file", mode: 0o644, content: json },
+      {
+        path: `configs/${pkg}/catalog.json`,
+        type: "file",
+        mode: 0o644,
+        content: Buffer.from(catalogJson(content)),
+      },
     ],
-    new Date(0),
+    { [CONFIGS_LABEL]: "/configs" },
   );
-  const layer = gzipSync(tar, { level: 9 });
-  const labels = { [CONFIGS_LABEL]: "/configs" };
-  const layerDescriptor = {
-    mediaType: MediaType.ociLayerGzip,
-    digest: sha256Digest(layer),
-    size: layer.length,
-  };
-  const config = Buffer.from(
-    JSON.stringify({
-      architecture: "amd64",
-      config: { Labels: labels },
-      os: "linux",
-      rootfs: { type: "layers", diff_ids: [sha256Digest(tar)] },
-    }),
-  );
-  const configDescriptor = {
-    mediaType: MediaType.ociConfig,
-    digest: sha256Digest(config),
-    size: config.length,
-  };
-  const manifest = Buffer.from(
-    JSON.stringify({
-      schemaVersion: 2,
-      mediaType: MediaType.ociManifest,
-      config: configDescriptor,
-      layers: [layerDescriptor],
-    }),
-  );
-  return {
-    layer,
-    diffId: sha256Digest(tar),
-    config,
-    manifest,
-    manifestDescriptor: {
-      mediaType: MediaType.ociManifest,
-      digest: sha256Digest(manifest),
-      size: manifest.length,
-    },
-    layerDescriptor,
-    configDescriptor,
-    labels,
-    files: ["configs/", `configs/${pkg}/`, `configs/${pkg}/catalog.json`],
-  };
 }
 
 /** Builds and pushes the catalog image; returns it pinned (repository@digest), what the ClusterCatalog names. */
