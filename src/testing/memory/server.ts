@@ -96,6 +96,8 @@ export interface TestCluster {
   compact(): void;
   /** Current global resourceVersion. */
   resourceVersion(): string;
+  /** Workloads mode: whether the simulation has a change on its way (a pod step, a queued reconcile). */
+  workloadsBusy(): boolean;
   /** Stops accepting a token (default: the kubeconfig's), so its requests answer 401 ("expired credentials"). */
   revokeToken(token?: string): void;
   /** Answer 403 Forbidden to matching requests; returns a function that lifts the rule. */
@@ -334,6 +336,7 @@ export async function startMemoryCluster(options: TestClusterOptions): Promise<T
     openWatches: () => watches.size,
     compact: () => store.compact(),
     resourceVersion: () => String(store.currentRv()),
+    workloadsBusy: () => workloads?.busy() ?? false,
     revokeToken(t = token) {
       tokens.delete(t);
     },

@@ -1,6 +1,8 @@
 // When a run has settled: the operator is idle (nothing running, queued or due for a retry), the
-// API server's resourceVersion stopped moving, and the operator's cache shows every compared
-// object at the server's resourceVersion. Checked a few times in a row.
+// API server's resourceVersion stopped moving, the workloads simulation has no change on its way
+// (a pod about to start moves the resourceVersion only after its delay, longer than the quiet
+// checks), and the operator's cache shows every compared object at the server's resourceVersion.
+// Checked a few times in a row.
 import type { Client, KindRef, KubeObjectLike } from "../../runtime/index.js";
 import type { TestCluster } from "../memory/server.js";
 import type { PerturbedOperator } from "./operator.js";
@@ -33,6 +35,7 @@ export async function settle(
     const version = cluster.resourceVersion();
     const still =
       version === lastVersion &&
+      !cluster.workloadsBusy() &&
       operator.idle(mode === "full") &&
       (mode === "idle" || (await cacheAgrees(operator, admin, mode === "full" ? kinds : operator.primaries)));
     lastVersion = version;

@@ -101,6 +101,15 @@ export class Workloads implements WorkloadContext {
     this.kubelet.stop();
   }
 
+  /**
+   * Whether a change is on its way: a reconcile queued or a pod step due. A Deployment's
+   * progress-deadline check is not counted: it may be minutes away and changes nothing when the
+   * rollout has finished.
+   */
+  busy(): boolean {
+    return this.scheduled || this.queue.size > 0 || this.kubelet.pendingSteps() > 0;
+  }
+
   later(ms: number, fn: () => void): NodeJS.Timeout {
     const t = setTimeout(() => {
       this.timers.delete(t);

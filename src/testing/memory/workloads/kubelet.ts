@@ -34,6 +34,11 @@ export class Kubelet {
     for (const t of this.podTimers.values()) clearTimeout(t);
   }
 
+  /** Pods with a step due soon (start, pull failure, back-off, a Job pod's end). */
+  pendingSteps(): number {
+    return this.podTimers.size;
+  }
+
   private isUnpullable(image: string): boolean {
     return this.unpullable.some((u) => (typeof u === "string" ? u === image : u.test(image)));
   }
