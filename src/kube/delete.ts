@@ -50,18 +50,28 @@ export function deleteOrder(refs: ObjectRef[]): ObjectRef[] {
     .map((e) => e.ref);
 }
 
-/** Deletes the objects (missing ones are fine) and waits until they are gone, with progress. */
+/**
+ * Deletes the objects (missing ones are fine) and waits until they are gone, with progress.
+ * `propagationPolicy: "Foreground"` keeps each object until the garbage collector has deleted its
+ * dependents (those whose ownerReference blocks owner deletion), so "gone" means they are too.
+ */
 export async function deleteAndWait(
   client: KubeClient,
   refs: ObjectRef[],
-  options: { reporter: Reporter; timeoutMs: number; what: string; signal?: AbortSignal },
+  options: {
+    reporter: Reporter;
+    timeoutMs: number;
+    what: string;
+    signal?: AbortSignal;
+    propagationPolicy?: "Background" | "Foreground";
+  },
 ): Promise<DeleteOutcome> {
   const ordered = deleteOrder(refs);
   const deleted: ObjectRef[] = [];
   const left: string[] = [];
   for (const ref of ordered) {
     try {
-      if (await client.delete(ref)) {
+      if (await client.delete(ref, options.propagationPolicy)) {
         deleted.push(ref);
         options.reporter.info(`  deleted ${describeRef(ref)}`);
       }

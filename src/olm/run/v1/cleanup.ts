@@ -77,14 +77,19 @@ export async function cleanupV1(options: CleanupV1Options): Promise<CleanupV1Res
     const items: CleanupItem[] = [];
     for (const stage of stages) {
       if (stage.length === 0) continue;
+      const extension = stage[0]!.kind === "ClusterExtension";
       const outcome = await deleteAndWait(client, stage, {
         reporter,
         timeoutMs: Math.max(deadline - Date.now(), 1000),
-        what:
-          stage[0]!.kind === "ClusterExtension"
-            ? "the ClusterExtension to be deleted (operator-controller uninstalls the bundle under its finalizers)"
-            : "the objects tsop created to be deleted",
+        what: extension
+          ? "the ClusterExtension and what it installed to be deleted"
+          : "the objects tsop created to be deleted",
         signal: options.signal,
+        // What operator-controller installed (and its Helm release Secrets) is owned by the
+        // ClusterExtension and removed by the garbage collector: in the foreground, the
+        // ClusterExtension is gone only once they are, so the later stages (the installer's RBAC)
+        // and the caller never see them left behind.
+        ...(extension ? { propagationPolicy: "Foreground" as const } : {}),
       });
       items.push(...outcome.deleted.map((r) => item(r, "deleted")));
       if (outcome.left.length)
