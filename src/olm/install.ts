@@ -90,7 +90,7 @@ export async function olmInstall(options: InstallOptions): Promise<InstallResult
         options.signal,
       );
     } catch (error) {
-      throw await rollback(client, created, error, release.version, reporter);
+      throw await rollback(client, created, error, release.version, reporter, options.timeoutMs);
     }
     const status = await statusOf(client, { ...existing, found: [] }, release);
     reporter.success(`OLM ${release.version} installed`);
@@ -181,6 +181,7 @@ async function rollback(
   cause: unknown,
   version: string,
   reporter: Reporter,
+  timeoutMs: number,
 ): Promise<unknown> {
   const original = cause instanceof Error ? cause : new Error(String(cause));
   if (created.length === 0) return cause;
@@ -188,7 +189,9 @@ async function rollback(
   // Newest first within the shared delete order (namespaced, cluster-scoped, namespaces, CRDs last).
   const { left } = await deleteAndWait(client, [...created].reverse(), {
     reporter,
-    timeoutMs: 60_000,
+    // The install's own budget, at least a minute: kube-apiserver removes a CRD created moments
+    // earlier only after its storage initialised, retrying with back-off (slow under load).
+    timeoutMs: Math.max(60_000, timeoutMs),
     what: "the partial install to be removed",
   });
   const summary =
