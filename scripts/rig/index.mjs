@@ -9,6 +9,10 @@
 //   dir                 print the cache directory
 //   assets [names…]     build them (all when none are named), link them into one directory of the
 //                       cache and print its path (KUBEBUILDER_ASSETS / TSOP_RIG_ASSETS)
+//   links [names…]      the same directory without building (links to unbuilt ones dangle)
+//
+// Several processes may build at once (CI's background build, the real tier's lanes): one builds a
+// component while the others wait for it (lock.mjs).
 //
 // Cache: $TSOP_RIG_CACHE, else $XDG_CACHE_HOME/tsop-rig, else ~/.cache/tsop-rig. Go's own module
 // and build caches (GOMODCACHE, GOCACHE) make a rebuild after a version bump incremental.
@@ -18,6 +22,7 @@ import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, symlinkSync, w
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { COMPONENTS } from "./components.mjs";
+import { withLock } from "./lock.mjs";
 
 const GO = process.env.GO ?? "go";
 
@@ -118,10 +123,25 @@ function copyModuleFiles(c, src, stage) {
   for (const [name, path] of entries) copyFileSync(join(r.stdout.trim(), path), join(stage, name));
 }
 
-/** Builds one component into a staging directory and moves it into place (atomic per binary). */
+/**
+ * Builds one component unless it is built, waiting instead while another process builds it (CI's
+ * background build and a real-tier lane that needs it now).
+ */
 function build(c) {
   const out = binaryPath(c);
-  if (existsSync(out)) return out;
+  const finalDir = join(out, "..");
+  mkdirSync(cacheDir(), { recursive: true });
+  withLock(
+    `${finalDir}.lock`,
+    () => existsSync(out),
+    () => buildUnlocked(c, out),
+    (pid) => process.stderr.write(`rig: waiting for process ${pid}, which is building ${c.name}…\n`),
+  );
+  return out;
+}
+
+/** Builds one component into a staging directory and moves it into place (atomic per binary). */
+function buildUnlocked(c, out) {
   const started = Date.now();
   process.stderr.write(`rig: building ${c.name} ${c.version} (once per machine)…\n`);
   const finalDir = join(out, "..");
@@ -151,7 +171,6 @@ function build(c) {
     throw error;
   }
   process.stderr.write(`rig: built ${c.name} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
-  return out;
 }
 
 /**
@@ -206,6 +225,13 @@ function main(argv) {
       process.stdout.write(linkAssets(built) + "\n");
       return;
     }
+    case "links": {
+      // The same directory as `assets`, made without building: a link whose component is not built
+      // yet dangles until it is (the real tier starts its lanes while the peers still build).
+      const names = rest.length ? rest : COMPONENTS.map((c) => c.name);
+      process.stdout.write(linkAssets(names.map((name) => [name, binaryPath(component(name))])) + "\n");
+      return;
+    }
     case "list": {
       for (const c of COMPONENTS) {
         const p = binaryPath(c);
@@ -217,7 +243,10 @@ function main(argv) {
       process.stdout.write(cacheDir() + "\n");
       return;
     default:
-      fail("usage: npm run rig -- path <name> | build [names…] | assets [names…] | list | dir", 2);
+      fail(
+        "usage: npm run rig -- path <name> | build [names…] | assets [names…] | links [names…] | list | dir",
+        2,
+      );
   }
 }
 

@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { REPO_ROOT } from "./cli.js";
 
 export default function setup(): void {
+  // `npm run test:real` built the bed and links the peers as they are built (scripts/test-real.mjs).
+  if (process.env.TSOP_RIG_PREPARED === "1" && process.env.TSOP_RIG_ASSETS) return;
   const rig = join(REPO_ROOT, "scripts/rig/index.mjs");
   let assets: string;
   try {
