@@ -3,17 +3,20 @@
 // vitest.real.config.ts taking its files one at a time. The files that start OLM through the pod
 // runner (found by following their imports to test/support/olm-rig.ts) need the machine to
 // themselves: OLM's operators listen on fixed host ports, so one such bed per network namespace
-// (machine-lock.ts holds them apart even if a file lands in the wrong lane). With TEST_REAL_NETNS=1,
-// where this process may make network namespaces (root, `unshare --net`), those files split into
-// two lanes, "olm" on the host and "olm-ns" in a private network namespace with its own loopback —
-// a machine of its own as far as ports go — balanced by the seconds each took in a recent run
-// (real-durations.json). Off by default: files that reach beyond loopback (the npm registry) fail
-// in the namespace. The "other" lane holds every other file. The beds wait on their components more than they compute,
-// so three lanes on two cores finish sooner than one.
+// (machine-lock.ts holds them apart even if a file lands in the wrong lane). Where this process may
+// make network namespaces (root, `unshare --net`; TEST_REAL_NETNS=0 turns it off), those files split
+// into two lanes, "olm" on the host and "olm-ns" in a private network namespace with its own
+// loopback — a machine of its own as far as ports go — balanced by the seconds each took in a recent
+// run (real-durations.json). npm there reaches its registry through netns-npm-proxy.mjs; nothing else
+// leaves the namespace. The "other" lane holds every other file. The beds wait on their components
+// more than they compute, so lanes side by side on two cores finish sooner than one. Each lane runs
+// its files in batches, each once the rig's peers it needs are built (real-tier-needs.mjs).
 // Arguments: options go to every vitest run; other words keep only the files whose path holds one.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
+import { FORWARD_PORT, serveConnectProxy } from "./netns-npm-proxy.mjs";
 import { batches, PEERS, peersNeeded } from "./real-tier-needs.mjs";
 import { TEST_BED } from "./rig/components.mjs";
 
@@ -106,10 +109,15 @@ function runVitest(name, files, extraArgs, { isolated = false } = {}) {
   ];
   // The lane's name reaches every process of its tests: machine-lock.ts refuses the OLM bed's lock
   // outside the olm lane, so a file this split misses fails at once instead of waiting on the lock.
-  const env = { ...process.env, TSOP_TEST_LANE: name };
-  // A private network namespace: its loopback brought up, nothing else (the beds need no other).
+  const env = { ...process.env, TSOP_TEST_LANE: name, ...(isolated ? npmThroughProxy : {}) };
+  // A private network namespace: its loopback brought up and npm's way out (netns-npm-proxy.mjs).
+  const inNamespace =
+    'ip link set lo up && { node "$0" forward "$NPM_PROXY_SOCKET" </dev/null >/dev/null 2>&1 & } && exec "$@"';
   const [command, argv] = isolated
-    ? ["unshare", ["--net", "sh", "-c", 'ip link set lo up && exec "$@"', "sh", "npx", ...args]]
+    ? [
+        "unshare",
+        ["--net", "sh", "-c", inNamespace, join(root, "scripts/netns-npm-proxy.mjs"), "npx", ...args],
+      ]
     : ["npx", args];
   const child = spawn(command, argv, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env });
   const prefix = (stream, out) => {
@@ -159,9 +167,7 @@ const files = testFiles(join(root, "test"))
   .filter((f) => filters.length === 0 || filters.some((w) => relative(root, f).includes(w)));
 const olm = files.filter((f) => startsOlm(f));
 const other = files.filter((f) => !olm.includes(f));
-// Opt-in: a lane in a private network namespace reaches nothing beyond its loopback, so a file that
-// needs more (an npm install of a scaffolded project from the registry) fails there.
-const isolate = process.env.TEST_REAL_NETNS === "1" && canIsolateNetwork();
+const isolate = process.env.TEST_REAL_NETNS !== "0" && canIsolateNetwork();
 const [olmHost, olmIsolated] = isolate ? balance(olm) : [olm, []];
 const lanes = [
   ["olm", olmHost, {}],
@@ -186,6 +192,15 @@ const peersWanted = PEERS.filter((peer) => files.some((f) => peersNeeded(f, impo
 const peersBuilt = peersWanted.length ? rigBuild(peersWanted, { nice: true }) : Promise.resolve(0);
 const assets = execFileSync(process.execPath, [rig, "links"], { encoding: "utf8" }).trim();
 Object.assign(process.env, { TSOP_RIG_ASSETS: assets, KUBEBUILDER_ASSETS: assets, TSOP_RIG_PREPARED: "1" });
+// npm in the private namespace reaches its registry through a CONNECT proxy on a unix socket.
+const npmProxySocket = join(tmpdir(), `tsop-npm-proxy-${process.pid}.sock`);
+const npmProxy = isolate && olmIsolated.length ? await serveConnectProxy(npmProxySocket) : undefined;
+const viaForwarder = `http://127.0.0.1:${FORWARD_PORT}`;
+const npmThroughProxy = {
+  NPM_PROXY_SOCKET: npmProxySocket,
+  npm_config_https_proxy: viaForwarder,
+  npm_config_proxy: viaForwarder,
+};
 const started = Date.now();
 process.stdout.write(
   `test:real: ${olmHost.length} + ${olmIsolated.length} file(s) in the olm lanes` +
@@ -200,6 +215,7 @@ if ((await peersBuilt) !== 0) {
   process.stderr.write("test:real: the rig could not build every peer (its message is above)\n");
   codes.push(1);
 }
+npmProxy?.close();
 const seconds = Math.round((Date.now() - started) / 1000);
 const summary = lanes.map(([name], i) => `${name} lane exit ${codes[i]}`).join(", ");
 process.stdout.write(`test:real: ${summary}, ${seconds} s\n`);
