@@ -142,6 +142,16 @@ describe("olm install --v1 (domain)", () => {
     expect(snapshot(c)).toEqual(before);
   }, 30_000);
 
+  it("a failed install (catalogd's image cannot be pulled) removes everything it created", async () => {
+    const { cluster: c, base } = await start();
+    c.markImageUnpullable(/catalogd:/);
+    const before = snapshot(c);
+    await expect(olmInstallV1({ ...base, timeoutMs: 3_000 })).rejects.toThrow(
+      /installing OLM v1 \(catalogd v1.11.0, operator-controller v1.2.0\) failed[\s\S]*catalogd-controller-manager[\s\S]*the cluster was left as it was before the install/,
+    );
+    expect(snapshot(c)).toEqual(before);
+  }, 30_000);
+
   it("status is degraded when a component is missing, absent when none is there", async () => {
     const { base } = await start();
     expect((await olmStatusV1(base)).verdict).toBe("absent");
