@@ -16,6 +16,29 @@ interface CommonFlags extends ClusterFlags, ManifestFlags {
   timeout: number;
   output: "table" | "json" | "yaml";
   force?: boolean;
+  v1?: boolean;
+}
+
+const V1_FLAG = "--v1";
+const V1_HELP =
+  "OLM v1 (catalogd and operator-controller, shipped with tsop) instead of OLM v0; docs/olm-v1.md";
+
+/** OLM v1 ships one version offline: the release flags have nothing to choose. */
+async function refuseReleaseFlags(flags: CommonFlags): Promise<void> {
+  const given = (
+    [
+      ["--version", flags.version],
+      ["--manifests", flags.manifests],
+      ["--base-url", flags.baseUrl],
+      ["--cache-dir", flags.cacheDir],
+    ] as const
+  ).find(([, value]) => value !== undefined);
+  if (!given) return;
+  const [{ errorFrom, UsageError }, { v1Messages }] = await Promise.all([
+    import("../common/errors.js"),
+    import("../olm/v1/messages.js"),
+  ]);
+  throw errorFrom(v1Messages.flagNotForV1(given[0]), UsageError);
 }
 
 function manifestFlags(command: Command, versionHelp: string): Command {
@@ -62,9 +85,12 @@ function table(rows: Row[]): string {
 }
 
 export function olmCommand(): Command {
-  const olm = new Command("olm").description(
-    "install, check and remove the Operator Lifecycle Manager (OLM) in a cluster",
-  );
+  const olm = new Command("olm")
+    .description("install, check and remove the Operator Lifecycle Manager (OLM) in a cluster")
+    .addHelpText(
+      "after",
+      `\nOLM v1: each command takes ${V1_FLAG} to act on OLM v1 (catalogd and operator-controller, shipped with tsop, no cert-manager needed) instead of OLM v0:\n  tsop olm install ${V1_FLAG}\n  tsop olm status ${V1_FLAG}\n  tsop olm uninstall ${V1_FLAG}`,
+    );
 
   const install = manifestFlags(
     new Command("install"),
@@ -72,6 +98,7 @@ export function olmCommand(): Command {
   )
     .description("install OLM and wait until it is ready")
     .option("--force", "apply over an existing, partial install of the same version (repair)")
+    .option(V1_FLAG, V1_HELP)
     .addOption(timeoutOption("5m"))
     .addOption(outputOption(["table", "json", "yaml"]));
   addClusterFlags(install, { namespace: false });
@@ -80,6 +107,19 @@ export function olmCommand(): Command {
     const { olmInstall } = await import("../olm/index.js");
     const { withInterrupt } = await import("../common/interrupt.js");
     // Ctrl-C or SIGTERM stops the install and removes what it created; a second one ends tsop at once.
+    if (flags.v1) {
+      await refuseReleaseFlags(flags);
+      const { olmInstallV1 } = await import("../olm/v1/index.js");
+      const interruptV1 = {
+        rollback: "removing what this install created",
+        leftoverHint: "tsop olm uninstall --v1",
+      };
+      const resultV1 = await withInterrupt(interruptV1, (signal) =>
+        olmInstallV1({ ...baseOptions(flags, ctx), force: flags.force, signal }),
+      );
+      if (flags.output !== "table") return ctx.out(await renderData(resultV1, flags.output));
+      return ctx.out(table(resultV1.rows));
+    }
     const interrupt = { rollback: "removing what this install created", leftoverHint: "tsop olm uninstall" };
     const result = await withInterrupt(interrupt, (signal) =>
       olmInstall({
@@ -99,13 +139,22 @@ export function olmCommand(): Command {
     "OLM release whose object list to check (default: the installed one)",
   )
     .description("report the health of each OLM object; exit code 0 only when OLM is healthy")
+    .option(V1_FLAG, V1_HELP)
     .addOption(timeoutOption("2m"))
     .addOption(outputOption(["table", "json", "yaml"]));
   addClusterFlags(status, { namespace: false });
   status.action(async (flags: CommonFlags, command: Command) => {
     const ctx = await cliContext(command);
-    const { olmStatus } = await import("../olm/index.js");
-    const result = await olmStatus(baseOptions(flags, ctx));
+    let result: Awaited<ReturnType<typeof import("../olm/index.js").olmStatus>>;
+    if (flags.v1) {
+      await refuseReleaseFlags(flags);
+      const { olmStatusV1 } = await import("../olm/v1/index.js");
+      result = await olmStatusV1(baseOptions(flags, ctx));
+    } else {
+      const { olmStatus } = await import("../olm/index.js");
+      result = await olmStatus(baseOptions(flags, ctx));
+    }
+    const name = flags.v1 ? "OLM v1" : "OLM";
     if (result.verdict !== "healthy") failAfterReport();
     if (flags.output !== "table") return ctx.out(await renderData(result, flags.output));
     const lines: string[] = [];
@@ -115,7 +164,7 @@ export function olmCommand(): Command {
       );
     }
     if (result.verdict === "absent") {
-      ctx.out("OLM is not installed.");
+      ctx.out(`${name} is not installed.`);
       return;
     }
     ctx.out(table(result.rows));
@@ -130,15 +179,28 @@ export function olmCommand(): Command {
     new Command("uninstall"),
     "OLM release to remove (default: the installed one)",
   )
-    .description("remove OLM; refuses while operators installed through OLM remain")
-    .option("--force", "also delete the operators (CSVs and Subscriptions) that OLM installed")
+    .description(
+      "remove OLM; refuses while operators installed through OLM remain (with --v1: ClusterExtensions or ClusterCatalogs)",
+    )
+    .option(
+      "--force",
+      "also delete the operators (CSVs and Subscriptions) that OLM installed; with --v1, the ClusterExtensions and ClusterCatalogs",
+    )
+    .option(V1_FLAG, V1_HELP)
     .addOption(timeoutOption("5m"))
     .addOption(outputOption(["table", "json", "yaml"]));
   addClusterFlags(uninstall, { namespace: false });
   uninstall.action(async (flags: CommonFlags, command: Command) => {
     const ctx = await cliContext(command);
-    const { olmUninstall } = await import("../olm/index.js");
-    const result = await olmUninstall({ ...baseOptions(flags, ctx), force: flags.force });
+    let result: Awaited<ReturnType<typeof import("../olm/index.js").olmUninstall>>;
+    if (flags.v1) {
+      await refuseReleaseFlags(flags);
+      const { olmUninstallV1 } = await import("../olm/v1/index.js");
+      result = await olmUninstallV1({ ...baseOptions(flags, ctx), force: flags.force });
+    } else {
+      const { olmUninstall } = await import("../olm/index.js");
+      result = await olmUninstall({ ...baseOptions(flags, ctx), force: flags.force });
+    }
     if (flags.output !== "table") return ctx.out(await renderData(result, flags.output));
     ctx.out(table(result.deleted.map((d) => ({ ...d, status: "Deleted" }))));
   });

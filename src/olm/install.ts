@@ -9,6 +9,7 @@ import {
   type AppliedObject,
   applyAll,
   describeRef,
+  type KubeObject,
   type ObjectRef,
   type WaitTarget,
   waitFor,
@@ -62,36 +63,19 @@ export async function olmInstall(options: InstallOptions): Promise<InstallResult
       );
     }
 
-    const created: ObjectRef[] = [];
-    trackLeftovers(options.signal, () => created.map(describeRef));
-    let applied: AppliedObject[] = [];
-    try {
-      reporter.info(`Installing OLM ${release.version}`);
-      applied = await applyAll(client, [...release.crds, ...release.resources], {
-        reporter,
-        timeoutMs: remaining(),
-        signal: options.signal,
-        onApplied: (a) => {
-          if (a.action === "created") created.push(a.ref);
-        },
-      });
-      await waitFor(client, readinessTargets(release), {
-        timeoutMs: remaining(),
-        totalTimeoutMs: options.timeoutMs,
-        reporter,
-        what: "OLM to become ready",
-        signal: options.signal,
-      });
-      await settleCatalogs(
-        client,
-        release,
-        reporter,
-        Math.min(CATALOG_GRACE_MS, remaining()),
-        options.signal,
-      );
-    } catch (error) {
-      throw await rollback(client, created, error, release.version, reporter, options.timeoutMs);
-    }
+    reporter.info(`Installing OLM ${release.version}`);
+    const applied = await applyUntilReady(client, [...release.crds, ...release.resources], {
+      targets: readinessTargets(release),
+      what: "OLM to become ready",
+      version: release.version,
+      reporter,
+      remaining,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      // Part of the install: a failure here (Ctrl-C) rolls it back too.
+      afterReady: () =>
+        settleCatalogs(client, release, reporter, Math.min(CATALOG_GRACE_MS, remaining()), options.signal),
+    });
     const status = await statusOf(client, { ...existing, found: [] }, release);
     reporter.success(`OLM ${release.version} installed`);
     return {
@@ -102,6 +86,58 @@ export async function olmInstall(options: InstallOptions): Promise<InstallResult
     };
   } finally {
     client.close();
+  }
+}
+
+export interface ApplyUntilReadyOptions {
+  /** What must be ready once everything is applied. */
+  targets: WaitTarget[];
+  /** The wait's progress text ("OLM to become ready"). */
+  what: string;
+  /** The version named in the failure message. */
+  version: string;
+  reporter: Reporter;
+  /** The command's budget left, in milliseconds. */
+  remaining: () => number;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** More waiting that belongs to the install (its failure rolls back as well). */
+  afterReady?: () => Promise<void>;
+}
+
+/**
+ * The install flow `olm install` and `olm install --v1` share: server-side apply in dependency
+ * order (CRDs Established first), wait for the targets, and on any failure or Ctrl-C delete what
+ * this run created (not what was there before) and say what is left.
+ */
+export async function applyUntilReady(
+  client: KubeClient,
+  objects: KubeObject[],
+  options: ApplyUntilReadyOptions,
+): Promise<AppliedObject[]> {
+  const { reporter, remaining } = options;
+  const created: ObjectRef[] = [];
+  trackLeftovers(options.signal, () => created.map(describeRef));
+  try {
+    const applied = await applyAll(client, objects, {
+      reporter,
+      timeoutMs: remaining(),
+      signal: options.signal,
+      onApplied: (a) => {
+        if (a.action === "created") created.push(a.ref);
+      },
+    });
+    await waitFor(client, options.targets, {
+      timeoutMs: remaining(),
+      totalTimeoutMs: options.timeoutMs,
+      reporter,
+      what: options.what,
+      signal: options.signal,
+    });
+    await options.afterReady?.();
+    return applied;
+  } catch (error) {
+    throw await rollback(client, created, error, options.version, reporter, options.timeoutMs);
   }
 }
 

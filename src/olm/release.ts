@@ -217,7 +217,8 @@ async function readAssets(dir: string): Promise<Record<(typeof ASSETS)[number], 
   return out as Record<(typeof ASSETS)[number], string>;
 }
 
-function parseDocs(text: string, where: string): KubeObject[] {
+/** The Kubernetes objects of a YAML stream; `where` names it in errors (file, document number). */
+export function parseDocs(text: string, where: string): KubeObject[] {
   const objects: KubeObject[] = [];
   const values = readYamlValues(text, {
     where: (index) => `${where} (document ${index + 1})`,

@@ -36,6 +36,21 @@ vi.mock("../../src/olm/index.js", () => ({
   }),
 }));
 
+vi.mock("../../src/olm/v1/index.js", () => ({
+  olmInstallV1: vi.fn(async (options: Record<string, unknown>) => {
+    calls.push({ fn: "installV1", options });
+    return { version: "v1 (x)", verdict: "healthy", rows: [], applied: [], components: {} };
+  }),
+  olmStatusV1: vi.fn(async (options: Record<string, unknown>) => {
+    calls.push({ fn: "statusV1", options });
+    return { verdict: "absent", rows: [] };
+  }),
+  olmUninstallV1: vi.fn(async (options: Record<string, unknown>) => {
+    calls.push({ fn: "uninstallV1", options });
+    return { deleted: [], removedOperators: [] };
+  }),
+}));
+
 const { olmCommand } = await import("../../src/cli/olm.js");
 
 let stdout = "";
@@ -117,6 +132,38 @@ describe("olm wiring", () => {
     await run(["uninstall"]);
     expect(stdout).toMatch(/^NAME\s+NAMESPACE\s+KIND\s+STATUS\nolm\s+Namespace\s+Deleted\n$/);
   });
+
+  it("--v1 calls the OLM v1 functions with the same cluster, timeout and --force options", async () => {
+    expect(
+      await run(["install", "--v1", "--force", "--timeout", "90s", "--kubeconfig", "k.yaml"]),
+    ).toMatchObject({
+      force: true,
+      timeoutMs: 90_000,
+      kubeconfig: "k.yaml",
+    });
+    expect(calls.at(-1)?.fn).toBe("installV1");
+    await run(["uninstall", "--v1", "--force"]);
+    expect(calls.at(-1)).toMatchObject({ fn: "uninstallV1", options: { force: true } });
+    stdout = "";
+    await run(["status", "--v1"]);
+    expect(calls.at(-1)?.fn).toBe("statusV1");
+    expect(stdout).toBe("OLM v1 is not installed.\n");
+    expect(process.exitCode).toBe(1);
+  });
+
+  it.each([["install"], ["status"], ["uninstall"]])(
+    "%s --v1 refuses the release flags of OLM v0",
+    async (verb) => {
+      for (const flag of [
+        ["--version", "v1.2.0"],
+        ["--manifests", "./m"],
+        ["--base-url", "http://x"],
+        ["--cache-dir", "/c"],
+      ])
+        await expect(run([verb, "--v1", ...flag])).rejects.toThrow(`${flag[0]} does not apply with --v1`);
+      expect(calls).toHaveLength(0);
+    },
+  );
 
   it("rejects a bad duration and an unknown output format before calling anything", async () => {
     await expect(run(["install", "--timeout", "soon"])).rejects.toThrow(/"soon" is not a duration/);
