@@ -3,6 +3,9 @@
 // download sbom` (the oracle of the attachment), and compared with an independent listing of what
 // npm installed for production, `npm ls --omit=dev --all --json`: every package there is in the SBOM
 // with that version and nothing else is, so no dev dependency (as package-lock.json marks them).
+// The build is signed (`--sign --key`), and `cosign verify-attestation --type slsaprovenance1`
+// verifies its provenance: the base and package-lock.json by digest.
+import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,6 +32,10 @@ beforeAll(async () => {
     timeoutMs: 420_000,
   });
   expect(init.exitCode, init.stderr).toBe(0);
+  const keygen = await runTsop(["image", "keygen", "--output-key-prefix", join(work, "tsop")], {
+    env: { COSIGN_PASSWORD: "pw" },
+  });
+  expect(keygen.exitCode, keygen.stderr).toBe(0);
 }, 600_000);
 
 afterAll(async () => {
@@ -61,16 +68,20 @@ it("lists every production dependency of the scaffolded operator with its lockfi
       `${registry.host}/memcached-operator:0.0.1`,
       "--ca-file",
       registry.caFile!,
+      "--sign",
+      "--key",
+      join(work, "tsop.key"),
       "-q",
     ],
-    { cwd: project, timeoutMs: 420_000 },
+    { cwd: project, env: { COSIGN_PASSWORD: "pw" }, timeoutMs: 420_000 },
   );
   expect(built.exitCode, built.stderr).toBe(0);
   const pinned = built.stdout.trim();
   expect(pinned).toMatch(new RegExp(`^${registry.host}/memcached-operator@sha256:[0-9a-f]{64}$`));
 
+  const cosignEnv = { HOME: work, SSL_CERT_FILE: registry.caFile!, TUF_ROOT: join(work, "tuf") };
   const downloaded = await execa(rigBinary("cosign"), ["download", "sbom", pinned], {
-    env: { HOME: work, SSL_CERT_FILE: registry.caFile!, TUF_ROOT: join(work, "tuf") },
+    env: cosignEnv,
     reject: false,
   });
   expect(downloaded.exitCode, downloaded.stderr).toBe(0);
@@ -110,4 +121,29 @@ it("lists every production dependency of the scaffolded operator with its lockfi
   expect(devOnly.length).toBeGreaterThan(0);
   expect(devOnly.filter((p) => inSbom.has(p))).toEqual([]);
   expect(dev.filter((p) => inSbom.has(p) && !installed.has(p))).toEqual([]);
+
+  const attested = await execa(
+    rigBinary("cosign"),
+    ["verify-attestation", "--key", join(work, "tsop.pub"), "--type", "slsaprovenance1"].concat([
+      "--insecure-ignore-tlog=true",
+      pinned,
+    ]),
+    { env: cosignEnv, reject: false },
+  );
+  expect(attested.exitCode, attested.stderr).toBe(0);
+  const envelope = JSON.parse(attested.stdout.trim().split("\n")[0]!) as { payload: string };
+  const statement = JSON.parse(Buffer.from(envelope.payload, "base64").toString()) as {
+    predicate: { buildDefinition: { buildType: string; resolvedDependencies: unknown[] } };
+  };
+  const lockDigest = createHash("sha256")
+    .update(await readFile(join(project, "package-lock.json")))
+    .digest("hex");
+  const baseDigest = bom.components.find((c) => c.type === "container")!.version;
+  expect(statement.predicate.buildDefinition).toMatchObject({
+    buildType: "pkg:npm/tsop#build-types/image-build/v1",
+    resolvedDependencies: [
+      { name: "base", digest: { sha256: baseDigest.slice(7) } },
+      { name: "package-lock.json", digest: { sha256: lockDigest } },
+    ],
+  });
 }, 600_000);

@@ -3,6 +3,7 @@
 // simple-signing payload (media type application/vnd.dev.cosign.simplesigning.v1+json) with the
 // base64 ECDSA signature in its `dev.cosignproject.cosign/signature` annotation; signing again
 // appends a layer, so signatures of several keys accumulate as they do with `cosign sign`.
+// Attestations (oci/provenance) live the same way under `sha256-<hex>.att` (appendAttachmentLayer).
 import type { RegistryClient } from "../client.js";
 import { sha256Digest } from "../digest.js";
 import { RegistryError } from "../errors.js";
