@@ -12,7 +12,11 @@ import { readBaseImage } from "../operator-image/base.js";
 import { buildIndex, derivePlatformImage } from "../operator-image/image-config.js";
 import { type BuiltApp, pushApp, writeAppLayout } from "../operator-image/ship.js";
 import { buildTreeLayer } from "../operator-image/tree-layer.js";
+import { tsopVersion } from "../common/version.js";
 import { epochFrom } from "../oci/bundle-image.js";
+import { sha256Digest } from "../oci/digest.js";
+import { type ResourceDescriptor, resource } from "../oci/provenance/statement.js";
+import { attachSbom, catalogSbom, CYCLONEDX_MEDIA_TYPE, hashFiles, ociPurl } from "../oci/sbom/index.js";
 import { RegistryClient, type RegistryClientOptions } from "../oci/client.js";
 import { unreadableBase } from "../oci/errors.js";
 import { MediaType } from "../oci/media-types.js";
@@ -36,6 +40,8 @@ export interface CatalogImageOptions extends RegistryClientOptions {
   image: string;
   base?: string;
   ociLayout?: string;
+  /** false: do not attach the SBOM to the pushed image (--no-sbom). */
+  sbom?: boolean;
   reporter: Reporter;
 }
 
@@ -47,6 +53,10 @@ export interface CatalogImageResult {
   labels: Record<string, string>;
   packages: string[];
   files: string[];
+  /** The CycloneDX SBOM: its sha256 digest, and when attached, the artifact manifest's digest. */
+  sbom: { digest: string; attached?: string };
+  /** What the image was built from, for its provenance: the base by digest, each file by digest. */
+  resolvedDependencies: ResourceDescriptor[];
 }
 
 function assemble(base: Awaited<ReturnType<typeof readBaseImage>>, app: BuiltApp["images"]): BuiltApp {
@@ -72,7 +82,8 @@ export async function buildCatalogImage(options: CatalogImageOptions): Promise<C
     throw new InvalidInputError(`${options.dir} holds no olm.package blob; nothing to serve`, {
       hint: "Render the catalog first: tsop catalog render",
     });
-  const epoch = epochFrom({ ...(options.env ? { env: options.env } : {}) }) ?? 0;
+  const epochSet = epochFrom({ ...(options.env ? { env: options.env } : {}) });
+  const epoch = epochSet ?? 0;
   const layer = await buildTreeLayer([{ from: dir, to: "configs" }], epoch);
   const baseRef = parseReference(options.base ?? DEFAULT_CATALOG_BASE);
   const client = new RegistryClient({ ...options, reporter });
@@ -102,12 +113,29 @@ export async function buildCatalogImage(options: CatalogImageOptions): Promise<C
       return derivePlatformImage(platform, [{ what: "configs", layer }], run, created, "tsop catalog image");
     });
     const app = assemble(base, images);
-    const result = {
+    // The layer's paths are configs/…; the files sit in `dir` without that prefix.
+    const inDir = layer.files.filter((f) => f.startsWith("configs/")).map((f) => f.slice("configs/".length));
+    const files = (await hashFiles(dir, inDir)).map((f) => ({ ...f, path: `configs/${f.path}` }));
+    const sbom = catalogSbom({
+      subject: { repository: `${target.registry}/${target.repository}`, tag: target.tag ?? "latest" },
+      base: { repository: baseName, digest: base.digest },
+      bundleImages: catalog.bundles.map((b) => b.image),
+      files,
+      tool: { version: tsopVersion() },
+      ...(epochSet !== undefined ? { epoch: epochSet } : {}),
+    });
+    const result: CatalogImageResult = {
       digest: app.top.digest,
+      destination: "",
       base: { reference: `${baseName}@${base.digest}`, digest: base.digest },
       labels,
       packages,
       files: layer.files,
+      sbom: { digest: sha256Digest(sbom) },
+      resolvedDependencies: [
+        resource("base", base.digest, ociPurl(baseName, base.digest)),
+        ...files.map((f) => resource(f.path, f.digest)),
+      ],
     };
     if (options.ociLayout) {
       const layout = resolve(options.ociLayout);
@@ -117,7 +145,10 @@ export async function buildCatalogImage(options: CatalogImageOptions): Promise<C
       return { ...result, destination: `${layout}:${tag}` };
     }
     const pinned = await pushApp(client, app, target, baseRef, reporter);
-    return { ...result, destination: pinned };
+    if (options.sbom === false) return { ...result, destination: pinned };
+    const attached = await attachSbom(client, target, app.top, sbom, CYCLONEDX_MEDIA_TYPE);
+    reporter.debug(`SBOM ${attached.digest} attached (tags ${attached.tags.join(", ")})`);
+    return { ...result, destination: pinned, sbom: { ...result.sbom, attached: attached.digest } };
   } finally {
     client.close();
   }

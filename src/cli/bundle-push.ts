@@ -10,6 +10,7 @@ import { addSignFlags, prepareSigning, type SignFlags } from "./sign-flags.js";
 interface PushFlags extends RegistryFlags, SignFlags {
   dir: string;
   ociLayout?: string;
+  sbom: boolean;
   output: "text" | "json";
 }
 
@@ -18,7 +19,11 @@ export function bundlePushCommand(): Command {
     .description("build the bundle image (FROM scratch, reproducible) and push it; prints its digest")
     .argument("<image>", "where to push, e.g. quay.io/me/my-operator-bundle:v0.0.1")
     .option("--dir <dir>", "bundle directory holding manifests/, metadata/ and tests/", "bundle")
-    .option("--oci-layout <dir>", "write an OCI image layout to <dir> instead of pushing");
+    .option("--oci-layout <dir>", "write an OCI image layout to <dir> instead of pushing")
+    .option(
+      "--no-sbom",
+      "do not attach the CycloneDX SBOM (its files, the images its CSV names) to the pushed image",
+    );
   addRegistryFlags(command);
   addSignFlags(command);
   return command
@@ -39,12 +44,19 @@ export function bundlePushCommand(): Command {
       const result = await pushBundle(image, {
         dir: resolve(ctx.cwd, flags.dir),
         ...(flags.ociLayout ? { ociLayout: resolve(ctx.cwd, flags.ociLayout) } : {}),
+        sbom: flags.sbom,
         ...registryOptions(flags, ctx.cwd),
         env: ctx.env,
         reporter: ctx.reporter,
       });
-      const signatureTag = sign ? await sign(image, result.digest) : undefined;
-      const shown = signatureTag ? { ...result, signatureTag } : result;
+      const signed = sign
+        ? await sign(image, result.digest, {
+            command: "bundlePush",
+            externalParameters: { image, dir: flags.dir },
+            resolvedDependencies: result.resolvedDependencies,
+          })
+        : undefined;
+      const shown = signed ? { ...result, ...signed } : result;
       ctx.out(flags.output === "json" ? JSON.stringify(shown, null, 2) : result.digest);
     });
 }

@@ -163,6 +163,7 @@ interface ImageFlags extends RegistryFlags, SignFlags {
   dir: string;
   base?: string;
   ociLayout?: string;
+  sbom: boolean;
   output: "text" | "json";
 }
 
@@ -175,7 +176,11 @@ function imageCommand(): Command {
       "--base <ref>",
       "opm base image (default: $TSOP_CATALOG_BASE, else quay.io/operator-framework/opm:v1.47.0, resolved to its digest)",
     )
-    .option("--oci-layout <dir>", "write an OCI image layout to <dir> instead of pushing");
+    .option("--oci-layout <dir>", "write an OCI image layout to <dir> instead of pushing")
+    .option(
+      "--no-sbom",
+      "do not attach the CycloneDX SBOM (its base, its files, the bundle images it lists) to the pushed image",
+    );
   addRegistryFlags(command, { scope: "for reading the base and pushing" });
   addSignFlags(command);
   return command
@@ -200,12 +205,19 @@ function imageCommand(): Command {
         dir: resolve(ctx.cwd, flags.dir),
         ...(base ? { base } : {}),
         ...(flags.ociLayout ? { ociLayout: resolve(ctx.cwd, flags.ociLayout) } : {}),
+        sbom: flags.sbom,
         ...registryOptions(flags, ctx.cwd),
         env: ctx.env,
         reporter: ctx.reporter,
       });
-      const signatureTag = sign ? await sign(image, result.digest) : undefined;
-      const shown = signatureTag ? { ...result, signatureTag } : result;
+      const signed = sign
+        ? await sign(image, result.digest, {
+            command: "catalogImage",
+            externalParameters: { image, dir: flags.dir, ...(base ? { base } : {}) },
+            resolvedDependencies: result.resolvedDependencies,
+          })
+        : undefined;
+      const shown = signed ? { ...result, ...signed } : result;
       ctx.out(flags.output === "json" ? JSON.stringify(shown, null, 2) : result.destination);
     });
 }

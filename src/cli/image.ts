@@ -89,8 +89,21 @@ function imageBuildCommand(): Command {
         env: ctx.env,
         reporter: ctx.reporter,
       });
-      const signatureTag = sign && flags.push ? await sign(flags.push, result.digest) : undefined;
-      const shown = signatureTag ? { ...result, signatureTag } : result;
+      const given = baseOption(flags.base, ctx.env);
+      const signed =
+        sign && flags.push
+          ? await sign(flags.push, result.digest, {
+              command: "imageBuild",
+              externalParameters: {
+                image: flags.push,
+                dir: flags.dir,
+                ...given,
+                ...(flags.platform ? { platforms: flags.platform } : {}),
+              },
+              resolvedDependencies: result.resolvedDependencies,
+            })
+          : undefined;
+      const shown = signed ? { ...result, ...signed } : result;
       ctx.out(flags.output === "json" ? JSON.stringify(shown, null, 2) : (result.pinned ?? result.digest));
     });
 }

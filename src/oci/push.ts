@@ -9,10 +9,13 @@ import { assertWritableDir } from "../common/output/commit.js";
 import { assertOutputDir } from "../common/output/output-dir.js";
 import { findProjectRoot } from "../project/index.js";
 import type { Reporter } from "../common/reporter.js";
-import { type BuiltImage, buildBundleImage } from "./bundle-image.js";
+import { tsopVersion } from "../common/version.js";
+import { type BuiltImage, buildBundleImage, epochFrom } from "./bundle-image.js";
 import { RegistryClient, type RegistryClientOptions } from "./client.js";
 import { sha256Digest } from "./digest.js";
 import type { ImageIndex } from "./media-types.js";
+import { type ResourceDescriptor, resource } from "./provenance/statement.js";
+import { attachSbom, bundleSbom, CYCLONEDX_MEDIA_TYPE, hashFiles } from "./sbom/index.js";
 import { canonicalReference, familiarReference, type ImageReference, parseReference } from "./reference.js";
 
 export interface PushResult {
@@ -93,6 +96,8 @@ export interface BundlePushOptions extends RegistryClientOptions {
   ociLayout?: string;
   sourceDateEpoch?: number;
   chunkSize?: number;
+  /** false: do not attach the SBOM to the pushed image (--no-sbom). */
+  sbom?: boolean;
   reporter: Reporter;
 }
 
@@ -103,6 +108,10 @@ export interface BundlePushResult {
   files: string[];
   /** Where it went: the registry reference, or the layout directory. */
   destination: string;
+  /** The CycloneDX SBOM: its sha256 digest, and when attached, the artifact manifest's digest. */
+  sbom: { digest: string; attached?: string };
+  /** What the image was built from, for its provenance: each file by digest. */
+  resolvedDependencies: ResourceDescriptor[];
 }
 
 /** `tsop bundle push`: builds the bundle image and pushes it (or writes an OCI layout). */
@@ -128,11 +137,21 @@ export async function pushBundle(image: string, options: BundlePushOptions): Pro
   reporter.debug(
     `bundle image ${built.manifestDescriptor.digest}: ${built.files.length} entries, layer ${built.layer.length} bytes`,
   );
+  const files = await hashFiles(options.dir, built.files);
+  const sbom = await bundleSbom({
+    dir: options.dir,
+    files,
+    subject: { repository: `${ref.registry}/${ref.repository}`, tag: ref.tag ?? "latest" },
+    tool: { version: tsopVersion() },
+    ...withEpoch(epochFrom(options)),
+  });
   const base = {
     image: familiarReference(ref),
     digest: built.manifestDescriptor.digest,
     labels: built.labels,
     files: built.files,
+    sbom: { digest: sha256Digest(sbom) },
+    resolvedDependencies: files.map((f) => resource(f.path, f.digest)),
   };
   if (options.ociLayout) {
     const refName = ref.tag ?? "latest";
@@ -154,8 +173,16 @@ export async function pushBundle(image: string, options: BundlePushOptions): Pro
       progress.fail(`Could not push ${familiarReference(ref)}`);
       throw error;
     }
-    return { ...base, destination: canonicalReference(ref) };
+    const pushed = { ...base, destination: canonicalReference(ref) };
+    if (options.sbom === false) return pushed;
+    const attached = await attachSbom(client, ref, built.manifestDescriptor, sbom, CYCLONEDX_MEDIA_TYPE);
+    reporter.debug(`SBOM ${attached.digest} attached (tags ${attached.tags.join(", ")})`);
+    return { ...pushed, sbom: { ...pushed.sbom, attached: attached.digest } };
   } finally {
     client.close();
   }
+}
+
+function withEpoch(epoch: number | undefined): { epoch?: number } {
+  return epoch === undefined ? {} : { epoch };
 }

@@ -3,7 +3,8 @@
 // project when a source is newer than dist/ (compile.ts), check it, read the base by digest, install dependencies in a staging dir (or reuse their cached
 // layer), refuse native addons that would cross architectures, pack the dependency and app layers,
 // derive one image per platform (and an index), then push or write an OCI layout (through oci/).
-import { resolve } from "node:path";
+import { readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { InvalidInputError } from "../common/errors.js";
 import { writeFileAtomic } from "../common/fs.js";
 import { sha256Digest } from "../oci/digest.js";
@@ -21,7 +22,8 @@ import { type BuiltApp, pushApp, writeAppLayout } from "./ship.js";
 import { buildIfStale } from "./compile.js";
 import { dependencyLayer } from "./dependencies.js";
 import { imageSbom } from "./sbom.js";
-import { attachSbom, CYCLONEDX_MEDIA_TYPE } from "../oci/sbom/index.js";
+import { attachSbom, CYCLONEDX_MEDIA_TYPE, ociPurl } from "../oci/sbom/index.js";
+import { type ResourceDescriptor, resource } from "../oci/provenance/statement.js";
 import { checkProjectFiles, findNativeAddons } from "./stage.js";
 import { buildTreeLayer, type TreeSource } from "./tree-layer.js";
 
@@ -55,6 +57,8 @@ export interface ImageBuildResult {
   destination?: string;
   /** The SBOM: its sha256 digest, and when attached, the artifact manifest's digest. */
   sbom: { digest: string; file?: string; attached?: string };
+  /** What the image was built from, for its provenance: the base and package-lock.json by digest. */
+  resolvedDependencies: ResourceDescriptor[];
 }
 
 const HOST_ARCH: Record<string, string> = {
@@ -183,6 +187,10 @@ export async function buildImage(options: ImageBuildOptions): Promise<ImageBuild
       },
       labels,
       sbom: { digest: sha256Digest(sbom), ...(options.sbomFile ? { file: options.sbomFile } : {}) },
+      resolvedDependencies: [
+        resource("base", base.digest, ociPurl(baseName, base.digest)),
+        resource("package-lock.json", sha256Digest(await readFile(join(project, "package-lock.json")))),
+      ],
     };
     const shipped = await ship(client, app, target, baseRef, options, result);
     if (!target || options.ociLayout || options.sbom === false) return shipped;

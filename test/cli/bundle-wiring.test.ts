@@ -192,7 +192,8 @@ describe("tsop bundle wiring", () => {
 describe("tsop bundle push wiring", () => {
   const cwd = process.cwd();
   it.each([
-    [[], { dir: resolve(cwd, "bundle") }],
+    [[], { dir: resolve(cwd, "bundle"), sbom: true }],
+    [["--no-sbom"], { dir: resolve(cwd, "bundle"), sbom: false }],
     [
       // --registry-config, --plain-http and -o are also `bundle`'s own flags: they still reach push.
       ["--dir=b", "--oci-layout=oci", "--registry-config=auth.json", "--plain-http", "-o", "json"],
@@ -201,6 +202,7 @@ describe("tsop bundle push wiring", () => {
         ociLayout: resolve(cwd, "oci"),
         registryConfig: resolve(cwd, "auth.json"),
         plainHttp: true,
+        sbom: true,
       },
     ],
     [
@@ -210,6 +212,7 @@ describe("tsop bundle push wiring", () => {
         skipTlsVerify: true,
         caFile: resolve(cwd, "ca.pem"),
         plainHttp: ["r:5000"],
+        sbom: true,
       },
     ],
   ])("%j", async (flags: string[], expected) => {

@@ -1,10 +1,14 @@
 // cosign as the oracle of tsop's supply-chain formats, against a real registry (Debian's
 // docker-registry, TLS) on 127.0.0.1: cosign verifies what tsop signed with a tsop key, tsop
 // verifies what cosign signed with a cosign key, each reads the other's key files, and the
-// refusals agree (wrong key). No Rekor or Fulcio: key-based only, transparency log off.
-import { mkdtemp, rm } from "node:fs/promises";
+// refusals agree (wrong key); cosign reads the SBOMs tsop attaches to the bundle and catalog images
+// it pushes, and `cosign verify-attestation --type slsaprovenance1` verifies the SLSA provenance
+// `--sign` attests. No Rekor or Fulcio: key-based only, transparency log off.
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createHash } from "node:crypto";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RegistryClient } from "../../src/oci/client.js";
@@ -136,5 +140,135 @@ describe("SBOM", () => {
     const tree = await cosign(["tree", `${registry.host}/team/sbom@${digest}`]);
     expect(tree.exitCode, tree.stderr).toBe(0);
     expect(tree.stdout).toContain("SBOMs");
+  });
+});
+
+interface Statement {
+  _type: string;
+  subject: Array<{ name: string; digest: { sha256: string } }>;
+  predicateType: string;
+  predicate: {
+    buildDefinition: {
+      buildType: string;
+      externalParameters: Record<string, unknown>;
+      resolvedDependencies: Array<{ name: string; uri?: string; digest: { sha256: string } }>;
+    };
+    runDetails: { builder: { id: string } };
+  };
+}
+
+/** What `cosign verify-attestation` printed: one DSSE envelope a line → their statements. */
+function statements(stdout: string): Statement[] {
+  return stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { payload: string })
+    .map((envelope) => JSON.parse(Buffer.from(envelope.payload, "base64").toString()) as Statement);
+}
+
+const verifyProvenance = (image: string, key = "tsop.pub") =>
+  cosign(["verify-attestation", "--key", key, "--type", "slsaprovenance1", ...verifyFlags, image]);
+
+interface Bom {
+  components: Array<{ type: string; name: string; version?: string }>;
+}
+
+describe("bundle and catalog images: SBOM and SLSA provenance", () => {
+  const FIXTURE = fileURLToPath(new URL("./fixtures/bundle", import.meta.url));
+
+  it("bundle push --sign: cosign verifies the signature and the provenance, and reads the SBOM", async () => {
+    const bundle = join(dir, "bundle");
+    await cp(FIXTURE, bundle, { recursive: true });
+    const csv = join(bundle, "manifests", "memcached-operator.clusterserviceversion.yaml");
+    await writeFile(csv, (await readFile(csv, "utf8")).replaceAll("REGISTRY", registry.host));
+    const image = `${registry.host}/team/op-bundle:v1`;
+    const digest = await runOk(["bundle", "push", image, "--dir", "bundle", "--sign", "--key", "tsop.key"]);
+    const pinned = `${registry.host}/team/op-bundle@${digest}`;
+
+    const signature = await cosign(["verify", "--key", "tsop.pub", ...verifyFlags, pinned]);
+    expect(signature.exitCode, signature.stderr).toBe(0);
+    const verified = await verifyProvenance(pinned);
+    expect(verified.exitCode, verified.stderr).toBe(0);
+    const [statement] = statements(verified.stdout);
+    expect(statement).toMatchObject({
+      _type: "https://in-toto.io/Statement/v1",
+      subject: [{ name: `${registry.host}/team/op-bundle`, digest: { sha256: digest.slice(7) } }],
+      predicateType: "https://slsa.dev/provenance/v1",
+      predicate: {
+        buildDefinition: {
+          buildType: "pkg:npm/tsop#build-types/bundle-push/v1",
+          externalParameters: { image, dir: "bundle" },
+        },
+        runDetails: { builder: { id: "pkg:npm/tsop" } },
+      },
+    });
+    const csvDependency = statement!.predicate.buildDefinition.resolvedDependencies.find(
+      (d) => d.name === "manifests/memcached-operator.clusterserviceversion.yaml",
+    );
+    expect(csvDependency?.digest.sha256).toBe(
+      createHash("sha256")
+        .update(await readFile(csv))
+        .digest("hex"),
+    );
+    // The wrong key: cosign refuses the attestation.
+    expect((await verifyProvenance(pinned, "cosign.pub")).exitCode).not.toBe(0);
+
+    const sbom = await cosign(["download", "sbom", pinned]);
+    expect(sbom.exitCode, sbom.stderr).toBe(0);
+    const bom = JSON.parse(sbom.stdout) as Bom;
+    expect(bom.components.filter((c) => c.type === "container").map((c) => c.name)).toContain(
+      `${registry.host}/example/memcached-operator`,
+    );
+    expect(bom.components.filter((c) => c.type === "file").map((c) => c.name)).toContain(
+      "manifests/memcached-operator.clusterserviceversion.yaml",
+    );
+  });
+
+  it("catalog image --sign: cosign verifies the provenance (base by digest) and reads the SBOM (bundle images)", async () => {
+    const baseDigest = await pushTestImage(registry, "team/opm-base", "v1", {
+      layers: [
+        [
+          { path: "bin/", type: "directory" },
+          { path: "bin/opm", content: "#!/bin/sh\necho stand-in\n", mode: 0o755 },
+        ],
+      ],
+      runConfig: { Entrypoint: ["/bin/opm"] },
+    });
+    const bundleImage = `${registry.host}/team/op-bundle@sha256:${"b".repeat(64)}`;
+    const catalog = [
+      "schema: olm.package\nname: op\ndefaultChannel: alpha",
+      "schema: olm.channel\npackage: op\nname: alpha\nentries:\n  - name: op.v0.0.1",
+      `schema: olm.bundle\nname: op.v0.0.1\npackage: op\nimage: ${bundleImage}\nproperties:\n  - type: olm.package\n    value:\n      packageName: op\n      version: 0.0.1`,
+    ].join("\n---\n");
+    await mkdir(join(dir, "configs", "op"), { recursive: true });
+    await writeFile(join(dir, "configs", "op", "catalog.yaml"), `${catalog}\n`);
+    const image = `${registry.host}/team/op-catalog:v1`;
+    const pinned = await runOk([
+      "catalog",
+      "image",
+      image,
+      "--dir",
+      "configs",
+      "--base",
+      `${registry.host}/team/opm-base:v1`,
+      "--sign",
+      "--key",
+      "tsop.key",
+    ]);
+
+    const verified = await verifyProvenance(pinned);
+    expect(verified.exitCode, verified.stderr).toBe(0);
+    const [statement] = statements(verified.stdout);
+    expect(statement!.predicate.buildDefinition.buildType).toBe("pkg:npm/tsop#build-types/catalog-image/v1");
+    expect(statement!.predicate.buildDefinition.resolvedDependencies).toContainEqual(
+      expect.objectContaining({ name: "base", digest: { sha256: baseDigest.slice(7) } }),
+    );
+    const sbom = await cosign(["download", "sbom", pinned]);
+    expect(sbom.exitCode, sbom.stderr).toBe(0);
+    const containers = (JSON.parse(sbom.stdout) as Bom).components.filter((c) => c.type === "container");
+    expect(containers.map((c) => [c.name, c.version])).toEqual([
+      [`${registry.host}/team/op-bundle`, `sha256:${"b".repeat(64)}`],
+      [`${registry.host}/team/opm-base`, baseDigest],
+    ]);
   });
 });

@@ -38,12 +38,12 @@ export interface SbomInput {
 }
 
 export interface SbomComponent {
-  type: "library" | "container" | "application";
+  type: "library" | "container" | "application" | "file";
   "bom-ref": string;
   group?: string;
   name: string;
-  version: string;
-  purl: string;
+  version?: string;
+  purl?: string;
   licenses?: Array<{ expression: string }>;
   hashes?: Array<{ alg: string; content: string }>;
 }
@@ -120,41 +120,58 @@ export function productionPackages(
       ...(digests ? { hashes: digests } : {}),
     });
   }
-  return [...byRef.values()].sort((a, b) => (a.purl < b.purl ? -1 : a.purl > b.purl ? 1 : 0));
+  return [...byRef.values()].sort((a, b) => compareRefs(a["bom-ref"], b["bom-ref"]));
 }
 
-function ociPurl(repository: string, digest: string): string {
+export function compareRefs(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The purl of an OCI image: `pkg:oci/<name>@<digest>?repository_url=<registry/repository>`, and a tag qualifier without a digest. */
+export function ociPurl(repository: string, digest: string | undefined, tag?: string): string {
   const name = repository.slice(repository.lastIndexOf("/") + 1);
-  return `pkg:oci/${encodeURIComponent(name)}@${encodeURIComponent(digest)}?repository_url=${encodeURIComponent(repository)}`;
+  const version = digest ? `@${encodeURIComponent(digest)}` : "";
+  const tagged = !digest && tag ? `&tag=${encodeURIComponent(tag)}` : "";
+  return `pkg:oci/${encodeURIComponent(name)}${version}?repository_url=${encodeURIComponent(repository)}${tagged}`;
 }
 
-/** The BOM as bytes (2-space JSON, newline-terminated): the same inputs give the same bytes. */
-export function cyclonedxSbom(input: SbomInput): Buffer {
-  const packages = productionPackages(input);
-  const base: SbomComponent = {
+/** An image as a `container` component: by digest when the reference carries one (with its SHA-256), else by tag. */
+export function imageComponent(repository: string, digest: string | undefined, tag?: string): SbomComponent {
+  const purl = ociPurl(repository, digest, tag);
+  return {
     type: "container",
-    "bom-ref": ociPurl(input.base.repository, input.base.digest),
-    name: input.base.repository,
-    version: input.base.digest,
-    purl: ociPurl(input.base.repository, input.base.digest),
-    hashes: [{ alg: "SHA-256", content: input.base.digest.replace(/^sha256:/, "") }],
+    "bom-ref": purl,
+    name: repository,
+    version: digest ?? tag ?? "latest",
+    purl,
+    ...(digest?.startsWith("sha256:") ? { hashes: [{ alg: "SHA-256", content: digest.slice(7) }] } : {}),
   };
-  const subject = {
-    type: "application" as const,
-    "bom-ref": npmPurl(input.project.name, input.project.version),
-    name: input.project.name,
-    version: input.project.version,
-    purl: npmPurl(input.project.name, input.project.version),
-  };
+}
+
+export interface BomInput {
+  /** What the BOM describes (metadata.component). */
+  subject: SbomComponent;
+  components: SbomComponent[];
+  /** The bom-refs the subject depends on (default: every component's). */
+  dependsOn?: string[];
+  tool: { version: string };
+  epoch?: number;
+}
+
+/** Any CycloneDX 1.6 BOM tsop writes, as bytes (2-space JSON, newline-terminated): the same inputs give the same bytes. */
+export function cyclonedxDocument(input: BomInput): Buffer {
   const body = {
     metadata: {
       ...(input.epoch !== undefined ? { timestamp: new Date(input.epoch * 1000).toISOString() } : {}),
       tools: { components: [{ type: "application", name: "tsop", version: input.tool.version }] },
-      component: subject,
+      component: input.subject,
     },
-    components: [base, ...packages],
+    components: input.components,
     dependencies: [
-      { ref: subject["bom-ref"], dependsOn: [base["bom-ref"], ...packages.map((p) => p["bom-ref"])] },
+      {
+        ref: input.subject["bom-ref"],
+        dependsOn: input.dependsOn ?? input.components.map((c) => c["bom-ref"]),
+      },
     ],
   };
   // A serial number from the content (UUID layout, version nibble 5 as for name-based UUIDs).
@@ -169,4 +186,22 @@ export function cyclonedxSbom(input: SbomInput): Buffer {
     ...body,
   };
   return Buffer.from(`${JSON.stringify(bom, null, 2)}\n`);
+}
+
+/** The operator image's BOM: the base by digest, then the production packages. */
+export function cyclonedxSbom(input: SbomInput): Buffer {
+  const packages = productionPackages(input);
+  const base = imageComponent(input.base.repository, input.base.digest);
+  return cyclonedxDocument({
+    subject: {
+      type: "application",
+      "bom-ref": npmPurl(input.project.name, input.project.version),
+      name: input.project.name,
+      version: input.project.version,
+      purl: npmPurl(input.project.name, input.project.version),
+    },
+    components: [base, ...packages],
+    tool: input.tool,
+    ...(input.epoch !== undefined ? { epoch: input.epoch } : {}),
+  });
 }

@@ -3,6 +3,7 @@
 // simple-signing payload (media type application/vnd.dev.cosign.simplesigning.v1+json) with the
 // base64 ECDSA signature in its `dev.cosignproject.cosign/signature` annotation; signing again
 // appends a layer, so signatures of several keys accumulate as they do with `cosign sign`.
+// Attestations (oci/provenance) live the same way under `sha256-<hex>.att` (appendAttachmentLayer).
 import type { RegistryClient } from "../client.js";
 import { sha256Digest } from "../digest.js";
 import { RegistryError } from "../errors.js";
@@ -25,13 +26,12 @@ export interface StoredSignature {
   signature: string;
 }
 
-/** The signature manifest of `digest`, or undefined when the image has none. */
-async function signatureManifest(
+/** The manifest under cosign's tag `tag` (sha256-<hex>.sig or .att), or undefined when there is none. */
+async function attachmentManifest(
   client: RegistryClient,
   ref: ImageReference,
-  digest: string,
+  tag: string,
 ): Promise<ImageManifest | undefined> {
-  const tag = attachmentTag(digest, "sig");
   try {
     const found = await client.getManifest({ ...ref, tag, digest: undefined }, tag);
     return found.json as unknown as ImageManifest;
@@ -47,7 +47,7 @@ export async function readSignatures(
   ref: ImageReference,
   digest: string,
 ): Promise<StoredSignature[]> {
-  const manifest = await signatureManifest(client, ref, digest);
+  const manifest = await attachmentManifest(client, ref, attachmentTag(digest, "sig"));
   const result: StoredSignature[] = [];
   for (const layer of manifest?.layers ?? []) {
     const signature = layer.annotations?.[SIGNATURE_ANNOTATION];
@@ -68,23 +68,50 @@ export async function appendSignature(
   digest: string,
   signature: StoredSignature,
 ): Promise<{ tag: string; signatures: number }> {
-  const existing = (await signatureManifest(client, ref, digest))?.layers ?? [];
-  const payloadDigest = sha256Digest(signature.payload);
-  const duplicate = existing.some(
-    (l) => l.digest === payloadDigest && l.annotations?.[SIGNATURE_ANNOTATION] === signature.signature,
-  );
+  const stored = await appendAttachmentLayer(client, ref, digest, "sig", {
+    payload: signature.payload,
+    mediaType: SIMPLE_SIGNING_MEDIA_TYPE,
+    annotations: { [SIGNATURE_ANNOTATION]: signature.signature },
+  });
+  return { tag: stored.tag, signatures: stored.layers };
+}
+
+export interface AttachmentLayer {
+  payload: Buffer;
+  mediaType: string;
+  annotations: Record<string, string>;
+}
+
+/**
+ * Adds a layer to the manifest cosign keeps under `sha256-<hex>.<suffix>` (signatures: .sig,
+ * attestations: .att), creating it: the payload blob, a config listing the layers, the manifest
+ * under the tag. A layer with the same payload and annotations is not added twice.
+ */
+export async function appendAttachmentLayer(
+  client: RegistryClient,
+  ref: ImageReference,
+  digest: string,
+  suffix: "sig" | "att",
+  layer: AttachmentLayer,
+): Promise<{ tag: string; layers: number }> {
+  const tag = attachmentTag(digest, suffix);
+  const existing = (await attachmentManifest(client, ref, tag))?.layers ?? [];
+  const payloadDigest = sha256Digest(layer.payload);
+  const same = (annotations: Record<string, string> | undefined) =>
+    JSON.stringify(annotations ?? {}) === JSON.stringify(layer.annotations);
+  const duplicate = existing.some((l) => l.digest === payloadDigest && same(l.annotations));
   const layers: Descriptor[] = duplicate
     ? existing
     : [
         ...existing,
         {
-          mediaType: SIMPLE_SIGNING_MEDIA_TYPE,
-          size: signature.payload.length,
+          mediaType: layer.mediaType,
+          size: layer.payload.length,
           digest: payloadDigest,
-          annotations: { [SIGNATURE_ANNOTATION]: signature.signature },
+          annotations: layer.annotations,
         },
       ];
-  await client.uploadBlob(ref.registry, ref.repository, signature.payload);
+  await client.uploadBlob(ref.registry, ref.repository, layer.payload);
   const config = Buffer.from(JSON.stringify(signatureConfig(layers)));
   await client.uploadBlob(ref.registry, ref.repository, config);
   const manifest: ImageManifest = {
@@ -93,7 +120,6 @@ export async function appendSignature(
     config: { mediaType: MediaType.ociConfig, size: config.length, digest: sha256Digest(config) },
     layers,
   };
-  const tag = attachmentTag(digest, "sig");
   await client.putManifest(
     ref.registry,
     ref.repository,
@@ -101,7 +127,7 @@ export async function appendSignature(
     Buffer.from(JSON.stringify(manifest)),
     MediaType.ociManifest,
   );
-  return { tag, signatures: layers.length };
+  return { tag, layers: layers.length };
 }
 
 /** The config go-containerregistry gives an image built from empty.Image plus these layers (no timestamps). */
