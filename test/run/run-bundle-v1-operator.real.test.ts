@@ -8,7 +8,8 @@
 // `run bundle-upgrade --olm v1` hands over to the v0.0.2 process, which reconciles again; deleting
 // the sample runs its finalizer, and `cleanup --olm v1` leaves nothing (a snapshot, compared). Every
 // pod here is created through the kube-apiserver's Pod Security admission: that the operator's and
-// the operand's pods run at all is the server's word that they are admitted under restricted.
+// the operand's pods run at all is the server's word that they are admitted under restricted (a
+// refusal the workload controllers record fails the wait for the operator at once, with its reason).
 // The bed is the OLM lane's (startOlmBed without OLM v0): the pod runner's network needs the
 // kube-apiserver's egress selector, set before the cluster starts.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -29,7 +30,7 @@ import {
   kubectl,
   kubectlJson,
   managerLogs,
-  runningManager,
+  managerPods,
   scaffoldMemcached,
   tsop,
 } from "../operator/support.js";
@@ -72,6 +73,16 @@ beforeAll(async () => {
     "pod-security.kubernetes.io/enforce=restricted",
   ]);
   expect(label.exitCode, label.all).toBe(0);
+  // The guard: the server's Pod Security admission refuses a non-compliant pod in this namespace.
+  const refused = await kubectl(env, ["create", "--dry-run=server", "-n", NS, "-f", "-"], {
+    input: JSON.stringify({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "noncompliant" },
+      spec: { containers: [{ name: "c", image: `${registry.host}/base/node:20` }] },
+    }),
+  });
+  expect(refused.stderr).toContain('violates PodSecurity "restricted:latest"');
   // catalogd and operator-controller pull from the registry trusting its CA (and nothing else).
   const caDir = join(registry.dir, "trust");
   await mkdir(caDir);
@@ -158,6 +169,30 @@ async function podSecurityRefusals(): Promise<string[]> {
   return events.items.map((e) => e.message ?? "").filter((m) => m.includes("violates PodSecurity"));
 }
 
+/**
+ * The one Ready manager pod running `image`, with a live process of the pod runner behind it; fails
+ * at once with Pod Security's refusal when the server refused the operator's pod.
+ */
+async function runningOperator(image: string): Promise<{ name: string; pids: number[] }> {
+  type Found = { refusals: string[] } | { name: string; pids: number[] };
+  const found = await eventually<Found>(
+    `a Ready manager pod running ${image} in ${NS}`,
+    async () => {
+      const refusals = await podSecurityRefusals();
+      if (refusals.length > 0) return { refusals };
+      const pod = (await managerPods(env, NS)).find((p) => p.spec.containers.some((c) => c.image === image));
+      if (!pod || conditionOf(pod, "Ready")?.status !== "True") return undefined;
+      const pids = bed.olm.runner.podPids(NS, pod.metadata.name ?? "");
+      return pids.length > 0 ? { name: pod.metadata.name ?? "", pids } : undefined;
+    },
+    240_000,
+    describe,
+  );
+  if ("refusals" in found)
+    throw new Error(`Pod Security refused a pod in ${NS}:\n${found.refusals.join("\n")}`);
+  return found;
+}
+
 it("run bundle --olm v1 → the operator's process reconciles under restricted; bundle-upgrade hands over to v0.0.2; cleanup leaves nothing", async () => {
   const before = await snapshot(bed.cluster.kubeconfigPath);
   const [v1, bundle1] = await release("0.0.1");
@@ -182,7 +217,7 @@ it("run bundle --olm v1 → the operator's process reconciles under restricted; 
     bundle: { name: `${PKG}.v0.0.1`, version: "0.0.1" },
   });
   // The Deployment operator-controller applied, run by the pod runner: the operator really runs.
-  const first = await runningManager(env, bed.olm.runner, NS, v1);
+  const first = await runningOperator(v1);
   const lease = await kubectlJson(env, ["get", "lease", "memcached-operator.example.com", "-n", NS]);
   expect((lease.spec as { holderIdentity: string }).holderIdentity).toMatch(new RegExp(`^${first.name}_`));
 
@@ -245,7 +280,7 @@ it("run bundle --olm v1 → the operator's process reconciles under restricted; 
   expect((moved.status as { install?: unknown }).install).toEqual({
     bundle: { name: `${PKG}.v0.0.2`, version: "0.0.2" },
   });
-  const second = await runningManager(env, bed.olm.runner, NS, v2);
+  const second = await runningOperator(v2);
   await eventually(
     "the v0.0.2 operator to label the existing sample's Deployment",
     async () => (await deployment()).metadata.labels?.["example.com/operator-version"] === "0.0.2",
