@@ -26,7 +26,10 @@ export interface MemcachedOperator {
 }
 
 /** Scaffolds and builds the operator in <work>/memcached-operator and pushes its image (once). */
-export async function buildMemcachedOperator(work: string, registry: TestRegistry): Promise<MemcachedOperator> {
+export async function buildMemcachedOperator(
+  work: string,
+  registry: TestRegistry,
+): Promise<MemcachedOperator> {
   const [, project] = await Promise.all([pushBase(registry), scaffoldMemcached(work)]);
   // The operand: a Node.js server on the port its last argument names (the pod runner rewrites it).
   await pushNodeBase(registry, "mirror/memcached", "1.27", { cmd: ["-e", OPERAND, "8080"] });
@@ -90,7 +93,9 @@ type CrdVersion = {
   name: string;
   served: boolean;
   storage: boolean;
-  schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown>; required?: string[] } } } };
+  schema: {
+    openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown>; required?: string[] } } };
+  };
 };
 
 /** The CRD's versions (the scaffold's has one, v1alpha1). */
