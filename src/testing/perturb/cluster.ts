@@ -14,7 +14,6 @@ import type { RealTestCluster, RealTestClusterOptions } from "../real/types.js";
 import { OPERATOR_USER } from "./operator.js";
 import type { PerturbClusterOptions } from "./types.js";
 
-
 export interface RunCluster {
   /** What arrange() is given. */
   handle: TestCluster | RealTestCluster;
