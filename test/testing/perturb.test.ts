@@ -19,4 +19,16 @@ describe("perturb", () => {
       "apiServerRestart",
     ]);
   });
+
+  it("refuses apiServerRestart on the real control plane before starting anything", async () => {
+    await expect(
+      perturb({
+        ...options(),
+        cluster: { controlPlane: "real", binaryAssetsDirectory: "/nonexistent" },
+        scenarios: ["apiServerRestart"],
+      }),
+    ).rejects.toThrow(
+      "perturb: apiServerRestart runs on the in-memory server only (it emulates the restart there); on the real control plane restart kube-apiserver in a test of your own with cluster.restartApiServer()",
+    );
+  });
 });

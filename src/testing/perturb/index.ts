@@ -1,5 +1,5 @@
 // Perturbation testing for operator authors: perturb() runs the author's own controllers against
-// fresh in-memory clusters, once unperturbed and once under each named scenario (scenarios.ts),
+// fresh clusters (in-memory, or the real control plane), once unperturbed and once under each named scenario (scenarios.ts),
 // through the same steps, and checks the invariants: every compared object converges to the
 // unperturbed run's state (snapshot.ts normalises), no two reconciles of one key overlap, no
 // reconcile error is left unreported (invariants.ts). assertInvariants() fails a test with a
@@ -40,15 +40,20 @@ export async function perturb(options: PerturbOptions): Promise<PerturbResult> {
     throw new Error(
       "perturb: options.steps is empty: give it what a user does (create the sample, change it, ...)",
     );
+  const real = options.cluster?.controlPlane === "real";
+  if (real && options.scenarios?.includes("apiServerRestart"))
+    throw new Error(
+      "perturb: apiServerRestart runs on the in-memory server only (it emulates the restart there); on the real control plane restart kube-apiserver in a test of your own with cluster.restartApiServer()",
+    );
   const clean = await runScenario(options, CLEAN);
   const runs: ScenarioResult[] = [clean.result];
   const failures: PerturbFailure[] = [...clean.result.failures];
   const cleanSnapshot = clean.snapshot;
   if (!cleanSnapshot) return { runs, failures };
-  const planned = (options.scenarios ?? SCENARIOS).flatMap((name) =>
-    plans(name, options, clean.result.writes),
-  );
-  const results = await pool(planned, options.parallel ?? 3, async (plan) => {
+  const scenarios = options.scenarios ?? SCENARIOS.filter((s) => !real || s !== "apiServerRestart");
+  const planned = scenarios.flatMap((name) => plans(name, options, clean.result.writes));
+  // A real control plane per run is two processes and a second or two of CPU: one at a time by default.
+  const results = await pool(planned, options.parallel ?? (real ? 1 : 3), async (plan) => {
     const run = await runScenario(options, plan);
     if (run.snapshot) {
       for (const d of diffSnapshots(cleanSnapshot, run.snapshot)) {

@@ -1,13 +1,12 @@
-// One run: a fresh in-memory cluster, the author's arrangement, the operator started, the steps
+// One run: a fresh cluster (in-memory, or the real control plane: cluster.ts), the author's arrangement, the operator started, the steps
 // taken under one scenario, the run settled, its objects snapshot and its invariants checked.
-import { randomBytes } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Client, Manager } from "../../runtime/index.js";
-import { startMemoryCluster, type TestCluster } from "../memory/server.js";
+import { type RunCluster, startRunCluster } from "./cluster.js";
 import { uncoveredErrors } from "./invariants.js";
-import { OPERATOR_USER, PerturbedOperator } from "./operator.js";
+import { PerturbedOperator } from "./operator.js";
 import { RunRecorder } from "./recorder.js";
 import type { ScenarioContext, ScenarioPlan } from "./scenarios.js";
 import { type SettleMode, settle } from "./settle.js";
@@ -20,11 +19,7 @@ export interface RunOutcome {
 }
 
 export async function runScenario(options: PerturbOptions, plan: ScenarioPlan): Promise<RunOutcome> {
-  const token = randomBytes(16).toString("hex");
-  const cluster = await startMemoryCluster({
-    ...options.cluster,
-    users: { ...options.cluster?.users, [token]: { name: OPERATOR_USER, groups: ["system:masters"] } },
-  });
+  const cluster = await startRunCluster(options.cluster);
   const dir = await mkdtemp(join(tmpdir(), "tsop-perturb-"));
   const recorder = new RunRecorder();
   const failures: PerturbFailure[] = [];
@@ -34,9 +29,9 @@ export async function runScenario(options: PerturbOptions, plan: ScenarioPlan): 
   let snapshot: Snapshot | undefined;
   try {
     const admin = await adminClient(cluster);
-    await options.arrange?.(admin, cluster);
-    const kubeconfigPath = join(dir, "operator.kubeconfig");
-    await writeFile(kubeconfigPath, cluster.kubeconfig.replaceAll(cluster.token, token), { mode: 0o600 });
+    await options.arrange?.(admin, cluster.handle);
+    await cluster.arranged(admin);
+    const kubeconfigPath = await cluster.operatorKubeconfig(dir);
     operator = new PerturbedOperator(
       kubeconfigPath,
       options.controllers,
@@ -99,7 +94,7 @@ export async function runScenario(options: PerturbOptions, plan: ScenarioPlan): 
 
 class SettleError extends Error {}
 
-async function adminClient(cluster: TestCluster): Promise<Client> {
+async function adminClient(cluster: RunCluster): Promise<Client> {
   const manager = await Manager.create({
     kubeconfig: cluster.kubeconfigPath,
     metricsBindAddress: "0",

@@ -1,12 +1,12 @@
 // Each named perturbation as what it does around the user's steps: before the first, between
 // steps (and how settled the operator must be before the next), after the last.
 import type { Faults } from "../faults.js";
-import type { TestCluster } from "../memory/server.js";
+import type { RunCluster } from "./cluster.js";
 import { OPERATOR_USER, type OperatorHooks } from "./operator.js";
 import type { SettleMode } from "./settle.js";
 
 export interface ScenarioContext {
-  cluster: TestCluster;
+  cluster: RunCluster;
   faults: Faults;
   /** Watch paths of the kinds the operator reconciles (RegExp sources). */
   primaryWatchPaths: string[];

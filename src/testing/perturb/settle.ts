@@ -4,7 +4,7 @@
 // checks), and the operator's cache shows every compared object at the server's resourceVersion.
 // Checked a few times in a row.
 import type { Client, KindRef, KubeObjectLike } from "../../runtime/index.js";
-import type { TestCluster } from "../memory/server.js";
+import type { RunCluster } from "./cluster.js";
 import type { PerturbedOperator } from "./operator.js";
 
 /**
@@ -14,12 +14,8 @@ import type { PerturbedOperator } from "./operator.js";
  */
 export type SettleMode = "full" | "primaries" | "idle";
 
-const POLL_MS = 5;
-/** Consecutive quiet checks that make a run settled (a requeue or an event in flight breaks it). */
-const QUIET_CHECKS = 3;
-
 export async function settle(
-  cluster: TestCluster,
+  cluster: RunCluster,
   operator: PerturbedOperator,
   admin: Client,
   kinds: Array<KindRef<KubeObjectLike>>,
@@ -30,9 +26,10 @@ export async function settle(
   let quiet = 0;
   let lastVersion = "";
   while (Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, POLL_MS));
+    // Consecutive quiet checks make a run settled (a requeue or an event in flight breaks it).
+    await new Promise((r) => setTimeout(r, cluster.quiet.pollMs));
     if (operator.failure) return `the manager failed: ${String(operator.failure)}`;
-    const version = cluster.resourceVersion();
+    const version = await cluster.resourceVersion();
     const still =
       version === lastVersion &&
       !cluster.workloadsBusy() &&
@@ -40,7 +37,7 @@ export async function settle(
       (mode === "idle" || (await cacheAgrees(operator, admin, mode === "full" ? kinds : operator.primaries)));
     lastVersion = version;
     quiet = still ? quiet + 1 : 0;
-    if (quiet >= QUIET_CHECKS) return undefined;
+    if (quiet >= cluster.quiet.checks) return undefined;
   }
   const busy = operator.busy(mode === "full");
   return `the operator did not settle within ${timeoutMs} ms: ${busy ?? "its cache still differs from the server, or the API server's objects kept changing"}`;

@@ -2,6 +2,10 @@
 // to compare, the steps a user takes) and, per scenario, the invariants that broke.
 import type { Client, KindRef, KubeObjectLike, LogSink, Manager } from "../../runtime/index.js";
 import type { TestCluster, TestClusterOptions } from "../memory/server.js";
+import type { RealTestCluster, RealTestClusterOptions } from "../real/types.js";
+
+/** Each run's cluster: the in-memory server's options, or the real control plane's. */
+export type PerturbClusterOptions = TestClusterOptions | RealTestClusterOptions;
 
 /** The named perturbations (their names are API: docs/testing.md, "Perturbation testing"). */
 export const SCENARIOS = [
@@ -25,7 +29,7 @@ export interface PerturbOptions {
   /** Registers the operator's controllers on a manager, as src/main.ts does. */
   controllers(manager: Manager): Promise<unknown> | unknown;
   /** Prepares each run's fresh cluster before the operator starts: CRDs, namespaces. */
-  arrange?(admin: Client, cluster: TestCluster): Promise<unknown>;
+  arrange?(admin: Client, cluster: TestCluster | RealTestCluster): Promise<unknown>;
   /** What users do, in order; each run waits for the operator to settle after every step. */
   steps: PerturbStep[];
   /** The kinds whose objects are compared with the unperturbed run (all namespaces). */
@@ -43,7 +47,7 @@ export interface PerturbOptions {
   latencyMs?: number;
   /** conflictingWrites: how many of the operator's writes another actor races (default 20). */
   maxConflicts?: number;
-  /** Runs (each on its own cluster) going on at once after the unperturbed one (default 3). */
+  /** Runs (each on its own cluster) going on at once after the unperturbed one (default 3; 1 on the real control plane). */
   parallel?: number;
   /** How long a run may take to settle after a step (default 15 s); beyond it the run fails. */
   settleTimeoutMs?: number;
@@ -52,8 +56,12 @@ export interface PerturbOptions {
    * under perturbation, and the ones that matter are in the result.
    */
   operatorLog?: LogSink;
-  /** Options of each run's in-memory cluster (e.g. `{ workloads: true }`). */
-  cluster?: TestClusterOptions;
+  /**
+   * Options of each run's cluster: the in-memory server's (e.g. `{ workloads: true }`), or
+   * `{ controlPlane: "real", ... }` for etcd and kube-apiserver behind the fault proxy (each run
+   * starts its own; apiServerRestart is not run there).
+   */
+  cluster?: PerturbClusterOptions;
 }
 
 /** One reconcile of one key, by one manager of the run (a restart starts generation 2). */
