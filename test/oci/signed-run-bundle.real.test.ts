@@ -14,6 +14,9 @@
 // A blob rewritten in the registry's storage behind an unchanged manifest is not among them: every
 // pull (tsop's, the node's) checks each blob against its digest in the signed manifest, so such a
 // blob is refused at pull, not by the signature.
+// Seen red with the check skipped in `run bundle`: (a) installed into the second namespace, (b) and
+// (c) ran on into OLM. Time: 448 s at load 15 on the 2-core machine (tests 80 s; the rest the
+// scaffold's npm install and the bed's start, in parallel, and a wait for the machine's OLM lock).
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
