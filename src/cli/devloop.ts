@@ -1,6 +1,5 @@
 // The inner dev loop: `tsop install | uninstall | deploy | undeploy` and `tsop run local`.
 // Flags → options → src/devloop (imported lazily) → a table of what changed, or YAML for GitOps.
-import { resolve } from "node:path";
 import { Command, Option } from "./commander.js";
 import { type CliContext, cliContext } from "./context.js";
 import {
@@ -107,7 +106,8 @@ export function uninstallCommand(): Command {
 
 interface DeployFlags extends ClusterFlags, RegistryFlags {
   skipImageCheck?: boolean;
-  verifyKey?: string;
+  /** A file, or false for --no-verify-key. */
+  verifyKey?: string | false;
   image?: string;
   dryRun?: boolean;
   skipGenerate?: boolean;
@@ -129,7 +129,11 @@ export function deployCommand(): Command {
     )
     .option(
       "--verify-key <file>",
-      "before applying anything, check that every image deployed carries a valid cosign signature made with this public key (cosign.pub)",
+      "before applying anything, check that every image deployed carries a valid cosign signature made with this public key (cosign.pub); default: $TSOP_VERIFY_KEY, else PROJECT's plugins.tsop.dev/v1.verify.key",
+    )
+    .option(
+      "--no-verify-key",
+      "do not verify signatures although $TSOP_VERIFY_KEY or PROJECT names a key (warned)",
     )
     .addOption(timeoutOption("5m", "how long to wait for the manager Deployment"))
     .addOption(tableOutput());
@@ -139,6 +143,13 @@ export function deployCommand(): Command {
     const ctx = await cliContext(cmd);
     const { deploy } = await import("../devloop/index.js");
     const { withInterrupt } = await import("../common/interrupt.js");
+    const { resolveVerifyKey } = await import("../oci/sign/policy.js");
+    const key = await resolveVerifyKey({
+      flag: flags.verifyKey,
+      cwd: ctx.cwd,
+      env: ctx.env,
+      reporter: ctx.reporter,
+    });
     const result = await withInterrupt(STOP, (signal) =>
       deploy({
         ...clusterOptions(flags, ctx),
@@ -147,7 +158,7 @@ export function deployCommand(): Command {
         dryRun: flags.dryRun,
         skipGenerate: flags.skipGenerate,
         skipImageCheck: flags.skipImageCheck,
-        ...(flags.verifyKey ? { verifyKey: resolve(ctx.cwd, flags.verifyKey) } : {}),
+        ...(key ? { verifyKey: key.file, verifyKeyOrigin: key.origin } : {}),
         registry: { ...registryOptions(flags, ctx.cwd), env: ctx.env },
         timeoutMs: flags.timeout,
         signal,

@@ -1,6 +1,5 @@
 // `tsop run bundle | bundle-upgrade`: flags → options → src/olm/run (imported lazily) → output.
 // Ctrl-C or SIGTERM aborts the run (withInterrupt), so tsop removes what it created before exiting.
-import { resolve } from "node:path";
 import { Command, Option } from "./commander.js";
 import { CATALOG_INIT_IMAGE, OPM_IMAGE } from "../common/pins.js";
 import { parseDuration } from "../common/duration.js";
@@ -31,7 +30,8 @@ interface SharedFlags extends ClusterFlags, RegistryFlags {
   olm?: "v0" | "v1";
   catalogImage?: string;
   caFile?: string;
-  verifyKey?: string;
+  /** A file, or false for --no-verify-key. */
+  verifyKey?: string | false;
 }
 
 interface BundleFlags extends SharedFlags {
@@ -56,7 +56,11 @@ function sharedFlags(command: Command): Command {
   return command
     .option(
       "--verify-key <file>",
-      "before creating anything, check that the bundle image and every image its CSV names carry a valid cosign signature made with this public key (cosign.pub)",
+      "before creating anything, check that the bundle image and every image its CSV names carry a valid cosign signature made with this public key (cosign.pub); default: $TSOP_VERIFY_KEY, else PROJECT's plugins.tsop.dev/v1.verify.key",
+    )
+    .option(
+      "--no-verify-key",
+      "do not verify signatures although $TSOP_VERIFY_KEY or PROJECT names a key (warned)",
     )
     .addOption(timeoutOption("10m", "how long the whole run may take"))
     .option(
@@ -167,13 +171,23 @@ function baseOptions(flags: SharedFlags, ctx: CliContext, signal: AbortSignal) {
   };
 }
 
-/** --verify-key: every image checked before the run creates (or, with --dry-run, plans) anything. */
+/**
+ * --verify-key, $TSOP_VERIFY_KEY or PROJECT's verify.key: every image checked before the run creates
+ * (or, with --dry-run, plans) anything.
+ */
 async function verifyBeforeRun(image: string, flags: SharedFlags, ctx: CliContext): Promise<void> {
-  if (!flags.verifyKey) return;
-  const { verifyBundleImages } = await import("../oci/sign/index.js");
+  const { resolveVerifyKey, verifyBundleImages } = await import("../oci/sign/index.js");
+  const key = await resolveVerifyKey({
+    flag: flags.verifyKey,
+    cwd: ctx.cwd,
+    env: ctx.env,
+    reporter: ctx.reporter,
+  });
+  if (!key) return;
   await verifyBundleImages({
     bundleImage: image,
-    verifyKey: resolve(ctx.cwd, flags.verifyKey),
+    verifyKey: key.file,
+    verifyKeyOrigin: key.origin,
     ...registryOptions(flags, ctx.cwd),
     env: ctx.env,
     reporter: ctx.reporter,

@@ -53,6 +53,8 @@ export interface DeployOptions extends ClusterOptions {
   registry?: RegistryClientOptions;
   /** A public key (cosign.pub): every image deployed must carry a valid signature made with it. */
   verifyKey?: string;
+  /** Who named verifyKey (`--verify-key`, `$TSOP_VERIFY_KEY`, a PROJECT field), for errors. */
+  verifyKeyOrigin?: string;
   timeoutMs: number;
   signal?: AbortSignal;
 }
@@ -91,6 +93,7 @@ export async function deploy(options: DeployOptions): Promise<DeployResult> {
     await verifyImages(imagesOf(objects), {
       ...options.registry,
       verifyKey: options.verifyKey,
+      verifyKeyOrigin: options.verifyKeyOrigin,
       reporter: options.reporter,
     });
   }

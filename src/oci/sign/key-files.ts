@@ -8,9 +8,9 @@ import { decryptPrivateKey, loadPublicKey } from "./keys.js";
 
 export const PASSWORD_ENV = "COSIGN_PASSWORD";
 
-async function readKeyFile(file: string, what: string): Promise<string> {
+async function readKeyFile(file: string, what: string, path = file): Promise<string> {
   try {
-    return await readFile(file, "utf8");
+    return await readFile(path, "utf8");
   } catch (error) {
     throw new InvalidInputError(
       `cannot read the ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
@@ -46,6 +46,8 @@ export async function readPrivateKeyFile(file: string, env: NodeJS.ProcessEnv): 
   return decryptPrivateKey(pem, await keyPassword(env, `Password for ${file}:`), file);
 }
 
-export async function readPublicKeyFile(file: string): Promise<KeyObject> {
-  return loadPublicKey(await readKeyFile(file, "public key"), file);
+/** `origin`, when given, says who named the file (`$TSOP_VERIFY_KEY`, a PROJECT field) in errors. */
+export async function readPublicKeyFile(file: string, origin?: string): Promise<KeyObject> {
+  const named = origin ? `${file} (from ${origin})` : file;
+  return loadPublicKey(await readKeyFile(named, "public key", file), named);
 }

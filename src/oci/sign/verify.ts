@@ -16,7 +16,7 @@ export class ImageVerificationError extends TsopError {
   constructor(
     readonly image: string,
     readonly failure: VerificationFailure,
-    reason: string,
+    readonly reason: string,
   ) {
     super(`${image} does not verify: ${reason}`, {
       hint:
