@@ -4,7 +4,7 @@
 // skips, a bad PROJECT field named with its file. Then the CLI, with a real registry and no cluster:
 // a project policy refuses an unsigned bundle naming the image and the key's origin, and exits
 // before any cluster is contacted (the kubeconfig points nowhere).
-import { rm } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryReporter } from "../../src/common/reporter.js";
@@ -154,5 +154,54 @@ describe("run bundle under a policy (CLI, real registry, no cluster)", () => {
     expect(optOut.stderr).toContain("signatures are not verified (--no-verify-key), although");
     expect(optOut.stderr).not.toContain("does not verify");
     expect(optOut.stderr).toMatch(/kubeconfig/i);
+  });
+});
+
+describe("a layer tampered in the registry (CLI, real registry, no cluster)", () => {
+  // The attacker rewrites a blob in the registry's storage: the manifest, and so the signature over
+  // its digest, are unchanged; the pull that reads the bundle's CSV for its images checks every
+  // blob against its digest, so the run stops there, before any cluster is asked.
+  it("is refused naming the blob, although the signature still verifies", async () => {
+    const registry = await startRegistry();
+    try {
+      const dir = await testdir({
+        "bundle/manifests/op.clusterserviceversion.yaml":
+          "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: op.v0.0.1\nspec: {}\n",
+        "bundle/metadata/annotations.yaml":
+          "annotations:\n  operators.operatorframework.io.bundle.package.v1: op\n  operators.operatorframework.io.bundle.manifests.v1: manifests/\n",
+      });
+      const image = `${registry.host}/team/tampered-bundle:v1`;
+      const plain = `--plain-http=${registry.host}`;
+      const env = {
+        COSIGN_PASSWORD: "pw",
+        KUBECONFIG: join(dir, "no-such-kubeconfig"),
+        [VERIFY_KEY_ENV]: undefined,
+      };
+      const tsop = (args: string[]) => runTsop(args, { cwd: dir, env });
+      expect((await tsop(["bundle", "push", image, plain, "--no-sbom"])).exitCode).toBe(0);
+      expect((await tsop(["image", "keygen", "--output-key-prefix", join(dir, "k")])).exitCode).toBe(0);
+      expect((await tsop(["image", "sign", image, "--key", "k.key", plain])).exitCode).toBe(0);
+
+      const manifest = (await (
+        await fetch(`http://${registry.host}/v2/team/tampered-bundle/manifests/v1`, {
+          headers: { accept: "application/vnd.oci.image.manifest.v1+json" },
+        })
+      ).json()) as { layers: { digest: string }[] };
+      const hex = manifest.layers[0]!.digest.slice("sha256:".length);
+      const blob = join(registry.dir, "data/docker/registry/v2/blobs/sha256", hex.slice(0, 2), hex, "data");
+      const bytes = await readFile(blob);
+      bytes[bytes.length - 1] ^= 0xff; // same size, other content
+      await writeFile(blob, bytes);
+
+      // The signature over the manifest still verifies: the tamper is in the layer only.
+      expect((await tsop(["image", "verify", image, "--key", "k.pub", plain])).exitCode).toBe(0);
+      const run = await tsop(["run", "bundle", image, plain, "--olm", "v0", "--verify-key", "k.pub"]);
+      expect(run.exitCode, run.stderr).toBe(1);
+      expect(run.stderr).toContain(`sha256:${hex}`);
+      expect(run.stderr).toMatch(/digest/i);
+      expect(run.stderr).not.toMatch(/kubeconfig/i);
+    } finally {
+      await registry.stop();
+    }
   });
 });
