@@ -190,7 +190,7 @@ describe("a layer tampered in the registry (CLI, real registry, no cluster)", ()
       const hex = manifest.layers[0]!.digest.slice("sha256:".length);
       const blob = join(registry.dir, "data/docker/registry/v2/blobs/sha256", hex.slice(0, 2), hex, "data");
       const bytes = await readFile(blob);
-      bytes[bytes.length - 1] ^= 0xff; // same size, other content
+      bytes.writeUInt8(bytes.readUInt8(bytes.length - 1) ^ 0xff, bytes.length - 1); // same size, other content
       await writeFile(blob, bytes);
 
       // The signature over the manifest still verifies: the tamper is in the layer only.

@@ -3,10 +3,7 @@
 // files, and every bundle image it lists). Same BOM writer as the operator image (cyclonedx.ts), so
 // the same inputs give the same bytes. An image named by digest is listed with that digest; one
 // named by tag only by its tag (nothing is resolved: the SBOM says what the manifests say).
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
-import { parseYamlDocuments } from "../../common/yaml/read.js";
-import { findImageSites, type ImageSite, type SiteProblem } from "../image-sites.js";
+import { csvImagesIn } from "../csv-images.js";
 import { parseReference } from "../reference.js";
 import { compareRefs, cyclonedxDocument, imageComponent, type SbomComponent } from "./cyclonedx.js";
 import type { HashedFile } from "./files.js";
@@ -74,25 +71,16 @@ function document(input: CommonInput, images: SbomComponent[]): Buffer {
   });
 }
 
-/** Every image the bundle's ClusterServiceVersion names (containers, init containers, RELATED_IMAGE_*, relatedImages, containerImage). */
-export async function csvImages(dir: string, files: readonly HashedFile[]): Promise<string[]> {
-  const sites: ImageSite[] = [];
-  const problems: SiteProblem[] = [];
-  for (const file of files) {
-    if (!file.path.startsWith("manifests/") || !/\.(ya?ml|json)$/.test(file.path)) continue;
-    for (const doc of parseYamlDocuments(await readFile(join(dir, file.path), "utf8"), file.path)) {
-      const object = doc.value as { kind?: unknown } | null;
-      if (object && typeof object === "object" && object.kind === "ClusterServiceVersion") {
-        findImageSites(object as Record<string, unknown>, sites, problems);
-      }
-    }
-  }
-  return [...new Set(sites.map((s) => s.value))];
-}
-
 /** A bundle image's BOM: its files (manifests/, metadata/, tests/) and the images its CSV names. */
 export async function bundleSbom(input: CommonInput & { dir: string }): Promise<Buffer> {
-  const images = distinct((await csvImages(input.dir, input.files)).map(referencedImage));
+  const images = distinct(
+    (
+      await csvImagesIn(
+        input.dir,
+        input.files.map((f) => f.path).filter((p) => p.startsWith("manifests/")),
+      )
+    ).map(referencedImage),
+  );
   return document(input, images);
 }
 

@@ -7,7 +7,7 @@
 //   attach.ts     an SBOM onto a pushed image: OCI referrer (subject), referrers tag fallback,
 //                 cosign's sha256-<hex>.sbom tag
 export { attachSbom, type AttachedSbom } from "./attach.js";
-export { bundleSbom, catalogSbom, csvImages, type ImageSbomSubject } from "./bundle.js";
+export { bundleSbom, catalogSbom, type ImageSbomSubject } from "./bundle.js";
 export {
   CYCLONEDX_MEDIA_TYPE,
   cyclonedxDocument,

@@ -4,12 +4,11 @@
 // the key (verify.ts). Fails closed on the first image that does not, naming it and why; the bundle
 // is read at the digest that verified, so a tag moved in between cannot slip another bundle in.
 import type { KeyObject } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Reporter } from "../../common/reporter.js";
-import { parseYamlDocuments } from "../../common/yaml/read.js";
 import { RegistryClient, type RegistryClientOptions } from "../client.js";
-import { findImageSites, type ImageSite, type SiteProblem } from "../image-sites.js";
+import { csvImagesIn } from "../csv-images.js";
 import { pullBundleToTemp } from "../pull.js";
 import { type ImageReference, parseReference, pinnedReference } from "../reference.js";
 import { readPublicKeyFile } from "./key-files.js";
@@ -105,19 +104,11 @@ async function csvImages(
 ): Promise<string[]> {
   const pulled = await pullBundleToTemp({ image: pinned }, { ...options, client });
   try {
-    const dir = join(pulled.dir, "manifests");
-    const sites: ImageSite[] = [];
-    const problems: SiteProblem[] = [];
-    for (const name of (await readdir(dir)).sort()) {
-      if (!/\.ya?ml$|\.json$/.test(name)) continue;
-      for (const doc of parseYamlDocuments(await readFile(join(dir, name), "utf8"), name)) {
-        const object = doc.value as { kind?: unknown } | null;
-        if (object && typeof object === "object" && object.kind === "ClusterServiceVersion") {
-          findImageSites(object as Record<string, unknown>, sites, problems);
-        }
-      }
-    }
-    return [...new Set(sites.map((s) => s.value))];
+    const names = (await readdir(join(pulled.dir, "manifests"))).sort();
+    return await csvImagesIn(
+      pulled.dir,
+      names.map((name) => `manifests/${name}`),
+    );
   } finally {
     await pulled.remove();
   }
