@@ -4,24 +4,12 @@
 // and `tsop deploy`, `tsop bundle` and `tsop helm` build from. Read through the generate cache's
 // reader, so turning the flag on or off invalidates the cached role.yaml.
 import { join } from "node:path";
+import { goBoolFlag } from "../../common/go-flags.js";
 import { readYamlValues } from "../../common/yaml/read-values.js";
 import type { TreeReader } from "./config-bindings.js";
 
 /** The manager manifest, relative to the project root (forward slashes, for messages). */
 export const MANAGER_MANIFEST = "config/manager/manager.yaml";
-
-/**
- * The value of the last `--sharding` / `--sharding=true|false` in a container's args (Go's flag
- * package: the last occurrence wins), or undefined when it has none.
- */
-export function shardingArg(args: readonly unknown[]): boolean | undefined {
-  let on: boolean | undefined;
-  for (const arg of args) {
-    const m = typeof arg === "string" ? /^--sharding(?:=(true|false))?$/.exec(arg) : null;
-    if (m) on = m[1] !== "false";
-  }
-  return on;
-}
 
 /**
  * Whether a Deployment of `config/manager/manager.yaml` under `root` runs a container with
@@ -37,7 +25,7 @@ export function managerShards(root: string, reader: TreeReader): boolean {
     const containers = obj.spec?.template?.spec?.containers;
     if (!Array.isArray(containers)) continue;
     for (const c of containers as Array<{ args?: unknown } | null>)
-      if (Array.isArray(c?.args) && shardingArg(c.args)) return true;
+      if (Array.isArray(c?.args) && goBoolFlag(c.args, "sharding")) return true;
   }
   return false;
 }
