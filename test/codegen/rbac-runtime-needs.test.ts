@@ -113,7 +113,10 @@ describe("tsop generate and the RBAC the runtime needs", () => {
   it("grants the shard Leases in the manager's namespace and patch on the wired kinds when config/manager passes --sharding", async () => {
     const outcome = await runGenerate({
       "api/types.ts": API,
-      "controllers/main.ts": controller(`manager.controller(Thing)${OWNS}${WATCHES}`, '{ leaderElection: { id: "x" } }'),
+      "controllers/main.ts": controller(
+        `manager.controller(Thing)${OWNS}${WATCHES}`,
+        '{ leaderElection: { id: "x" } }',
+      ),
       "config/manager/manager.yaml": managerYaml(["--leader-elect", "--sharding"]),
     });
     expect(outcome.error).toBeUndefined();
@@ -128,14 +131,17 @@ describe("tsop generate and the RBAC the runtime needs", () => {
     expect(role).toMatch(/deployments verbs: (- \w+ )*- patch/);
     expect(role).not.toMatch(/secrets verbs: (- \w+ )*- patch/);
     expect(outcome.reporter.lines.map((l) => l.message)).toContainEqual(
-      "role.yaml grants get, list, watch, create, update, delete on leases (API group \"coordination.k8s.io\") in namespace system: config/manager/manager.yaml (--sharding) uses sharding (each replica holds a shard Lease; the leader watches them and deletes dead ones)",
+      'role.yaml grants get, list, watch, create, update, delete on leases (API group "coordination.k8s.io") in namespace system: config/manager/manager.yaml (--sharding) uses sharding (each replica holds a shard Lease; the leader watches them and deletes dead ones)',
     );
   });
 
   it("follows the flag in config/manager: off, then on (the generate cache sees the change), then =false", async () => {
     const files = {
       "api/types.ts": API,
-      "controllers/main.ts": controller(`manager.controller(Thing)${OWNS}`, '{ leaderElection: { id: "x" } }'),
+      "controllers/main.ts": controller(
+        `manager.controller(Thing)${OWNS}`,
+        '{ leaderElection: { id: "x" } }',
+      ),
       "config/manager/manager.yaml": managerYaml(["--leader-elect"]),
     };
     const first = await runGenerate(files);

@@ -256,8 +256,12 @@ describe("managerOptionsFromArgs", () => {
     expect(managerOptionsFromArgs(["--leader-elect", "--sharding=true"], {}, le).sharding).toEqual({});
     // What main.ts fixes stays; --sharding=false turns it off.
     const fixed = { ...le, sharding: { ring: "r" } };
-    expect(managerOptionsFromArgs(["--leader-elect", "--sharding"], {}, fixed).sharding).toEqual({ ring: "r" });
-    expect(managerOptionsFromArgs(["--leader-elect", "--sharding=false"], {}, fixed).sharding).toBeUndefined();
+    expect(managerOptionsFromArgs(["--leader-elect", "--sharding"], {}, fixed).sharding).toEqual({
+      ring: "r",
+    });
+    expect(
+      managerOptionsFromArgs(["--leader-elect", "--sharding=false"], {}, fixed).sharding,
+    ).toBeUndefined();
     expect(managerOptionsFromArgs(["--leader-elect"], {}, le).sharding).toBeUndefined();
     expect(() => managerOptionsFromArgs(["--sharding"], {}, le)).toThrow(/--sharding needs leader election/);
     expect(() => managerOptionsFromArgs(["--leader-elect", "--sharding=on"], {}, le)).toThrow(/sharding/);
