@@ -1,6 +1,6 @@
 // The inner dev loop: `tsop install | uninstall | deploy | undeploy` and `tsop run local`.
 // Flags → options → src/devloop (imported lazily) → a table of what changed, or YAML for GitOps.
-import { Command, Option } from "./commander.js";
+import { Command, InvalidArgumentError, Option } from "./commander.js";
 import { type CliContext, cliContext } from "./context.js";
 import {
   addClusterFlags,
@@ -109,10 +109,20 @@ interface DeployFlags extends ClusterFlags, RegistryFlags {
   /** A file, or false for --no-verify-key. */
   verifyKey?: string | false;
   image?: string;
+  replicas?: number;
   dryRun?: boolean;
   skipGenerate?: boolean;
   timeout: number;
   output: "table" | "json" | "yaml";
+}
+
+/** commander argument parser for --replicas: a whole number from 1. */
+function replicasArg(value: string): number {
+  if (!/^[1-9][0-9]*$/.test(value))
+    throw new InvalidArgumentError(
+      `"${value}" is not a number of replicas; use 1 or more (tsop undeploy removes it).`,
+    );
+  return Number(value);
 }
 
 export function deployCommand(): Command {
@@ -121,6 +131,12 @@ export function deployCommand(): Command {
       "deploy the operator in-cluster without OLM: config/default (namespace, RBAC, CRDs, manager) applied",
     )
     .option("--image <image>", "manager image (default: the one config/manager names)")
+    .addOption(
+      new Option(
+        "--replicas <n>",
+        "manager replicas (default: config/manager's); more than one needs --leader-elect in its args, and shares the work with --sharding",
+      ).argParser(replicasArg),
+    )
     .option("--dry-run", "print the objects deploy would apply (with -o yaml|json) and change nothing")
     .option(SKIP_GENERATE, SKIP_GENERATE_HELP)
     .option(
@@ -155,6 +171,7 @@ export function deployCommand(): Command {
         ...clusterOptions(flags, ctx),
         cwd: ctx.cwd,
         image: flags.image,
+        ...(flags.replicas === undefined ? {} : { replicas: flags.replicas }),
         dryRun: flags.dryRun,
         skipGenerate: flags.skipGenerate,
         skipImageCheck: flags.skipImageCheck,

@@ -82,6 +82,7 @@ async function generateIn(
     roleName: options.roleName ?? "manager-role",
     ...(options.maxDescLen === undefined ? {} : { maxDescLen: options.maxDescLen }),
     deriveRbac: options.deriveRbac ?? false,
+    projectRoot: root,
   };
   const output = await analysisOutput(
     {

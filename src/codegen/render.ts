@@ -20,7 +20,8 @@ import { type YamlWriter, yamlWriter } from "./output/yaml-writer.js";
 import { loadProgram, type LoadedProgram } from "./program.js";
 import { collectRbac, type RbacDeclaration } from "./rbac/collect.js";
 import { deriveClientCalls, deriveRbac, grants, type KindRef } from "./rbac/derive.js";
-import { runtimeRbacNeeds } from "./rbac/runtime-needs.js";
+import { runtimeRbacNeeds, shardingNeed } from "./rbac/runtime-needs.js";
+import { MANAGER_MANIFEST, managerShards } from "./rbac/sharding-flag.js";
 import {
   type BindingPlan,
   planBindings,
@@ -44,6 +45,8 @@ export interface RenderOptions {
   roleName: string;
   maxDescLen?: number;
   deriveRbac?: boolean;
+  /** The directory of the PROJECT file (config/manager is read from it); default: the cwd. */
+  projectRoot?: string;
 }
 
 export interface Analysis {
@@ -152,7 +155,7 @@ function renderRole(
   const declarations = collectRbac(loaded.sourceFiles, loaded.checker, diags, options.roleName);
   const byClass = new Map(resources.map((r) => [r.cls, { group: r.group, plural: r.plural }]));
   const needs = derivedNeeds(analysis, (c) => byClass.get(c), options);
-  addRuntimeNeeds(analysis, declarations, reporter, options.roleName, (c) => byClass.get(c));
+  addRuntimeNeeds(analysis, declarations, reporter, options, (c) => byClass.get(c), reader);
   if (options.deriveRbac) {
     for (const need of needs) {
       reporter.debug(
@@ -183,11 +186,16 @@ function addRuntimeNeeds(
   { loaded, diags }: Analysis,
   declarations: RbacDeclaration[],
   reporter: NoteSink,
-  roleName: string,
+  { roleName, projectRoot }: RenderOptions,
   kindOfClass: (cls: TS.ClassDeclaration) => KindRef | undefined,
+  reader: TreeReader,
 ): void {
   const added = new Set<string>();
   const needs = runtimeRbacNeeds(loaded.sourceFiles, loaded.checker, roleName);
+  // --sharding in config/manager: the shard Leases live in the leader election namespace, which
+  // in the cluster is the manager's own ("system" before config/default's namespace).
+  if (!needs.some((n) => n.patchesWiredKinds) && managerShards(projectRoot ?? diags.root, reader))
+    needs.push(shardingNeed(`${MANAGER_MANIFEST} (--sharding)`, roleName, "system"));
   const sharding = needs.find((n) => n.patchesWiredKinds);
   if (sharding)
     // The controllers' primary and owned kinds (the wiring's rules with patch): their shard labels.
@@ -207,16 +215,18 @@ function addRuntimeNeeds(
       },
     );
   for (const need of needs) {
-    const key = `${need.rule.groups[0]}/${need.rule.resources[0]}/${need.rule.verbs.join(",")}`;
+    const key = `${need.rule.namespace}/${need.rule.groups[0]}/${need.rule.resources[0]}/${need.rule.verbs.join(",")}`;
     if (added.has(key)) continue;
     added.add(key);
+    // A ClusterRole's rule grants in every namespace, a Role's only in its own.
+    const inScope = declarations.filter((d) => d.namespace === "" || d.namespace === need.rule.namespace);
     const granted = need.rule.verbs.every((verb) =>
-      grants(declarations, { group: need.rule.groups[0]!, resource: need.rule.resources[0]!, verb }),
+      grants(inScope, { group: need.rule.groups[0]!, resource: need.rule.resources[0]!, verb }),
     );
     if (granted) continue;
     declarations.push(need.rule);
     reporter.info(
-      `role.yaml grants ${need.rule.verbs.join(", ")} on ${need.rule.resources[0]} (API group "${need.rule.groups[0]}"): ${diags.locate(need.node)} uses ${need.why}`,
+      `role.yaml grants ${need.rule.verbs.join(", ")} on ${need.rule.resources[0]} (API group "${need.rule.groups[0]}")${need.rule.namespace ? ` in namespace ${need.rule.namespace}` : ""}: ${typeof need.node === "string" ? need.node : diags.locate(need.node)} uses ${need.why}`,
     );
   }
 }

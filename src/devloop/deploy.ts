@@ -16,6 +16,7 @@ import { type ClusterOptions, openCluster } from "./cluster.js";
 import { generateFirst } from "./generate.js";
 import { checkImagesExist, imagesOf } from "./image-check.js";
 import { messages } from "./messages.js";
+import { setReplicas } from "./replicas.js";
 import { findManager, loadDefault, openProject } from "./project.js";
 import type { Project } from "../project/types.js";
 
@@ -44,6 +45,8 @@ const USUAL_KINDS: Array<[string, string]> = [
 export interface DeployOptions extends ClusterOptions {
   cwd: string;
   image?: string;
+  /** Manager replicas for this deploy (config/manager's count otherwise; setReplicas checks it). */
+  replicas?: number;
   dryRun?: boolean;
   /** Apply config/ as it is on disk, without `tsop generate` first. */
   skipGenerate?: boolean;
@@ -124,6 +127,8 @@ export async function deploy(options: DeployOptions): Promise<DeployResult> {
 async function deployObjects(project: Project, options: DeployOptions): Promise<KubeObject[]> {
   const objects = await loadDefault(project, options.namespace);
   if (options.image) findManager(objects, "config/default").container.image = options.image;
+  if (options.replicas !== undefined)
+    setReplicas(findManager(objects, "config/default"), options.replicas, options.reporter);
   for (const obj of objects) {
     obj.metadata.labels = { ...obj.metadata.labels, [DEPLOY_LABEL]: project.projectName };
   }

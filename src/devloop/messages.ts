@@ -7,6 +7,14 @@ export interface Message {
 }
 
 export const messages = {
+  replicasWithoutLeaderElection: (replicas: number, where: string): Message => ({
+    message: `--replicas ${replicas}: ${where} runs without --leader-elect, so every replica would reconcile every object at once`,
+    hint: 'add --leader-elect to its args (and --sharding to share the work between the replicas; docs/runtime.md "Sharding"), or deploy one replica',
+  }),
+  replicas: (replicas: number, sharding: boolean): string =>
+    sharding
+      ? `${replicas} manager replicas, each reconciling its share of the objects (--sharding)`
+      : `${replicas} manager replicas: one leader reconciles, the others stand by; add --sharding to the manager's args in config/manager/manager.yaml to share the work (docs/runtime.md "Sharding")`,
   noCrds: (): Message => ({
     message: "config/crd lists no CustomResourceDefinitions",
     hint: "run `tsop generate` (or `npm run build`) after `tsop create api` to write them",

@@ -250,6 +250,23 @@ describe("managerOptionsFromArgs", () => {
     expect(() => managerOptionsFromArgs(["--metrics-secure=yes"], {})).toThrow(/metrics-secure/);
   });
 
+  it("turns sharding on with --sharding (a scaffolded main.ts needs no change), only beside --leader-elect", () => {
+    const le = { leaderElection: { id: "x" } };
+    expect(managerOptionsFromArgs(["--leader-elect", "--sharding"], {}, le).sharding).toEqual({});
+    expect(managerOptionsFromArgs(["--leader-elect", "--sharding=true"], {}, le).sharding).toEqual({});
+    // What main.ts fixes stays; --sharding=false turns it off.
+    const fixed = { ...le, sharding: { ring: "r" } };
+    expect(managerOptionsFromArgs(["--leader-elect", "--sharding"], {}, fixed).sharding).toEqual({
+      ring: "r",
+    });
+    expect(
+      managerOptionsFromArgs(["--leader-elect", "--sharding=false"], {}, fixed).sharding,
+    ).toBeUndefined();
+    expect(managerOptionsFromArgs(["--leader-elect"], {}, le).sharding).toBeUndefined();
+    expect(() => managerOptionsFromArgs(["--sharding"], {}, le)).toThrow(/--sharding needs leader election/);
+    expect(() => managerOptionsFromArgs(["--leader-elect", "--sharding=on"], {}, le)).toThrow(/sharding/);
+  });
+
   it("keeps leader election off unless asked, and rejects bad input", () => {
     expect(managerOptionsFromArgs([], {}, { leaderElection: { id: "x" } }).leaderElection?.enabled).toBe(
       false,

@@ -3,7 +3,9 @@
 // or `.watches(…)` makes the runtime watch CustomResourceDefinitions (docs/runtime.md, "CRDs that
 // come and go"), and `cache: { namespaceSelector }` makes it watch Namespaces ("Namespaces that
 // change"), and `sharding` in the manager's options makes it hold shard Leases and label the objects
-// of its controllers' primary and owned kinds ("Sharding"). The manager cannot work without them, so `tsop generate` always writes them to role.yaml.
+// of its controllers' primary and owned kinds ("Sharding"; the same when config/manager turns on
+// `--sharding`, sharding-flag.ts, with the Leases in the manager's namespace only). The manager
+// cannot work without them, so `tsop generate` always writes them to role.yaml.
 import type TS from "typescript";
 import { ts } from "../compiler.js";
 import { evaluate, NotConstant } from "../evaluate.js";
@@ -14,8 +16,8 @@ const OPTIONS_ARG: Record<string, number> = { controller: 1, owns: 1, watches: 2
 
 export interface RuntimeNeed {
   rule: RbacDeclaration;
-  /** The node that implies it (for the log line naming file:line:col). */
-  node: TS.Node;
+  /** What implies it, for the log line: a node (file:line:col) or a place in config/. */
+  node: TS.Node | string;
   why: string;
   /** Sharding: the kinds the controllers reconcile and own also need patch (their shard labels). */
   patchesWiredKinds?: boolean;
@@ -64,16 +66,35 @@ export function runtimeRbacNeeds(
       ts.isObjectLiteralExpression(n.parent) &&
       isManagerOptions(n.parent)
     )
-      out.push({
-        rule: rule("coordination.k8s.io", "leases", ["get", "list", "watch", "create", "update", "delete"]),
-        node: n,
-        why: "sharding (each replica holds a shard Lease; the leader watches them and deletes dead ones)",
-        patchesWiredKinds: true,
-      });
+      out.push(shardingNeed(n, roleName, ""));
     ts.forEachChild(n, visit);
   };
   for (const f of files) visit(f);
   return out;
+}
+
+/** The verbs on Leases sharding uses (runtime/manager/shard-runtime.ts, sharding/sharder.ts). */
+export const SHARD_LEASE_VERBS = ["get", "list", "watch", "create", "update", "delete"];
+
+/**
+ * Sharding's own needs: the shard Leases (in `namespace`, or cluster-wide when "": code may name any
+ * leader election namespace) and, through patchesWiredKinds, patch on the wired kinds.
+ */
+export function shardingNeed(node: TS.Node | string, roleName: string, namespace: string): RuntimeNeed {
+  return {
+    rule: {
+      groups: ["coordination.k8s.io"],
+      resources: ["leases"],
+      resourceNames: [],
+      verbs: SHARD_LEASE_VERBS,
+      urls: [],
+      namespace,
+      roleName,
+    },
+    node,
+    why: "sharding (each replica holds a shard Lease; the leader watches them and deletes dead ones)",
+    patchesWiredKinds: true,
+  };
 }
 
 function propertyName(n: TS.PropertyAssignment | TS.ShorthandPropertyAssignment): string | undefined {

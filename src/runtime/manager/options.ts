@@ -34,13 +34,15 @@ export const MANAGER_FLAGS_HELP = `Flags:
   --leader-elect-lease-duration <d>    lease duration (default 15s)
   --leader-elect-renew-deadline <d>    renew deadline (default 10s)
   --leader-elect-retry-period <d>      retry period (default 2s)
+  --sharding[=true|false]              every replica reconciles its share of the objects (needs
+                                       --leader-elect; docs/runtime.md "Sharding")
   --log-format <json|human>            log format (env LOG_FORMAT; default json, human on a terminal)
   --log-level <debug|info|warn|error>  log level (env LOG_LEVEL; default info)
   --zap-devel                          human-readable debug logs (operator-sdk compatibility)
   -h, --help                           show this help`;
 
 /** Boolean flags that also take Go's "--flag=true" / "--flag=false" (kubebuilder's manifests pass them so). */
-const GO_BOOLEANS = new Set(["metrics-secure", "leader-elect", "zap-devel"]);
+const GO_BOOLEANS = new Set(["metrics-secure", "leader-elect", "sharding", "zap-devel"]);
 
 /**
  * Takes the GO_BOOLEANS out of argv (parseArgs reads no "=false"): the rest of argv, and each such
@@ -98,6 +100,7 @@ export function managerOptionsFromArgs(
         "leader-elect-lease-duration": { type: "string" },
         "leader-elect-renew-deadline": { type: "string" },
         "leader-elect-retry-period": { type: "string" },
+        sharding: { type: "boolean" },
         "log-format": { type: "string" },
         "log-level": { type: "string" },
         "zap-devel": { type: "boolean" },
@@ -146,6 +149,14 @@ export function managerOptionsFromArgs(
       throw new UsageError("--leader-elect needs a lease name", { hint: "pass --leader-election-id <id>" });
     options.leaderElection = le;
   }
+  // --sharding turns on what main.ts fixes in `sharding` (or the defaults); =false turns it off.
+  const sharding = values.sharding as boolean | undefined;
+  if (sharding === false) delete options.sharding;
+  else if (sharding) options.sharding = { ...defaults.sharding };
+  if (sharding && !options.leaderElection?.enabled)
+    throw new UsageError("--sharding needs leader election (the leader assigns objects to the replicas)", {
+      hint: "pass --leader-elect as well",
+    });
 
   const format = str("log-format") ?? (values["zap-devel"] ? "human" : env.LOG_FORMAT || undefined);
   const level = str("log-level") ?? (values["zap-devel"] ? "debug" : env.LOG_LEVEL || undefined);

@@ -90,6 +90,7 @@ export class PullError extends Error {}
 
 export class ImageStore {
   private readonly building = new Map<string, Promise<ImageConfig>>();
+  private readonly extracting = new Map<string, Promise<void>>();
   /** Images pulled by digest: immutable, so pulled once (a kubelet's IfNotPresent). */
   private readonly byDigest = new Map<string, ImageConfig>();
   constructor(
@@ -113,10 +114,24 @@ export class ImageStore {
     // once. Extracted once per config digest either way.
     const known = this.byDigest.get(image);
     if (known) return Promise.resolve(known);
+    // Pods of one Deployment start together: one pull of a digest serves them all (separate
+    // pulls raced to extract into the same rootfs, the later ones running a half-extracted one).
+    if (image.includes("@sha256:")) return this.once(`digest:${image}`, () => this.pull(image, authFile));
     return this.pull(image, authFile).then((config) => {
       if (image.includes("@sha256:")) this.byDigest.set(image, config);
       return config;
     });
+  }
+
+  /** Extracts a config digest's rootfs once, however many pulls of it run at the same time. */
+  private extractOnce(rootfs: string, extract: () => Promise<void>): Promise<void> {
+    let promise = this.extracting.get(rootfs);
+    if (!promise) {
+      promise = existsSync(rootfs) ? Promise.resolve() : extract();
+      promise.catch(() => this.extracting.delete(rootfs));
+      this.extracting.set(rootfs, promise);
+    }
+    return promise;
   }
 
   private once(key: string, build: () => Promise<ImageConfig>): Promise<ImageConfig> {
@@ -190,7 +205,7 @@ export class ImageStore {
         layers: Array<{ digest: string }>;
       };
       const rootfs = join(this.cacheDir, "images", manifest.config.digest.replace(":", "-"));
-      if (!existsSync(rootfs)) await extractLayers(work, manifest.layers, rootfs);
+      await this.extractOnce(rootfs, () => extractLayers(work, manifest.layers, rootfs));
       const config = JSON.parse(await readFile(blob(work, manifest.config.digest), "utf8")) as {
         config?: {
           Entrypoint?: string[];
