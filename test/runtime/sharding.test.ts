@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ReconcileContext } from "../../src/runtime/controller/controller.js";
 import type { Manager, ManagerOptions } from "../../src/runtime/manager/manager.js";
+import { defaultShardIdentity, validateShardIdentity } from "../../src/runtime/sharding/labels.js";
 import { HashRing } from "../../src/runtime/sharding/ring.js";
 import { type Harness, harness } from "./support/cluster.js";
 import { OverlapRecorder } from "./support/overlap.js";
@@ -199,6 +200,24 @@ async function eachHoldsItsShare(replicas: Replica[], recorder: OverlapRecorder,
   }
   return true;
 }
+
+describe("the default shard identity", () => {
+  it("keeps the end of a long pod name, where the pods of one ReplicaSet differ, and fits a label", () => {
+    // A scaffolded operator's pods: 54 characters, the same up to their last five.
+    const pods = ["b8nzq", "bq2xz", "b7k4m"].map(
+      (s) => `memcached-operator-controller-manager-7d9f8b6c5d-${s}`,
+    );
+    const ids = pods.map((p) => defaultShardIdentity(p, "0123456789abcdef"));
+    for (const [i, id] of ids.entries()) {
+      expect(() => validateShardIdentity(id)).not.toThrow();
+      expect(id.length).toBeLessThanOrEqual(63);
+      expect(id).toMatch(new RegExp(`^memcached-operator-.*-7d9f8b6c5d-${pods[i]!.slice(-5)}-01234567$`));
+    }
+    expect(new Set(ids.map((id) => id.slice(0, -9))).size).toBe(3);
+    expect(defaultShardIdentity("Short_Host", "0123456789")).toBe("short-host-01234567");
+    expect(defaultShardIdentity("--", "0123456789")).toBe("replica-01234567");
+  });
+});
 
 describe("sharded replicas", () => {
   it("assign every object to one shard, take a joining replica's share through drain and acknowledgement, and never overlap", async () => {

@@ -37,13 +37,20 @@ export function shardLeaseName(ring: string, identity: string): string {
   return `${ring}-shard-${identity}`;
 }
 
-/** A default identity: the host (pod) name cut to fit, a random suffix (a restarted pod is a new shard). */
+/** Room for the host name in an identity: 63 for a label value, less "-" and an 8-character suffix. */
+const HOST_ROOM = 50;
+/** What a long host name keeps of its end: a pod's ReplicaSet hash (≤ 10) and its own suffix (5). */
+const HOST_TAIL = 16;
+
+/**
+ * A default identity: the host (pod) name, a random suffix (a restarted pod is a new shard). A name
+ * too long loses its middle, not its end: two replicas' pod names differ only in their last
+ * characters, and the label must still say which pod holds an object.
+ */
 export function defaultShardIdentity(host: string, random: string): string {
-  const base = host
-    .toLowerCase()
-    .replace(/[^a-z0-9-.]/g, "-")
-    .replace(/^[^a-z0-9]+/, "")
-    .slice(0, 50)
-    .replace(/[^a-z0-9]+$/, "");
+  const name = host.toLowerCase().replace(/[^a-z0-9-.]/g, "-");
+  const fitted =
+    name.length <= HOST_ROOM ? name : `${name.slice(0, HOST_ROOM - HOST_TAIL - 1)}-${name.slice(-HOST_TAIL)}`;
+  const base = fitted.replace(/^[^a-z0-9]+/, "").replace(/[^a-z0-9]+$/, "");
   return `${base || "replica"}-${random.slice(0, 8)}`;
 }
