@@ -16,6 +16,7 @@ import { RestMapper } from "../src/runtime/connect/mapper.js";
 import { RestClient } from "../src/runtime/connect/rest.js";
 import { HashRing } from "../src/runtime/sharding/ring.js";
 import { startTestCluster } from "../src/testing/index.js";
+import { machine } from "./side-by-side.js";
 
 const { values } = parseArgs({
   options: {
@@ -166,8 +167,18 @@ async function inParallel(n: number, lanes: number, fn: (i: number) => Promise<u
   );
 }
 
+const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
+console.log(
+  `sharding: tsop ${commit}, N=${N}, replicas ${COUNTS.join(", ")} (${machine()}, ${new Date().toISOString()})`,
+);
 const timeout = Math.max(120_000, N * 30);
+// A convergence check lists all N Widgets; at 20,000 that is seconds of API server CPU, which a
+// tighter poll would take from the replicas being measured.
+const POLL_MS = Math.max(500, N / 10);
 const rows: string[][] = [];
+/** One replica's figures (k = 1), against which each k's are set as ratios. */
+let single: { rss: number; cpuMs: number; requests: number } | undefined;
+const ratio = (a: number, b: number | undefined) => (b ? (a / b).toFixed(2) : "-");
 try {
   for (const k of COUNTS) {
     const namespace = `bench-k${k}`;
@@ -177,7 +188,7 @@ try {
     await inParallel(N, 32, (i) =>
       client.create({ ...WIDGET, metadata: { name: `w-${i}`, namespace }, spec: { round: 1 } }),
     );
-    await until(() => converged(namespace, 1), timeout);
+    await until(() => converged(namespace, 1), timeout, POLL_MS);
     const all = performance.now() - started;
     const states = replicas.map(stateOf);
     let afterKill = "-";
@@ -187,18 +198,26 @@ try {
       victim.child.kill("SIGKILL");
       live = live.filter((id) => id !== victim.id);
       await setRound(namespace, 2);
-      afterKill = `${((await until(() => converged(namespace, 2, live), timeout)) / 1000).toFixed(1)} s`;
+      afterKill = `${((await until(() => converged(namespace, 2, live), timeout, POLL_MS)) / 1000).toFixed(1)} s`;
     }
     const added = startReplica(namespace, `r${k}`);
     replicas.push(added);
     live = [...live, added.id];
     await setRound(namespace, 3);
-    const afterAdd = `${((await until(() => converged(namespace, 3, live), timeout)) / 1000).toFixed(1)} s`;
+    const afterAdd = `${((await until(() => converged(namespace, 3, live), timeout, POLL_MS)) / 1000).toFixed(1)} s`;
+    const requests = states.reduce((sum, s) => sum + s.requests, 0);
+    const most = {
+      rss: Math.max(...states.map((s) => s.rss)),
+      cpuMs: Math.max(...states.map((s) => s.cpuMs)),
+    };
+    if (k === 1) single = { ...most, requests };
     rows.push([
       String(k),
       states.map((s) => `${(s.rss / 2 ** 20).toFixed(0)}`).join("/") + " MiB",
       states.map((s) => `${(s.cpuMs / 1000).toFixed(1)}`).join("/") + " s",
-      String(states.reduce((sum, s) => sum + s.requests, 0)),
+      `${ratio(most.rss, single?.rss)} / ${ratio(most.cpuMs, single?.cpuMs)} (${(1.2 / k).toFixed(2)})`,
+      String(requests),
+      ratio(requests, single?.requests),
       `${(all / 1000).toFixed(1)} s`,
       afterKill,
       afterAdd,
@@ -216,7 +235,9 @@ const header = [
   "replicas",
   "peak RSS per replica",
   "CPU per replica",
+  "largest RSS / CPU vs one replica (goal)",
   "requests",
+  "vs one replica",
   "reconcile all",
   "converge after kill",
   "converge after add",
