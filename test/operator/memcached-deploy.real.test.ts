@@ -7,15 +7,15 @@
 // process is killed another takes over and reconciles a change made meanwhile; `tsop undeploy`
 // leaves no process. With one verb removed from an @Rbac declaration the rebuilt operator is
 // refused by the API server, and says so in its logs and the CR's Degraded condition.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { KubeObject } from "../../src/kube/objects.js";
-import { startRegistry, type TestRegistry } from "../support/registry.js";
-import { type OlmBed, startOlmBed } from "../support/rig/olm-bed.js";
+import type { TestRegistry } from "../support/registry.js";
+import type { OlmBed } from "../support/rig/olm-bed.js";
+import { type DeployBed, startDeployBed } from "./deploy-bed.js";
 import {
   alive,
   buildImage,
@@ -28,9 +28,7 @@ import {
   kubectlJson,
   managerLogs,
   managerPods,
-  pushBase,
   runningManager,
-  scaffoldMemcached,
   tsop,
 } from "./support.js";
 
@@ -42,29 +40,20 @@ const METRICS_SERVICE = "memcached-operator-controller-manager-metrics-service";
 const METRICS_READER = "memcached-operator-metrics-reader";
 let registry: TestRegistry;
 let bed: OlmBed;
-let work: string;
+let deployBed: DeployBed | undefined;
 let project: string;
 let image: string;
 let env: Env;
 
 beforeAll(async () => {
-  registry = await startRegistry();
-  work = await mkdtemp(join(tmpdir(), "tsop-operator-deploy-"));
-  const [, scaffolded, started] = await Promise.all([
-    pushBase(registry),
-    scaffoldMemcached(work),
-    startOlmBed({ olm: false, namespaces: ["tenant"] }),
-  ]);
-  project = scaffolded;
-  bed = started;
+  deployBed = await startDeployBed("tsop-operator-deploy-");
+  ({ registry, bed, project } = deployBed);
   image = await buildImage(project, registry, "0.0.1");
   env = { KUBECONFIG: bed.cluster.kubeconfigPath };
 }, 900_000);
 
 afterAll(async () => {
-  await bed?.stop();
-  await registry?.stop();
-  if (work) await rm(work, { recursive: true, force: true });
+  await deployBed?.stop();
 }, 120_000);
 
 async function memcached(name: string): Promise<KubeObject> {

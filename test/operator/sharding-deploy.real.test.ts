@@ -6,14 +6,12 @@
 // is reconciled by two replicas at once (each reconcile logs its start and end; the intervals of all
 // replicas, one machine's clock, must not overlap per key). One pod is deleted (the kubelet stops its
 // process): its share moves, the replacement joins, and a change to every Memcached converges again.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { KubeObject } from "../../src/kube/objects.js";
 import { defaultShardIdentity } from "../../src/runtime/sharding/labels.js";
-import { startRegistry, type TestRegistry } from "../support/registry.js";
-import { type OlmBed, startOlmBed } from "../support/rig/olm-bed.js";
+import type { TestRegistry } from "../support/registry.js";
+import type { OlmBed } from "../support/rig/olm-bed.js";
+import { type DeployBed, startDeployBed } from "./deploy-bed.js";
 import {
   alive,
   buildImage,
@@ -25,8 +23,6 @@ import {
   kubectlJson,
   managerLogs,
   managerPods,
-  pushBase,
-  scaffoldMemcached,
   tsop,
 } from "./support.js";
 
@@ -37,21 +33,14 @@ const DRAIN = `drain.shard.tsop.io/${RING}`;
 const N = 30;
 let registry: TestRegistry;
 let bed: OlmBed;
-let work: string;
+let deployBed: DeployBed | undefined;
 let project: string;
 let image: string;
 let env: Env;
 
 beforeAll(async () => {
-  registry = await startRegistry();
-  work = await mkdtemp(join(tmpdir(), "tsop-sharding-deploy-"));
-  const [, scaffolded, started] = await Promise.all([
-    pushBase(registry),
-    scaffoldMemcached(work),
-    startOlmBed({ olm: false, namespaces: ["tenant"] }),
-  ]);
-  project = scaffolded;
-  bed = started;
+  deployBed = await startDeployBed("tsop-sharding-deploy-");
+  ({ registry, bed, project } = deployBed);
   // The opt-in: one flag in config/manager, no change to main.ts.
   await edit(
     project,
@@ -87,9 +76,7 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
-  await bed?.stop();
-  await registry?.stop();
-  if (work) await rm(work, { recursive: true, force: true });
+  await deployBed?.stop();
 }, 120_000);
 
 interface Interval {
